@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommand entry points, dispatched from the table in main.c.  Each returns
+ * the process exit code: 0 ok, 1 runtime failure, 2 usage error. */
+#ifndef IOLENS_COMMANDS_H
+#define IOLENS_COMMANDS_H
+
+int cmd_doctor(int argc, char **argv);
+int cmd_snoop(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

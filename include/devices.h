@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Block devices by kernel dev_t (major << 20 | minor, as BPF sees it). */
+#ifndef IOLENS_DEVICES_H
+#define IOLENS_DEVICES_H
+
+#include <linux/types.h>
+
+#define DEV_NAME_LEN 32
+
+static inline unsigned int kdev_major(__u32 dev) { return dev >> 20; }
+static inline unsigned int kdev_minor(__u32 dev) { return dev & ((1U << 20) - 1); }
+static inline __u32 kdev_make(unsigned int ma, unsigned int mi) { return ma << 20 | mi; }
+
+struct dev_info {
+	__u32 dev;
+	char name[DEV_NAME_LEN];	/* "loop0", or "MAJ:MIN" when unknown */
+	__u32 logical_bs;		/* bytes; 0 unknown */
+	__u32 physical_bs;		/* bytes; 0 unknown */
+};
+
+/* Reads /sys/dev/block/MAJ:MIN; 0 on success, -errno if there is no such
+ * device (then `out` still holds a "MAJ:MIN" name). */
+int dev_lookup(__u32 dev, struct dev_info *out);
+
+/* Cached name of a device seen in events ("MAJ:MIN" if it is gone). */
+const char *dev_name(__u32 dev);
+
+/* Parses "loop0", "/dev/loop0" or "7:0" into a dev_t of an existing whole
+ * disk or partition; 0 on success, -errno otherwise. */
+int dev_parse(const char *s, __u32 *dev);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Error reporting: one clear line on stderr; libbpf's log only with -v. */
+#ifndef IOLENS_LOG_H
+#define IOLENS_LOG_H
+
+extern int log_verbose;
+
+/* Route libbpf's messages to stderr when -v was given, drop them otherwise. */
+void log_setup_libbpf(void);
+
+/* "iolens: <msg>" on stderr. */
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "iolens <cmd>: <msg> (see 'iolens <cmd> --help')" on stderr; returns 2,
+ * the exit code for usage errors. */
+int usage_err(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
