@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolens record: every completed block request into a trace file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "block_trace.h"
+#include "cgroups.h"
+#include "commands.h"
+#include "devices.h"
+#include "log.h"
+#include "rqfilter.h"
+#include "tracefile.h"
+
+#define SEEN_SLOTS 4096
+
+struct record {
+	struct rqfilter filter;
+	struct trace_writer *w;
+	struct block_trace *bt;
+	unsigned long long written;
+	__u64 lost_written;
+	int failed;
+	/* dev_t and cgroup ids already described in the file */
+	__u64 seen[SEEN_SLOTS];
+	int nseen;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolens record -o FILE [options]\n"
+		"\n"
+		"Write every completed block request to FILE (gzip-compressed, with\n"
+		"host, kernel, time base and each disk's block sizes), until Ctrl-C,\n"
+		"SIGTERM or --duration.  Read it with 'iolens report FILE'.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE    trace file to write (required; replaced if it exists)\n"
+		"  -D, --duration SECS  stop after SECS seconds\n"
+		RQFILTER_HELP
+		"  -h, --help           this help\n"
+		"\n"
+		"examples:\n"
+		"  iolens record -o boot.iol -D 30\n"
+		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
+		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n");
+}
+
+/* Returns true the first time `key` is offered (keys are never 0). */
+static bool first_sight(struct record *r, __u64 key)
+{
+	unsigned int h = (unsigned int)(key * 0x9e3779b97f4a7c15ULL >> 52);
+
+	for (unsigned int i = 0; i < SEEN_SLOTS; i++) {
+		__u64 *slot = &r->seen[(h + i) % SEEN_SLOTS];
+
+		if (*slot == key)
+			return false;
+		if (!*slot) {
+			/* Keep a free slot so lookups terminate; beyond that
+			 * names are written again, which readers tolerate. */
+			if (r->nseen < SEEN_SLOTS - 1) {
+				*slot = key;
+				r->nseen++;
+			}
+			return true;
+		}
+	}
+	return true;
+}
+
+static void describe_cgroup(struct record *r, __u64 id)
+{
+	struct trace_cgroup cg = { .id = id };
+	const char *path;
+
+	if (!id || !first_sight(r, id))
+		return;
+	path = cgroup_path(id);
+	if (!path)
+		return;
+	snprintf(cg.path, sizeof(cg.path), "%s", path);
+	if (trace_write_cgroup(r->w, &cg))
+		r->failed = 1;
+}
+
+static void describe_dev(struct record *r, __u32 dev)
+{
+	struct trace_device td = { .dev = dev };
+	struct dev_info di;
+
+	/* Tagged so a dev_t can never collide with a cgroup id. */
+	if (!first_sight(r, (__u64)dev | 1ULL << 63))
+		return;
+	dev_lookup(dev, &di);
+	td.logical_bs = di.logical_bs;
+	td.physical_bs = di.physical_bs;
+	snprintf(td.name, sizeof(td.name), "%s", di.name);
+	if (trace_write_device(r->w, &td))
+		r->failed = 1;
+}
+
+static int on_rq(void *ctx, const struct iolens_rq *rq)
+{
+	struct record *r = ctx;
+	const char *cg = NULL;
+
+	if (r->filter.cgroup)
+		cg = cgroup_path(rq->cgroup);
+	if (!rqfilter_match(&r->filter, rq, dev_name(rq->dev), cg))
+		return 0;
+	describe_dev(r, rq->dev);
+	describe_cgroup(r, rq->cgroup);
+	describe_cgroup(r, rq->io_cgroup);
+	if (trace_write_rq(r->w, rq))
+		r->failed = 1;
+	r->written++;
+	return r->failed;
+}
+
+static void write_lost(struct record *r)
+{
+	struct iolens_counters c;
+
+	block_trace_counters(r->bt, &c);
+	if (c.lost > r->lost_written) {
+		if (trace_write_lost(r->w, c.lost - r->lost_written))
+			r->failed = 1;
+		fprintf(stderr, "iolens record: lost %llu request records: ring buffer full (disk too slow for the trace?)\n",
+			(unsigned long long)(c.lost - r->lost_written));
+		r->lost_written = c.lost;
+	}
+}
+
+static void on_tick(void *ctx)
+{
+	write_lost(ctx);
+}
+
+static void fill_header(struct trace_header *h)
+{
+	struct utsname u;
+	struct timespec rt;
+
+	memset(h, 0, sizeof(*h));
+	if (!uname(&u)) {
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+	}
+	snprintf(h->tool, sizeof(h->tool), "iolens %s", IOLENS_VERSION);
+	h->mono_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h->real_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		RQFILTER_OPTS,
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct record *r = calloc(1, sizeof(*r));
+	const char *path = NULL;
+	struct trace_header h;
+	struct trace_end end = {};
+	struct iolens_counters c;
+	__u32 devs[RQFILTER_MAX];
+	double duration = 0;
+	char err[256], *e;
+	struct stat st;
+	int opt, ret;
+
+	if (!r)
+		return 1;
+	while ((opt = getopt_long(argc, argv, RQFILTER_SHORT "o:D:h", opts, NULL)) != -1) {
+		ret = rqfilter_opt(&r->filter, "record", opt, optarg);
+		if (ret == 2)
+			goto out;
+		if (ret)
+			continue;
+		ret = 2;
+		switch (opt) {
+		case 'o':
+			path = optarg;
+			break;
+		case 'D':
+			duration = strtod(optarg, &e);
+			if (*e || duration <= 0) {
+				usage_err("record", "bad duration '%s': seconds, e.g. 10 or 0.5", optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			ret = 0;
+			goto out;
+		default:
+			usage_err("record", "unknown option");
+			goto out;
+		}
+	}
+	ret = 2;
+	if (optind < argc) {
+		usage_err("record", "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (!path) {
+		usage_err("record", "no output file: give -o FILE");
+		goto out;
+	}
+	/* Never replace something that is not a plain file (a device!). */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		usage_err("record", "'%s' exists and is not a regular file", path);
+		goto out;
+	}
+	if (block_trace_devs("record", &r->filter, devs))
+		goto out;
+
+	ret = 1;
+	/* Time 0 of the trace precedes the attach, so no request has a
+	 * timestamp before it. */
+	fill_header(&h);
+	r->bt = block_trace_start("record", devs, r->filter.ndev);
+	if (!r->bt)
+		goto out;
+	r->w = trace_create(path, &h, err, sizeof(err));
+	if (!r->w) {
+		fprintf(stderr, "iolens record: %s\n", err);
+		goto out;
+	}
+	block_trace_run(r->bt, duration * 1e9, on_rq, on_tick, r);
+	write_lost(r);
+	block_trace_counters(r->bt, &c);
+	end.mono_ns = mono_ns();
+	end.requests = r->written;
+	end.lost = c.lost;
+	end.untracked = c.untracked;
+	if (trace_finish(r->w, &end, err, sizeof(err)) || r->failed) {
+		fprintf(stderr, "iolens record: writing %s failed: %s\n", path,
+			r->failed ? strerror(errno) : err);
+		goto out;
+	}
+	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu untracked (state map full)\n",
+		r->written, (end.mono_ns - h.mono_ns) / 1e9, path,
+		(unsigned long long)c.lost, (unsigned long long)c.untracked);
+	ret = 0;
+out:
+	block_trace_stop(r->bt);
+	free(r);
+	return ret;
+}
