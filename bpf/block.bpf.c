@@ -27,6 +27,7 @@ struct rq_state {
 	__u64 sector;
 	__u64 cgroup;
 	__u64 io_cgroup;
+	__u32 io_cgroup_hier;
 	__u32 dev;
 	__u32 bytes;
 	__u32 pid;
@@ -103,14 +104,21 @@ static __always_inline bool dev_wanted(__u32 dev)
 	return false;
 }
 
-static __always_inline __u64 rq_io_cgroup(struct request *rq)
+static __always_inline void rq_io_cgroup(struct request *rq, struct rq_state *s)
 {
+	struct cgroup *cg;
+
 	/* The blkcg of the first bio is the cgroup the I/O is charged to; for
-	 * writeback it is the cgroup that dirtied the pages.  Absent without
-	 * CONFIG_BLK_CGROUP. */
+	 * writeback on cgroup2 it is the cgroup that dirtied the pages.  On a
+	 * v1/v2 hybrid it lives in the blkio v1 hierarchy, so its id is only
+	 * meaningful with the hierarchy.  Absent without CONFIG_BLK_CGROUP. */
 	if (!bpf_core_field_exists(struct bio, bi_blkg))
-		return 0;
-	return BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup, kn, id);
+		return;
+	cg = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup);
+	if (!cg)
+		return;
+	s->io_cgroup = BPF_CORE_READ(cg, kn, id);
+	s->io_cgroup_hier = BPF_CORE_READ(cg, root, hierarchy_id);
 }
 
 /* First sighting of a request: record who is running now. */
@@ -129,7 +137,7 @@ static __always_inline struct rq_state *rq_track(struct request *rq, __u8 ctx)
 	s.pid = id >> 32;
 	s.tid = (__u32)id;
 	s.cgroup = bpf_get_current_cgroup_id();
-	s.io_cgroup = rq_io_cgroup(rq);
+	rq_io_cgroup(rq, &s);
 	bpf_get_current_comm(s.comm, sizeof(s.comm));
 	if (bpf_map_update_elem(&rqs, &key, &s, BPF_ANY)) {
 		c = counters_get();
@@ -251,15 +259,15 @@ static __always_inline int on_complete(struct request *rq, u8 status,
 	e->status = status;
 	e->flags = 0;
 	e->op = 0;
-	e->pad = 0;
 	if (s) {
 		e->ts_start = s->ts_start;
 		e->ts_insert = s->ts_insert;
 		e->ts_issue = s->ts_issue;
-		e->sector = s->sector;
-		e->bytes = s->bytes;
+		e->sector = s->ts_issue ? s->sector : BPF_CORE_READ(rq, __sector);
+		e->bytes = s->ts_issue ? s->bytes : nr_bytes;
 		e->cgroup = s->cgroup;
 		e->io_cgroup = s->io_cgroup;
+		e->io_cgroup_hier = s->io_cgroup_hier;
 		e->pid = s->pid;
 		e->tid = s->tid;
 		e->qd = s->qd;
@@ -277,6 +285,7 @@ static __always_inline int on_complete(struct request *rq, u8 status,
 		e->bytes = nr_bytes;
 		e->cgroup = 0;
 		e->io_cgroup = 0;
+		e->io_cgroup_hier = 0;
 		e->pid = 0;
 		e->tid = 0;
 		e->qd = 0;

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* cgroup v2 ids (the cgroup directory's inode number) to paths. */
+/* cgroup ids (the cgroup directory's inode number) to paths. */
 #ifndef IOLENS_CGROUPS_H
 #define IOLENS_CGROUPS_H
 
 #include <linux/types.h>
 
-/* Path relative to the cgroup2 mount ("/system.slice/x.service"), cached;
- * NULL when the id is 0 or no longer exists. */
-const char *cgroup_path(__u64 id);
+/* Path of cgroup `id` in hierarchy `hier` (0 = cgroup2, else a v1
+ * hierarchy number as in /proc/cgroups), cached: "/system.slice/x.service"
+ * for cgroup2, "blkio:/x" for v1.  NULL when the id is 0, the hierarchy is
+ * not mounted, or the cgroup no longer exists. */
+const char *cgroup_path(unsigned int hier, __u64 id);
 
 #endif

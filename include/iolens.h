@@ -81,7 +81,8 @@ struct iolens_rq {
 	__u8 ctx;		/* enum iolens_ctx */
 	__u8 status;		/* raw blk_status_t, 0 = success */
 	__u8 requeues;		/* times the request was requeued */
-	__u32 pad;
+	__u32 io_cgroup_hier;	/* cgroup hierarchy of io_cgroup: 0 = cgroup2,
+				 * else the v1 hierarchy holding blkio */
 	char comm[IOLENS_COMM_LEN];	/* submitter comm */
 };
 

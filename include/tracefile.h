@@ -49,6 +49,8 @@ struct trace_device {
 
 struct trace_cgroup {
 	__u64 id;
+	__u32 hier;		/* 0 = cgroup2, see iolens_rq.io_cgroup_hier */
+	__u32 reserved;
 	char path[TRACE_PATH_MAX];
 };
 

@@ -1,75 +1,164 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * On cgroup v2 the id BPF reports (kernfs node id) is the inode number of the
- * cgroup's directory on 64-bit kernels, so a walk of the cgroup2 mount maps
- * ids to paths.  Walks happen only when an unknown id shows up.
+ * A cgroup's id (its kernfs node id) is the inode number of its directory in
+ * the hierarchy's mount on 64-bit kernels, so a walk of the mount maps ids to
+ * paths.  Every hierarchy numbers its own inodes, so an id means nothing
+ * without its hierarchy: on a v1/v2 hybrid the task's cgroup is in cgroup2
+ * while the blkcg owning an I/O is in the v1 blkio hierarchy.  Walks happen
+ * only when an unknown id shows up.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cgroups.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
-#define CG_SLOTS 1024
+#define CG_SLOTS 2048
+#define MAX_HIER 16
 
 struct cg_entry {
+	unsigned int hier;
 	__u64 id;
 	char *path;
 };
 
-static struct cg_entry table[CG_SLOTS];
-static time_t last_walk;
+struct hierarchy {
+	bool probed;
+	char mount[PATH_MAX];	/* "" if not mounted */
+	char prefix[32];	/* "" for cgroup2, "blkio:" for v1 */
+	time_t last_walk;
+};
 
-static struct cg_entry *slot(__u64 id)
+static struct cg_entry table[CG_SLOTS];
+static struct hierarchy hiers[MAX_HIER];
+static struct hierarchy *walking;
+static unsigned int walking_hier;
+
+static struct cg_entry *slot(unsigned int hier, __u64 id)
 {
-	unsigned int h = (unsigned int)(id * 0x9e3779b97f4a7c15ULL >> 54);
+	unsigned int h = (unsigned int)((id ^ (__u64)hier << 40) *
+					0x9e3779b97f4a7c15ULL >> 53);
 
 	for (unsigned int i = 0; i < CG_SLOTS; i++) {
 		struct cg_entry *e = &table[(h + i) % CG_SLOTS];
 
-		if (!e->id || e->id == id)
+		if (!e->id || (e->id == id && e->hier == hier))
 			return e;
 	}
 	return NULL;
 }
 
+/* Name of a v1 controller bound to hierarchy `hier`, from /proc/cgroups. */
+static bool v1_controller(unsigned int hier, char *name, size_t len)
+{
+	FILE *f = fopen("/proc/cgroups", "r");
+	char line[256], sub[64];
+	unsigned int h;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %u", sub, &h) == 2 && h == hier &&
+		    sub[0] != '#') {
+			snprintf(name, len, "%s", sub);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool mount_matches(unsigned int hier, const char *ctrl,
+			  const char *fstype, char *opts)
+{
+	if (!hier)
+		return !strcmp(fstype, "cgroup2");
+	if (strcmp(fstype, "cgroup"))
+		return false;
+	for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+		if (!strcmp(o, ctrl))
+			return true;
+	return false;
+}
+
+static void probe_mount(unsigned int hier, struct hierarchy *hy)
+{
+	char line[4096], ctrl[64] = "", mnt[PATH_MAX], fstype[64], opts[1024];
+	FILE *f;
+
+	hy->probed = true;
+	if (hier && !v1_controller(hier, ctrl, sizeof(ctrl)))
+		return;
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		/* id parent maj:min root MOUNTPOINT opts... - FSTYPE SRC SUPEROPTS */
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s %*s %1023s", fstype, opts) != 2)
+			continue;
+		if (mount_matches(hier, ctrl, fstype, opts)) {
+			snprintf(hy->mount, sizeof(hy->mount), "%s", mnt);
+			if (hier)
+				snprintf(hy->prefix, sizeof(hy->prefix), "%s:", ctrl);
+			break;
+		}
+	}
+	fclose(f);
+}
+
 static int walk_one(const char *path, const struct stat *st, int type,
 		    struct FTW *ftw)
 {
+	const char *rel = path + strlen(walking->mount);
 	struct cg_entry *e;
-	const char *rel;
+	char buf[PATH_MAX + 40];
 
 	(void)ftw;
 	if (type != FTW_D)
 		return 0;
-	e = slot(st->st_ino);
+	e = slot(walking_hier, st->st_ino);
 	if (!e || e->id)
 		return 0;
-	rel = path + strlen(CGROUP_ROOT);
+	snprintf(buf, sizeof(buf), "%s%s", walking->prefix, *rel ? rel : "/");
+	e->hier = walking_hier;
 	e->id = st->st_ino;
-	e->path = strdup(*rel ? rel : "/");
+	e->path = strdup(buf);
 	return 0;
 }
 
-const char *cgroup_path(__u64 id)
+const char *cgroup_path(unsigned int hier, __u64 id)
 {
+	struct hierarchy *hy;
 	struct cg_entry *e;
 	time_t now;
 
-	if (!id)
+	if (!id || hier >= MAX_HIER)
 		return NULL;
-	e = slot(id);
+	e = slot(hier, id);
 	if (e && e->id)
 		return e->path;
+	hy = &hiers[hier];
+	if (!hy->probed)
+		probe_mount(hier, hy);
+	if (!hy->mount[0])
+		return NULL;
 	/* Unknown id: a new cgroup, or one already gone.  Walk again, but at
 	 * most once a second so a stream of dead ids costs nothing. */
 	now = time(NULL);
-	if (now == last_walk)
+	if (now == hy->last_walk)
 		return NULL;
-	last_walk = now;
-	nftw(CGROUP_ROOT, walk_one, 16, FTW_PHYS | FTW_MOUNT);
-	e = slot(id);
+	hy->last_walk = now;
+	walking = hy;
+	walking_hier = hier;
+	nftw(hy->mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
+	e = slot(hier, id);
 	return e && e->id ? e->path : NULL;
 }

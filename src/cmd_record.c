@@ -74,14 +74,15 @@ static bool first_sight(struct record *r, __u64 key)
 	return true;
 }
 
-static void describe_cgroup(struct record *r, __u64 id)
+static void describe_cgroup(struct record *r, unsigned int hier, __u64 id)
 {
-	struct trace_cgroup cg = { .id = id };
+	struct trace_cgroup cg = { .id = id, .hier = hier };
 	const char *path;
 
-	if (!id || !first_sight(r, id))
+	/* Ids are small inode numbers; the hierarchy goes in the top bits. */
+	if (!id || !first_sight(r, id ^ (__u64)hier << 56))
 		return;
-	path = cgroup_path(id);
+	path = cgroup_path(hier, id);
 	if (!path)
 		return;
 	snprintf(cg.path, sizeof(cg.path), "%s", path);
@@ -111,12 +112,12 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	const char *cg = NULL;
 
 	if (r->filter.cgroup)
-		cg = cgroup_path(rq->cgroup);
+		cg = cgroup_path(0, rq->cgroup);
 	if (!rqfilter_match(&r->filter, rq, dev_name(rq->dev), cg))
 		return 0;
 	describe_dev(r, rq->dev);
-	describe_cgroup(r, rq->cgroup);
-	describe_cgroup(r, rq->io_cgroup);
+	describe_cgroup(r, 0, rq->cgroup);
+	describe_cgroup(r, rq->io_cgroup_hier, rq->io_cgroup);
 	if (trace_write_rq(r->w, rq))
 		r->failed = 1;
 	r->written++;
@@ -236,6 +237,9 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "iolens record: %s\n", err);
 		goto out;
 	}
+	/* Also the signal for scripts that the tracer is attached. */
+	fprintf(stderr, "Recording block requests (%s) to %s... Ctrl-C to end.\n",
+		block_trace_flavour(r->bt), path);
 	block_trace_run(r->bt, duration * 1e9, on_rq, on_tick, r);
 	write_lost(r);
 	block_trace_counters(r->bt, &c);

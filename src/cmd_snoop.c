@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "block_trace.h"
 #include "cgroups.h"
 #include "commands.h"
@@ -52,8 +51,8 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	struct snoop *s = ctx;
 	struct rqfmt_names n = {
 		.dev = dev_name(rq->dev),
-		.cgroup = cgroup_path(rq->cgroup),
-		.io_cgroup = cgroup_path(rq->io_cgroup),
+		.cgroup = cgroup_path(0, rq->cgroup),
+		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
 	};
 
 	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup))
@@ -158,9 +157,9 @@ int cmd_snoop(int argc, char **argv)
 	if (!s.bt)
 		return 1;
 	s.t0 = mono_ns();
-	if (s.mode != RQFMT_JSON && isatty(STDERR_FILENO))
-		fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
-			block_trace_flavour(s.bt));
+	/* Also the signal for scripts that the tracer is attached. */
+	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
+		block_trace_flavour(s.bt));
 	rqfmt_header(stdout, s.mode);
 	r = block_trace_run(s.bt, duration * 1e9, on_rq, on_tick, &s);
 	summary(&s, (mono_ns() - s.t0) / 1e9);

@@ -1,0 +1,308 @@
+# SPDX-License-Identifier: GPL-2.0
+"""System tests: real BPF on real loop devices backed by files on tmpfs.
+
+Every loop device and file a test makes is removed again, also when the test
+fails or the run is interrupted (SIGINT/SIGTERM become KeyboardInterrupt, so
+fixture teardown runs); devices left by a run that was killed outright are
+detached at the start of the next one.  With CI=true a test that cannot run
+is a failure, never a skip.
+"""
+import glob
+import json
+import mmap
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+IOLENS = os.environ.get("IOLENS", os.path.join(os.path.dirname(__file__),
+                                                "../../build/iolens"))
+TMPFS = "/dev/shm"
+PREFIX = "iolens-test-"
+TRACEFS = "/sys/kernel/tracing"
+CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _sigterm(signum, frame):
+    raise KeyboardInterrupt("SIGTERM")
+
+
+signal.signal(signal.SIGTERM, _sigterm)
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI a skipped test is a test that did not run: fail it."""
+    outcome = yield
+    rep = outcome.get_result()
+    if CI and rep.skipped and call.excinfo is not None:
+        rep.outcome = "failed"
+        rep.longrepr = "CI=true: a system test that cannot run is a failure: %s" % (
+            call.excinfo.value,)
+
+
+def _stale_loops():
+    out = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.match(r"(/dev/loop\d+):.*\((.*)\)", line)
+        if m and os.path.basename(m.group(2).replace(" (deleted)", "")).startswith(PREFIX):
+            yield m.group(1), m.group(2)
+
+
+def pytest_sessionstart(session):
+    if os.geteuid() != 0:
+        return
+    for dev, backing in _stale_loops():
+        subprocess.run(["losetup", "-d", dev], check=False)
+    for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")):
+        os.unlink(f)
+
+
+@pytest.fixture(scope="session")
+def iolens():
+    if not os.access(IOLENS, os.X_OK):
+        pytest.skip("iolens binary not built: %s" % IOLENS)
+    return IOLENS
+
+
+@pytest.fixture(scope="session")
+def root():
+    if os.geteuid() != 0:
+        pytest.skip("system tests need root (real BPF, loop devices)")
+
+
+class Loop:
+    """A loop device over a file on tmpfs, direct I/O on."""
+
+    def __init__(self, size_mb=64, sector_size=512):
+        fd, self.backing = tempfile.mkstemp(prefix=PREFIX, dir=TMPFS)
+        self.dev = None
+        try:
+            os.ftruncate(fd, size_mb << 20)
+            os.close(fd)
+            self.dev = subprocess.run(
+                ["losetup", "-f", "--show", "--direct-io=on",
+                 "--sector-size", str(sector_size), self.backing],
+                check=True, capture_output=True, text=True).stdout.strip()
+            self.name = os.path.basename(self.dev)
+            st = os.stat(self.dev)
+            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+            self.size = size_mb << 20
+            # Let whatever probes a new device (udev, partition scan) finish.
+            wait_idle(self)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        if self.dev:
+            subprocess.run(["losetup", "-d", self.dev], check=False)
+            self.dev = None
+        if self.backing and os.path.exists(self.backing):
+            os.unlink(self.backing)
+
+    def diskstats(self):
+        return diskstats(self.name)
+
+
+@pytest.fixture
+def loop(root):
+    lo = Loop()
+    try:
+        yield lo
+    finally:
+        lo.close()
+
+
+def diskstats(name):
+    """Fields of /proc/diskstats for a device, by iostat's names."""
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if p[2] == name:
+                v = [int(x) for x in p[3:]]
+                return {"r_ios": v[0], "r_merges": v[1], "r_sectors": v[2],
+                        "w_ios": v[4], "w_merges": v[5], "w_sectors": v[6],
+                        "in_flight": v[8]}
+    raise KeyError(name)
+
+
+def wait_idle(lo, quiet=0.3, timeout=5.0):
+    """Wait until the device's counters stop moving (udev, partition scan)."""
+    end = time.time() + timeout
+    last = lo.diskstats()
+    stable_since = time.time()
+    while time.time() < end:
+        time.sleep(0.05)
+        cur = lo.diskstats()
+        if cur != last:
+            last, stable_since = cur, time.time()
+        elif time.time() - stable_since >= quiet and cur["in_flight"] == 0:
+            return
+    raise AssertionError("device %s never went idle" % lo.name)
+
+
+class DirectIO:
+    """O_DIRECT reads and writes at known offsets, done by this process."""
+
+    def __init__(self, path, max_size=1 << 20):
+        self.fd = os.open(path, os.O_RDWR | os.O_DIRECT)
+        self.buf = mmap.mmap(-1, max_size)  # page aligned, as O_DIRECT needs
+        self.buf.write(os.urandom(max_size))
+        self.done = []  # (op, offset, size)
+
+    def write(self, offset, size):
+        n = os.pwrite(self.fd, memoryview(self.buf)[:size], offset)
+        assert n == size
+        self.done.append(("write", offset, size))
+
+    def read(self, offset, size):
+        n = os.preadv(self.fd, [memoryview(self.buf)[:size]], offset)
+        assert n == size
+        self.done.append(("read", offset, size))
+
+    def close(self):
+        os.close(self.fd)
+        self.buf.close()
+
+
+def thread_id():
+    return threading.get_native_id()
+
+
+def my_comm():
+    with open("/proc/self/comm") as f:
+        return f.read().strip()
+
+
+class TraceInstance:
+    """A private tracefs instance recording block events of one device: an
+    independent view of every request the block layer issued."""
+
+    def __init__(self, lo, events=("block_rq_issue",)):
+        if not os.path.isdir(os.path.join(TRACEFS, "events")):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                           check=False, capture_output=True)
+        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+            pytest.skip("tracefs is not available at %s" % TRACEFS)
+        self.path = os.path.join(TRACEFS, "instances",
+                                 "%s%d" % (PREFIX, os.getpid()))
+        if os.path.isdir(self.path):
+            os.rmdir(self.path)
+        os.mkdir(self.path)
+        self.events = events
+        try:
+            self._write("buffer_size_kb", "8192")
+            for ev in events:
+                d = os.path.join("events/block", ev)
+                # dev is the kernel dev_t: MINORBITS is 20
+                self._write(os.path.join(d, "filter"),
+                            "dev == %d" % (lo.major << 20 | lo.minor))
+                self._write(os.path.join(d, "enable"), "1")
+        except BaseException:
+            self.close()
+            raise
+
+    def _write(self, rel, value):
+        with open(os.path.join(self.path, rel), "w") as f:
+            f.write(value)
+
+    def read(self):
+        """[(event, rwbs, sector, nr_sector, comm/bytes...)] recorded so far."""
+        with open(os.path.join(self.path, "trace")) as f:
+            text = f.read()
+        out = []
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            m = re.search(r"(block_rq_\w+): (\d+),(\d+) (\S+) (?:\d+ )?\(.*?\) (\d+) \+ (\d+)", line)
+            if m:
+                out.append((m.group(1), m.group(4), int(m.group(5)), int(m.group(6))))
+        return out
+
+    def overruns(self):
+        total = 0
+        for stats in glob.glob(os.path.join(self.path, "per_cpu/cpu*/stats")):
+            with open(stats) as f:
+                for line in f:
+                    if line.startswith("overrun:"):
+                        total += int(line.split()[1])
+        return total
+
+    def close(self):
+        if os.path.isdir(self.path):
+            try:
+                for ev in self.events:
+                    self._write(os.path.join("events/block", ev, "enable"), "0")
+            finally:
+                os.rmdir(self.path)
+
+
+@pytest.fixture
+def tracefs(loop):
+    t = TraceInstance(loop)
+    try:
+        yield t
+    finally:
+        t.close()
+
+
+class Tracer:
+    """An iolens subcommand running in the background until stop()."""
+
+    def __init__(self, args):
+        self.args = [IOLENS] + args
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        if "Tracing" not in line and "Recording" not in line:
+            out, err = self.proc.communicate(timeout=10)
+            raise AssertionError("%s did not start: %s%s%s" % (
+                " ".join(self.args), line, err, out))
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        out, err = self.proc.communicate(timeout=30)
+        self.stdout, self.stderr = out, err
+        assert self.proc.returncode == 0, (self.proc.returncode, err)
+        return out
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def tracer():
+    started = []
+
+    def start(args):
+        t = Tracer(args)
+        started.append(t)
+        return t
+    try:
+        yield start
+    finally:
+        for t in started:
+            t.kill()
+
+
+def json_lines(text):
+    recs, summary = [], None
+    for line in text.splitlines():
+        obj = json.loads(line)
+        if "summary" in obj:
+            summary = obj["summary"]
+        else:
+            recs.append(obj)
+    return recs, summary
+
+
+def run(args, **kw):
+    return subprocess.run([IOLENS] + args, capture_output=True, text=True, **kw)

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens snoop against independent ground truth: the tracefs block events
+and /proc/diskstats of an otherwise idle loop device."""
+import json
+import os
+import subprocess
+
+from conftest import (DirectIO, diskstats, json_lines, my_comm, run,
+                      thread_id, wait_idle)
+
+KIB = 1024
+
+# (op, offset, size): distinct sizes and offsets, none adjacent to the
+# previous one, so every syscall is exactly one request.
+WORKLOAD = [
+    ("write", 0, 4 * KIB),
+    ("write", 1024 * KIB, 8 * KIB),
+    ("read", 0, 4 * KIB),
+    ("write", 2048 * KIB + 512, 512),
+    ("read", 4096 * KIB, 64 * KIB),
+    ("write", 8192 * KIB, 128 * KIB),
+    ("read", 1024 * KIB, 8 * KIB),
+    ("read", 12288 * KIB + 1536, 2560),
+]
+
+
+def do_workload(lo, workload=WORKLOAD):
+    io = DirectIO(lo.dev)
+    try:
+        for op, off, size in workload:
+            getattr(io, op)(off, size)
+    finally:
+        io.close()
+    return io.done
+
+
+def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer):
+    t = tracer(["snoop", "-j", "-d", loop.name])
+    before = loop.diskstats()
+    done = do_workload(loop)
+    wait_idle(loop)
+    after = loop.diskstats()
+    recs, summary = json_lines(t.stop())
+
+    # Exactly one record per request, in order, with what we did.
+    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
+    me, tid, comm = os.getpid(), thread_id(), my_comm()
+    for r in recs:
+        assert (r["pid"], r["tid"], r["comm"], r["ctx"]) == (me, tid, comm, "submit")
+        assert (r["dev"], r["major"], r["minor"]) == (loop.name, loop.major, loop.minor)
+        assert r["status"] == "ok"
+        # Sequential synchronous I/O: alone on the device.
+        assert r["qd"] == 1
+        assert 0 <= r["queue_ns"] and 0 < r["device_ns"]
+        assert r["total_ns"] == r["queue_ns"] + r["device_ns"]
+        assert r["ts_start"] <= r["ts_issue"] < r["ts_complete"]
+        assert "sync" in r["flags"].split(",")
+    assert summary["requests"] == len(done)
+    assert summary["lost"] == 0
+
+    # The same totals as the kernel's own accounting.
+    reads = [r for r in recs if r["op"] == "read"]
+    writes = [r for r in recs if r["op"] == "write"]
+    assert after["r_ios"] - before["r_ios"] == len(reads)
+    assert after["w_ios"] - before["w_ios"] == len(writes)
+    assert after["r_sectors"] - before["r_sectors"] == sum(r["bytes"] for r in reads) // 512
+    assert after["w_sectors"] - before["w_sectors"] == sum(r["bytes"] for r in writes) // 512
+    assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
+
+    # One to one with tracefs block_rq_issue: rwbs, sector, size.
+    issued = [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
+              if ev == "block_rq_issue"]
+    assert tracefs.overruns() == 0
+    assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
+
+
+def test_snoop_text_and_csv(iolens, loop, tracer):
+    t = tracer(["snoop", "-d", loop.name])
+    do_workload(loop, WORKLOAD[:2])
+    wait_idle(loop)
+    lines = t.stop().splitlines()
+    assert lines[0].split()[:6] == ["TIME(s)", "COMM", "PID", "TID", "DISK", "MAJ:MIN"]
+    rows = [line.split() for line in lines[1:]]
+    assert len(rows) == 2
+    assert rows[0][2] == str(os.getpid()) and rows[0][4] == loop.name
+    assert rows[0][5] == "%d:%d" % (loop.major, loop.minor)
+    assert (rows[0][6], rows[0][8], rows[0][9]) == ("write", "0", "4096")
+    assert (rows[1][6], rows[1][8], rows[1][9]) == ("write", "2048", "8192")
+    # microseconds with three decimals: sub-microsecond precision kept
+    for col in (10, 11, 12):
+        whole, frac = rows[0][col].split(".")
+        assert whole.isdigit() and len(frac) == 3
+    assert "2 requests shown" in t.stderr and "0 lost" in t.stderr
+
+    t = tracer(["snoop", "--csv", "-d", loop.name])
+    do_workload(loop, WORKLOAD[2:3])
+    wait_idle(loop)
+    lines = t.stop().splitlines()
+    header = lines[0].split(",")
+    assert len(lines) == 2
+    row = dict(zip(header, lines[1].split(",")))
+    assert (row["op"], row["sector"], row["bytes"], row["pid"]) == ("read", "0", "4096", str(os.getpid()))
+    assert row["rwbs"] == "RS"
+
+
+def test_snoop_filters(iolens, loop, tracer):
+    t_read = tracer(["snoop", "-j", "-d", loop.name, "-O", "read"])
+    t_pid = tracer(["snoop", "-j", "-d", loop.name, "-p", "1"])
+    t_slow = tracer(["snoop", "-j", "-d", loop.name, "-m", "10s"])
+    t_comm = tracer(["snoop", "-j", "-d", loop.name, "-c", my_comm()])
+    done = do_workload(loop)
+    wait_idle(loop)
+    recs, _ = json_lines(t_read.stop())
+    assert [(r["op"], r["sector"] * 512) for r in recs] == \
+        [(op, off) for op, off, _ in done if op == "read"]
+    assert json_lines(t_pid.stop())[0] == []
+    assert json_lines(t_slow.stop())[0] == []
+    assert len(json_lines(t_comm.stop())[0]) == len(done)
+
+
+def test_snoop_queue_depth_matches_fio(iolens, loop, tracer, tmp_path):
+    """Concurrent I/O: every request fio counted is there once, and the
+    in-flight count at issue never exceeds fio's iodepth."""
+    t = tracer(["snoop", "-j", "-d", loop.name])
+    before = loop.diskstats()
+    out = subprocess.run(
+        ["fio", "--name=qd", "--filename=" + loop.dev, "--rw=randread",
+         "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=8",
+         "--size=16M", "--number_ios=2000", "--randrepeat=1",
+         "--output-format=json"],
+        check=True, capture_output=True, text=True).stdout
+    wait_idle(loop)
+    after = loop.diskstats()
+    recs, summary = json_lines(t.stop())
+    fio_ios = json.loads(out)["jobs"][0]["read"]["total_ios"]
+    assert fio_ios == 2000
+    fio_recs = [r for r in recs if r["comm"] == "fio"]
+    assert len(fio_recs) == fio_ios
+    assert after["r_ios"] - before["r_ios"] == len(recs)
+    depths = [r["qd"] for r in recs]
+    assert max(depths) <= 8 and max(depths) > 1
+    assert summary["lost"] == 0
+
+
+def test_snoop_usage_errors(iolens):
+    r = run(["snoop", "--bogus"])
+    assert r.returncode == 2 and r.stdout == ""
+    r = run(["snoop", "-d", "nosuchdisk0"])
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "nosuchdisk0" in r.stderr
+    r = run(["snoop", "-m", "fast"])
+    assert r.returncode == 2 and "bad latency" in r.stderr
+    r = run(["snoop", "-O", "sideways"])
+    assert r.returncode == 2 and "unknown op" in r.stderr
+    r = run(["snoop", "--help"])
+    assert r.returncode == 0 and "examples:" in r.stdout
