@@ -43,7 +43,7 @@ $(OUT)/.deps-%: tools/install-deps.sh
 $(OUT)/vmlinux.h: | $(OUT)/.deps-build
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c include/iolens.h $(VMLINUX_H) | $(OUT)/.deps-build
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/iolens.h $(VMLINUX_H) | $(OUT)/.deps-build
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o

@@ -2,12 +2,23 @@
 /*
  * Per-request block tracer: one struct iolens_rq per completed request.
  *
- * Only tracepoints are used: kprobes and fentry are unavailable on the
- * kernels iolens targets (DESIGN.md section 4).  Every hook exists twice, as
- * tp_btf (BTF-typed, cheapest) and as raw_tp (same arguments, for kernels
- * whose tp_btf attach fails); userspace disables the flavour it does not use
- * before load.  All request fields are read with CO-RE so both flavours share
- * one body.
+ * A request is filled in place in `rqs`, a 4-way set-associative table in a
+ * BPF array indexed by a hash of the request's address, from its first
+ * sighting to its completion, when it is copied to the ring buffer.  Array
+ * lookups are inlined by the verifier and a slot is claimed with one
+ * compare-and-swap, so the hot path takes no lock and allocates nothing:
+ * a hash map (bucket locks, per-CPU free lists raided across CPUs since
+ * requests complete on other CPUs than they start) cost several times more,
+ * and so did one ring buffer record per tracepoint.
+ *
+ * Only tracepoints: kprobes and fentry are unavailable on the kernels iolens
+ * targets (DESIGN.md section 4).  The hooks are instantiated twice from
+ * block_hooks.bpf.h: as tp_btf, reading struct request with direct BTF loads
+ * (a plain load each), and as raw_tp, reading it with CO-RE probe reads (a
+ * helper call each) for kernels where tp_btf does not attach.  Userspace
+ * loads one flavour.  Helper calls are what costs here (each is an indirect
+ * call, tens of ns with this VM's mitigations): the tp_btf hooks make one or
+ * two each.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -19,43 +30,47 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile struct iolens_block_cfg cfg = {};
 
-/* State of a request between its first sighting and its completion. */
-struct rq_state {
-	__u64 ts_start;
-	__u64 ts_insert;
-	__u64 ts_issue;
-	__u64 sector;
-	__u64 cgroup;
-	__u64 io_cgroup;
-	__u32 io_cgroup_hier;
-	__u32 dev;
-	__u32 bytes;
-	__u32 pid;
-	__u32 tid;
-	__u16 qd;
-	__u8 ctx;
-	__u8 requeues;
-	char comm[IOLENS_COMM_LEN];
+#define RQ_WAYS 4
+#define RQ_SET_BITS 13
+#define RQ_SETS (1 << RQ_SET_BITS)
+
+struct rq_slot {
+	__u64 key;		/* request address; 0 = free */
+	struct iolens_rq rq;
 };
 
-/* Keyed by the request's address, which is unique while it is in flight;
- * a request freed without completion (never seen here) is overwritten when
- * its slot is reused, so the map cannot fill with stale entries for long. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__type(key, __u64);
-	__type(value, struct rq_state);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RQ_SETS * RQ_WAYS);
+	__type(key, __u32);
+	__type(value, struct rq_slot);
 } rqs SEC(".maps");
 
-/* Requests issued and not yet completed, per disk, counting only requests
- * whose issue was seen (those in flight at attach are not counted). */
+/* Requests issued and not completed, per disk: only those whose issue was
+ * seen, so requests in flight at attach are not counted.  A direct-mapped
+ * array (inlined lookup) with the hash map behind it for the rare disk whose
+ * array slot another disk holds. */
+#define INFLIGHT_SLOTS 1024
+
+struct inflight_slot {
+	__u32 dev;		/* owner; 0 = free */
+	__u32 pad;
+	__s64 n;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INFLIGHT_SLOTS);
+	__type(key, __u32);
+	__type(value, struct inflight_slot);
+} inflight SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
 	__type(value, __s64);
-} inflight SEC(".maps");
+} inflight_more SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -69,26 +84,19 @@ struct {
 	__type(value, struct iolens_counters);
 } counters SEC(".maps");
 
-/* Wake the reader only once this much is queued; it also polls on a timer,
- * so a quiet device still gets its records out.  Waking per record would
- * cost an irq_work per request. */
-#define WAKEUP_BYTES (256 << 10)
+/* One u64 per CPU to turn a BTF pointer into a plain number, see KEY(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
 
 static __always_inline struct iolens_counters *counters_get(void)
 {
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(&counters, &zero);
-}
-
-static __always_inline __u32 rq_dev(struct request *rq)
-{
-	struct gendisk *disk = BPF_CORE_READ(rq, q, disk);
-	__u32 major = BPF_CORE_READ(disk, major);
-	__u32 minor = BPF_CORE_READ(disk, first_minor);
-
-	/* Kernel-internal dev_t: MINORBITS is 20. */
-	return major << 20 | minor;
 }
 
 static __always_inline bool dev_wanted(__u32 dev)
@@ -104,237 +112,157 @@ static __always_inline bool dev_wanted(__u32 dev)
 	return false;
 }
 
-static __always_inline void rq_io_cgroup(struct request *rq, struct rq_state *s)
+/*
+ * The verifier forbids arithmetic on a tp_btf argument (a trusted BTF
+ * pointer), so its address cannot be hashed as is.  A map value holds no
+ * pointer type: what is stored there reads back as a number.  Storing a
+ * pointer into a map needs CAP_PERFMON (allow_ptr_leaks), which tracing
+ * needs anyway.  volatile keeps the compiler from forwarding the store.
+ */
+static __always_inline __u64 ptr_value(const void *p)
 {
-	struct cgroup *cg;
+	__u32 zero = 0;
+	volatile __u64 *v = bpf_map_lookup_elem(&scratch, &zero);
 
-	/* The blkcg of the first bio is the cgroup the I/O is charged to; for
-	 * writeback on cgroup2 it is the cgroup that dirtied the pages.  On a
-	 * v1/v2 hybrid it lives in the blkio v1 hierarchy, so its id is only
-	 * meaningful with the hierarchy.  Absent without CONFIG_BLK_CGROUP. */
-	if (!bpf_core_field_exists(struct bio, bi_blkg))
-		return;
-	cg = BPF_CORE_READ(rq, bio, bi_blkg, blkcg, css.cgroup);
-	if (!cg)
-		return;
-	s->io_cgroup = BPF_CORE_READ(cg, kn, id);
-	s->io_cgroup_hier = BPF_CORE_READ(cg, root, hierarchy_id);
+	if (!v)
+		return 0;
+	*v = (__u64)p;
+	return *v;
 }
 
-/* First sighting of a request: record who is running now. */
-static __always_inline struct rq_state *rq_track(struct request *rq, __u8 ctx)
+static __always_inline __u32 set_base(__u64 key)
 {
-	__u64 key = (__u64)rq;
-	__u64 id = bpf_get_current_pid_tgid();
-	struct rq_state s = {};
-	struct iolens_counters *c;
-	struct rq_state *sp;
+	/* Requests are at least a cache line apart: drop those bits, then
+	 * a multiplicative hash spreads neighbours across sets. */
+	return (__u32)(((key >> 6) * 0x9e3779b97f4a7c15ULL) >> (64 - RQ_SET_BITS)) *
+	       RQ_WAYS;
+}
 
-	s.dev = rq_dev(rq);
-	if (!dev_wanted(s.dev))
-		return NULL;
-	s.ctx = ctx;
-	s.pid = id >> 32;
-	s.tid = (__u32)id;
-	s.cgroup = bpf_get_current_cgroup_id();
-	rq_io_cgroup(rq, &s);
-	bpf_get_current_comm(s.comm, sizeof(s.comm));
-	if (bpf_map_update_elem(&rqs, &key, &s, BPF_ANY)) {
-		c = counters_get();
-		if (c)
-			c->untracked++;
-		return NULL;
+static __always_inline struct rq_slot *slot_find(__u64 key)
+{
+	__u32 base = set_base(key);
+
+	for (__u32 w = 0; w < RQ_WAYS; w++) {
+		__u32 idx = base + w;
+		struct rq_slot *s = bpf_map_lookup_elem(&rqs, &idx);
+
+		if (s && s->key == key)
+			return s;
 	}
-	sp = bpf_map_lookup_elem(&rqs, &key);
-	return sp;
+	return NULL;
 }
 
-static __always_inline int on_io_start(struct request *rq)
+static __always_inline __u64 first_seen(const struct iolens_rq *rq)
 {
-	struct rq_state *s = rq_track(rq, IOLENS_CTX_SUBMIT);
-
-	if (s)
-		s->ts_start = bpf_ktime_get_ns();
-	return 0;
+	return rq->ts_start ? rq->ts_start :
+	       rq->ts_insert ? rq->ts_insert : rq->ts_issue;
 }
 
-static __always_inline int on_insert(struct request *rq)
+/* A zeroed slot for a request seen for the first time, or NULL (counted)
+ * if its set holds only live requests. */
+static __always_inline struct rq_slot *slot_claim(__u64 key, __u64 now)
 {
-	__u64 key = (__u64)rq;
-	struct rq_state *s = bpf_map_lookup_elem(&rqs, &key);
+	__u32 base = set_base(key);
+	struct rq_slot *s, *got = NULL;
+	struct iolens_counters *c;
+	bool reused = false;
 
-	if (!s)
-		s = rq_track(rq, IOLENS_CTX_INSERT);
-	if (s)
-		s->ts_insert = bpf_ktime_get_ns();
-	return 0;
+	for (__u32 w = 0; w < RQ_WAYS && !got; w++) {
+		__u32 idx = base + w;
+
+		s = bpf_map_lookup_elem(&rqs, &idx);
+		if (!s)
+			continue;
+		if (s->key == key) {
+			/* The address was reused while we still held it:
+			 * the previous request vanished unseen. */
+			reused = true;
+			got = s;
+		} else if (!s->key && !__sync_val_compare_and_swap(&s->key, 0, key)) {
+			got = s;
+		}
+	}
+	for (__u32 w = 0; w < RQ_WAYS && !got; w++) {
+		__u32 idx = base + w;
+		__u64 old;
+
+		s = bpf_map_lookup_elem(&rqs, &idx);
+		if (!s)
+			continue;
+		old = s->key;
+		if (old && now - first_seen(&s->rq) > IOLENS_STALE_NS &&
+		    __sync_val_compare_and_swap(&s->key, old, key) == old) {
+			reused = true;
+			got = s;
+		}
+	}
+	if (!got || reused) {
+		c = counters_get();
+		if (c && got)
+			c->evicted++;
+		else if (c)
+			c->untracked++;
+		if (!got)
+			return NULL;
+	}
+	__builtin_memset(&got->rq, 0, sizeof(got->rq));
+	return got;
 }
 
-static __always_inline int on_issue(struct request *rq)
+/* Hands the slot back.  Our reads of it must not pass this store: a
+ * compiler barrier suffices on x86 (stores are not reordered with earlier
+ * loads); weaker architectures would want a store-release, which clang 14
+ * cannot emit for BPF. */
+static __always_inline void slot_release(struct rq_slot *s)
 {
-	__u64 key = (__u64)rq;
-	struct rq_state *s = bpf_map_lookup_elem(&rqs, &key);
+	asm volatile("" ::: "memory");
+	s->key = 0;
+}
+
+static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
+{
+	__u32 idx = (dev >> 20) * 61 + (dev & 0xfffff);
+	struct inflight_slot *f;
 	__s64 zero = 0, *n;
 
-	if (!s)
-		s = rq_track(rq, IOLENS_CTX_ISSUE);
-	if (!s)
-		return 0;
-	s->ts_issue = bpf_ktime_get_ns();
-	s->sector = BPF_CORE_READ(rq, __sector);
-	s->bytes = BPF_CORE_READ(rq, __data_len);
-	n = bpf_map_lookup_elem(&inflight, &s->dev);
+	idx %= INFLIGHT_SLOTS;
+	f = bpf_map_lookup_elem(&inflight, &idx);
+	if (f && (f->dev == dev ||
+		  (!f->dev && !__sync_val_compare_and_swap(&f->dev, 0, dev))))
+		return __sync_fetch_and_add(&f->n, d) + d;
+	n = bpf_map_lookup_elem(&inflight_more, &dev);
 	if (!n) {
-		bpf_map_update_elem(&inflight, &s->dev, &zero, BPF_NOEXIST);
-		n = bpf_map_lookup_elem(&inflight, &s->dev);
+		bpf_map_update_elem(&inflight_more, &dev, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&inflight_more, &dev);
 		if (!n)
 			return 0;
 	}
-	s->qd = __sync_fetch_and_add(n, 1) + 1;
-	return 0;
+	return __sync_fetch_and_add(n, d) + d;
 }
 
-/* The request goes back to the queue and will be issued again. */
-static __always_inline int on_requeue(struct request *rq)
-{
-	__u64 key = (__u64)rq;
-	struct rq_state *s = bpf_map_lookup_elem(&rqs, &key);
-	__s64 *n;
+/* tp_btf: arguments are BTF pointers, plain loads are allowed and cheap. */
+#define FLAVOUR		"tp_btf/"
+#define FN(name)	btf_##name
+#define RD(p, f)	((p)->f)
+#define RD2(p, a, b)	((p)->a->b)
+#define KEY(p)		ptr_value(p)
+#define CURRENT()	bpf_get_current_task_btf()
+#define COMM(dst, t)	__builtin_memcpy(dst, (t)->comm, IOLENS_COMM_LEN)
+#include "block_hooks.bpf.h"
+#undef FLAVOUR
+#undef FN
+#undef RD
+#undef RD2
+#undef KEY
+#undef CURRENT
+#undef COMM
 
-	if (!s || !s->ts_issue)
-		return 0;
-	n = bpf_map_lookup_elem(&inflight, &s->dev);
-	if (n)
-		__sync_fetch_and_add(n, -1);
-	s->ts_issue = 0;
-	s->qd = 0;
-	s->requeues++;
-	return 0;
-}
-
-/* The request was merged into another and is freed without completing. */
-static __always_inline int on_merge(struct request *rq)
-{
-	__u64 key = (__u64)rq;
-
-	bpf_map_delete_elem(&rqs, &key);
-	return 0;
-}
-
-static __always_inline int on_complete(struct request *rq, u8 status,
-				       unsigned int nr_bytes)
-{
-	__u64 key = (__u64)rq;
-	struct iolens_counters *c;
-	struct rq_state *s;
-	struct iolens_rq *e;
-	__u32 dev;
-	__s64 *n;
-
-	/* A partial completion (blk_update_request with fewer bytes than
-	 * remain) is not the end of the request. */
-	if (nr_bytes < BPF_CORE_READ(rq, __data_len))
-		return 0;
-
-	s = bpf_map_lookup_elem(&rqs, &key);
-	dev = s ? s->dev : rq_dev(rq);
-	if (!s && !dev_wanted(dev))
-		return 0;
-	if (s && s->ts_issue) {
-		n = bpf_map_lookup_elem(&inflight, &dev);
-		if (n)
-			__sync_fetch_and_add(n, -1);
-	}
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		c = counters_get();
-		if (c)
-			c->lost++;
-		goto out;
-	}
-	e->ts_complete = bpf_ktime_get_ns();
-	e->dev = dev;
-	e->kflags = BPF_CORE_READ(rq, cmd_flags);
-	e->status = status;
-	e->flags = 0;
-	e->op = 0;
-	if (s) {
-		e->ts_start = s->ts_start;
-		e->ts_insert = s->ts_insert;
-		e->ts_issue = s->ts_issue;
-		e->sector = s->ts_issue ? s->sector : BPF_CORE_READ(rq, __sector);
-		e->bytes = s->ts_issue ? s->bytes : nr_bytes;
-		e->cgroup = s->cgroup;
-		e->io_cgroup = s->io_cgroup;
-		e->io_cgroup_hier = s->io_cgroup_hier;
-		e->pid = s->pid;
-		e->tid = s->tid;
-		e->qd = s->qd;
-		e->ctx = s->ctx;
-		e->requeues = s->requeues;
-		__builtin_memcpy(e->comm, s->comm, sizeof(e->comm));
-	} else {
-		/* In flight before we attached: only what the request itself
-		 * still knows.  Its sector has not advanced yet: the
-		 * tracepoint fires before blk_update_request does. */
-		e->ts_start = 0;
-		e->ts_insert = 0;
-		e->ts_issue = 0;
-		e->sector = BPF_CORE_READ(rq, __sector);
-		e->bytes = nr_bytes;
-		e->cgroup = 0;
-		e->io_cgroup = 0;
-		e->io_cgroup_hier = 0;
-		e->pid = 0;
-		e->tid = 0;
-		e->qd = 0;
-		e->ctx = IOLENS_CTX_NONE;
-		e->requeues = 0;
-		__builtin_memset(e->comm, 0, sizeof(e->comm));
-	}
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKEUP_BYTES)
-		bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
-	else
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-out:
-	if (s)
-		bpf_map_delete_elem(&rqs, &key);
-	return 0;
-}
-
-/* tp_btf flavour (BTF-typed arguments). */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(btf_io_start, struct request *rq) { return on_io_start(rq); }
-SEC("tp_btf/block_rq_insert")
-int BPF_PROG(btf_insert, struct request *rq) { return on_insert(rq); }
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(btf_issue, struct request *rq) { return on_issue(rq); }
-SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(btf_requeue, struct request *rq) { return on_requeue(rq); }
-SEC("tp_btf/block_rq_merge")
-int BPF_PROG(btf_merge, struct request *rq) { return on_merge(rq); }
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(btf_complete, struct request *rq, blk_status_t status,
-	     unsigned int nr_bytes)
-{
-	return on_complete(rq, status, nr_bytes);
-}
-
-/* raw_tp flavour: same arguments, read through CO-RE probe reads. */
-SEC("raw_tp/block_io_start")
-int BPF_PROG(raw_io_start, struct request *rq) { return on_io_start(rq); }
-SEC("raw_tp/block_rq_insert")
-int BPF_PROG(raw_insert, struct request *rq) { return on_insert(rq); }
-SEC("raw_tp/block_rq_issue")
-int BPF_PROG(raw_issue, struct request *rq) { return on_issue(rq); }
-SEC("raw_tp/block_rq_requeue")
-int BPF_PROG(raw_requeue, struct request *rq) { return on_requeue(rq); }
-SEC("raw_tp/block_rq_merge")
-int BPF_PROG(raw_merge, struct request *rq) { return on_merge(rq); }
-SEC("raw_tp/block_rq_complete")
-int BPF_PROG(raw_complete, struct request *rq, blk_status_t status,
-	     unsigned int nr_bytes)
-{
-	return on_complete(rq, status, nr_bytes);
-}
+/* raw_tp: arguments are plain numbers, every load goes through a helper. */
+#define FLAVOUR		"raw_tp/"
+#define FN(name)	raw_##name
+#define RD(p, f)	BPF_CORE_READ(p, f)
+#define RD2(p, a, b)	BPF_CORE_READ(p, a, b)
+#define KEY(p)		((__u64)(p))
+#define CURRENT()	((struct task_struct *)bpf_get_current_task())
+#define COMM(dst, t)	bpf_core_read(dst, IOLENS_COMM_LEN, &(t)->comm)
+#include "block_hooks.bpf.h"

@@ -35,8 +35,14 @@ const char *block_trace_flavour(const struct block_trace *bt);
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx);
 
-/* Sum of the per-CPU counters so far. */
-void block_trace_counters(struct block_trace *bt, struct iolens_counters *c);
+struct block_trace_stats {
+	__u64 lost;		/* records the kernel dropped: ring buffer full */
+	__u64 untracked;	/* requests whose start could not be kept
+				 * (request table full) or whose completion
+				 * was never seen: shown with what is known */
+};
+
+void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);
 
 void block_trace_stop(struct block_trace *bt);
 

@@ -55,9 +55,11 @@ enum iolens_rq_flag {
 };
 
 /*
- * One block request, written by the BPF completion handler to the ring buffer
- * and, after userspace fills `op` and `flags` from `kflags`, stored as is in
- * trace files.  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
+ * One block request.  The BPF hooks fill it in place in the request table
+ * (block.bpf.c) and copy it to the ring buffer at completion: one record per
+ * request, no per-request hash map (an update there cost more than all the
+ * rest together).  Userspace fills `op` and `flags` from `kflags`, and trace
+ * files store it as is.  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
  * a timestamp of 0 means that event was not seen, and then the latency that
  * depends on it is unknown, never guessed.
  */
@@ -89,8 +91,15 @@ struct iolens_rq {
 /* Per-CPU counters of the block tracer (map `counters`, one slot). */
 struct iolens_counters {
 	__u64 lost;		/* ring buffer full: request record dropped */
-	__u64 untracked;	/* in-flight state map full: request not tracked */
+	__u64 untracked;	/* no free slot in the request table: the
+				 * request completes with its start unknown */
+	__u64 evicted;		/* slot of a request never seen completing,
+				 * reclaimed after IOLENS_STALE_NS */
 };
+
+/* A tracked request older than this is taken to have vanished without a
+ * completion we saw, and its slot may be reused. */
+#define IOLENS_STALE_NS (60ULL * 1000000000ULL)
 
 /* Read-only configuration of block.bpf.c, set before load. */
 struct iolens_block_cfg {

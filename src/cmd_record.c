@@ -126,9 +126,9 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 
 static void write_lost(struct record *r)
 {
-	struct iolens_counters c;
+	struct block_trace_stats c;
 
-	block_trace_counters(r->bt, &c);
+	block_trace_stats(r->bt, &c);
 	if (c.lost > r->lost_written) {
 		if (trace_write_lost(r->w, c.lost - r->lost_written))
 			r->failed = 1;
@@ -172,7 +172,7 @@ int cmd_record(int argc, char **argv)
 	const char *path = NULL;
 	struct trace_header h;
 	struct trace_end end = {};
-	struct iolens_counters c;
+	struct block_trace_stats c;
 	__u32 devs[RQFILTER_MAX];
 	double duration = 0;
 	char err[256], *e;
@@ -242,7 +242,7 @@ int cmd_record(int argc, char **argv)
 		block_trace_flavour(r->bt), path);
 	block_trace_run(r->bt, duration * 1e9, on_rq, on_tick, r);
 	write_lost(r);
-	block_trace_counters(r->bt, &c);
+	block_trace_stats(r->bt, &c);
 	end.mono_ns = mono_ns();
 	end.requests = r->written;
 	end.lost = c.lost;
@@ -252,7 +252,7 @@ int cmd_record(int argc, char **argv)
 			r->failed ? strerror(errno) : err);
 		goto out;
 	}
-	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu untracked (state map full)\n",
+	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu untracked (request table full or completion unseen)\n",
 		r->written, (end.mono_ns - h.mono_ns) / 1e9, path,
 		(unsigned long long)c.lost, (unsigned long long)c.untracked);
 	ret = 0;

@@ -65,10 +65,10 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 static void on_tick(void *ctx)
 {
 	struct snoop *s = ctx;
-	struct iolens_counters c;
+	struct block_trace_stats c;
 
 	fflush(stdout);
-	block_trace_counters(s->bt, &c);
+	block_trace_stats(s->bt, &c);
 	if (c.lost > s->lost_reported) {
 		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?)\n",
 			(unsigned long long)(c.lost - s->lost_reported));
@@ -78,10 +78,10 @@ static void on_tick(void *ctx)
 
 static void summary(struct snoop *s, double secs)
 {
-	struct iolens_counters c;
+	struct block_trace_stats c;
 	struct json j;
 
-	block_trace_counters(s->bt, &c);
+	block_trace_stats(s->bt, &c);
 	if (s->mode == RQFMT_JSON) {
 		json_init(&j, stdout);
 		json_obj_open(&j, NULL);
@@ -96,7 +96,7 @@ static void summary(struct snoop *s, double secs)
 		json_newline(&j);
 	}
 	fflush(stdout);
-	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; %llu lost (ring buffer full), %llu untracked (state map full)\n",
+	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; %llu lost (ring buffer full), %llu untracked (request table full or completion unseen)\n",
 		s->shown, secs, (unsigned long long)c.lost,
 		(unsigned long long)c.untracked);
 }

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The block tracer's hooks, included by block.bpf.c once per attach flavour:
+ * FLAVOUR is the section prefix, FN() names this flavour's copy, RD(p, f)
+ * reads field f of kernel pointer p as this flavour allows and RD2(p, a, b)
+ * reads p->a->b, KEY(p) is pointer p as a number, CURRENT() the running
+ * task and COMM(dst, t) copies task t's comm.
+ */
+
+/* BPF_PROG pastes its name argument, so FN() must expand first. */
+#ifndef HOOK
+#define HOOK(name, args...) BPF_PROG(name, args)
+#endif
+
+static __always_inline __u32 FN(rq_dev)(struct request *rq)
+{
+	struct gendisk *disk = RD2(rq, q, disk);
+
+	/* Kernel-internal dev_t: MINORBITS is 20. */
+	return (__u32)RD(disk, major) << 20 | (__u32)RD(disk, first_minor);
+}
+
+/* The running task, as bpf_get_current_pid_tgid(), _comm() and
+ * _cgroup_id() would tell, for the price of one helper call. */
+static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
+{
+	struct task_struct *t = CURRENT();
+	struct cgroup *cg = RD2(t, cgroups, dfl_cgrp);
+
+	rq->ctx = ctx;
+	rq->pid = RD(t, tgid);
+	rq->tid = RD(t, pid);
+	rq->cgroup = RD2(cg, kn, id);
+	COMM(rq->comm, t);
+}
+
+/* The slot of a request first seen now, or NULL if it is not wanted. */
+static __always_inline struct rq_slot *FN(track)(struct request *rq, __u64 key,
+						 __u8 ctx, __u64 now)
+{
+	__u32 dev = FN(rq_dev)(rq);
+	struct rq_slot *s;
+
+	if (!dev_wanted(dev))
+		return NULL;
+	s = slot_claim(key, now);
+	if (!s)
+		return NULL;
+	s->rq.dev = dev;
+	FN(who)(&s->rq, ctx);
+	return s;
+}
+
+static __always_inline int FN(on_start)(struct request *rq)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct rq_slot *s = FN(track)(rq, KEY(rq), IOLENS_CTX_SUBMIT, now);
+	struct cgroup *cg = NULL;
+	struct bio *bio;
+
+	if (!s)
+		return 0;
+	s->rq.ts_start = now;
+	/* The blkcg of the first bio is the cgroup the I/O is charged to; for
+	 * writeback on cgroup2 it is the cgroup that dirtied the pages.  On a
+	 * v1/v2 hybrid it lives in the v1 blkio hierarchy, so its id means
+	 * nothing without the hierarchy.  Needs CONFIG_BLK_CGROUP. */
+	if (!bpf_core_field_exists(struct bio, bi_blkg))
+		return 0;
+	bio = RD(rq, bio);
+	if (bio) {
+		struct blkcg_gq *blkg = RD(bio, bi_blkg);
+
+		if (blkg)
+			cg = RD2(blkg, blkcg, css.cgroup);
+	}
+	if (cg) {
+		s->rq.io_cgroup = RD2(cg, kn, id);
+		s->rq.io_cgroup_hier = RD2(cg, root, hierarchy_id);
+	}
+	return 0;
+}
+
+static __always_inline int FN(on_insert)(struct request *rq)
+{
+	__u64 now = bpf_ktime_get_ns(), key = KEY(rq);
+	struct rq_slot *s = slot_find(key);
+
+	if (!s)
+		s = FN(track)(rq, key, IOLENS_CTX_INSERT, now);
+	if (s)
+		s->rq.ts_insert = now;
+	return 0;
+}
+
+static __always_inline int FN(on_issue)(struct request *rq)
+{
+	__u64 now = bpf_ktime_get_ns(), key = KEY(rq);
+	struct rq_slot *s = slot_find(key);
+
+	if (!s)
+		s = FN(track)(rq, key, IOLENS_CTX_ISSUE, now);
+	if (!s)
+		return 0;
+	if (s->rq.ts_issue)
+		inflight_add(s->rq.dev, -1);
+	s->rq.ts_issue = now;
+	s->rq.sector = RD(rq, __sector);
+	s->rq.bytes = RD(rq, __data_len);
+	s->rq.qd = inflight_add(s->rq.dev, 1);
+	return 0;
+}
+
+/* Back to the queue, to be issued again. */
+static __always_inline int FN(on_requeue)(struct request *rq)
+{
+	struct rq_slot *s = slot_find(KEY(rq));
+
+	if (!s || !s->rq.ts_issue)
+		return 0;
+	inflight_add(s->rq.dev, -1);
+	s->rq.ts_issue = 0;
+	s->rq.qd = 0;
+	s->rq.requeues++;
+	return 0;
+}
+
+/* Merged into another request and freed without completing. */
+static __always_inline int FN(on_merge)(struct request *rq)
+{
+	struct rq_slot *s = slot_find(KEY(rq));
+
+	if (!s)
+		return 0;
+	if (s->rq.ts_issue)
+		inflight_add(s->rq.dev, -1);
+	slot_release(s);
+	return 0;
+}
+
+static __always_inline int FN(on_complete)(struct request *rq, u8 status,
+					   unsigned int nr_bytes)
+{
+	struct iolens_counters *c;
+	struct iolens_rq *e;
+	struct rq_slot *s;
+	__u32 dev;
+
+	/* A partial completion (blk_update_request with fewer bytes than
+	 * remain) is not the end of the request. */
+	if (nr_bytes < RD(rq, __data_len))
+		return 0;
+	s = slot_find(KEY(rq));
+	if (s) {
+		dev = s->rq.dev;
+		if (s->rq.ts_issue)
+			inflight_add(dev, -1);
+	} else {
+		dev = FN(rq_dev)(rq);
+		if (!dev_wanted(dev))
+			return 0;
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		c = counters_get();
+		if (c)
+			c->lost++;
+		goto out;
+	}
+	if (s) {
+		__builtin_memcpy(e, &s->rq, sizeof(*e));
+	} else {
+		/* In flight before we attached, or untracked: only what the
+		 * request itself still says; ctx NONE marks it. */
+		__builtin_memset(e, 0, sizeof(*e));
+		e->dev = dev;
+	}
+	if (!e->ts_issue) {
+		/* The tracepoint fires before blk_update_request advances
+		 * these, so they still describe the whole request. */
+		e->sector = RD(rq, __sector);
+		e->bytes = nr_bytes;
+	}
+	e->ts_complete = bpf_ktime_get_ns();
+	e->kflags = RD(rq, cmd_flags);
+	e->status = status;
+	/* Never wake the reader: it drains on a timer.  A wakeup is an
+	 * irq_work, and even asking how full the ring is reads a cache line
+	 * the reader keeps writing. */
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+out:
+	if (s)
+		slot_release(s);
+	return 0;
+}
+
+SEC(FLAVOUR "block_io_start")
+int HOOK(FN(io_start), struct request *rq)
+{
+	return FN(on_start)(rq);
+}
+
+SEC(FLAVOUR "block_rq_insert")
+int HOOK(FN(insert), struct request *rq)
+{
+	return FN(on_insert)(rq);
+}
+
+SEC(FLAVOUR "block_rq_issue")
+int HOOK(FN(issue), struct request *rq)
+{
+	return FN(on_issue)(rq);
+}
+
+SEC(FLAVOUR "block_rq_requeue")
+int HOOK(FN(requeue), struct request *rq)
+{
+	return FN(on_requeue)(rq);
+}
+
+SEC(FLAVOUR "block_rq_merge")
+int HOOK(FN(merge), struct request *rq)
+{
+	return FN(on_merge)(rq);
+}
+
+SEC(FLAVOUR "block_rq_complete")
+int HOOK(FN(complete), struct request *rq, blk_status_t status,
+	 unsigned int nr_bytes)
+{
+	return FN(on_complete)(rq, status, nr_bytes);
+}

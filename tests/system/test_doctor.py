@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens doctor as root and as an unprivileged user, and the privilege
+message of a tracing command.  Runs as root (the system suite does)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import IOLENS
+
+# nobody/nogroup; --clear-groups drops root's supplementary groups too.
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+KEYS = {"check", "status", "detail", "consequence"}
+STATUSES = {"ok", "missing", "fallback", "no-privilege"}
+
+
+def run(args, nobody=False, timeout=60):
+    cmd = (AS_NOBODY if nobody else []) + [IOLENS] + args
+    return subprocess.run(cmd, capture_output=True, text=True, cwd="/",
+                          timeout=timeout)
+
+
+def doctor_json(nobody=False):
+    p = run(["doctor", "-j"], nobody=nobody)
+    doc = json.loads(p.stdout)
+    return p, doc, {c["check"]: c for c in doc["checks"]}
+
+
+def test_doctor_json_as_root(iolens, root):
+    p, doc, checks = doctor_json()
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    assert doc["kernel"] == os.uname().release
+    for c in doc["checks"]:
+        assert set(c) == KEYS, c
+        assert c["status"] in STATUSES, c
+    # Facts of these machines (DESIGN.md section 4).
+    assert checks["block:block_rq_complete"]["status"] == "ok"
+    assert checks["tp_btf"]["status"] == "ok"
+    assert checks["kprobe"]["status"] != "ok"
+    assert checks["fentry"]["status"] != "ok"
+    assert doc["summary"]["snoop_record"] == "ready"
+    assert doc["summary"]["attach"] == "tp_btf"
+
+
+def test_doctor_text_as_root(iolens, root):
+    p = run(["doctor"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[0].split() == [
+        "CHECK", "STATUS", "DETAIL", "CONSEQUENCE"]
+    assert p.stdout.rstrip().splitlines()[-1] == "snoop/record: ready (tp_btf)"
+
+
+def test_doctor_as_nobody(iolens, root):
+    p, doc, checks = doctor_json(nobody=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
+    for c in doc["checks"]:
+        assert set(c) == KEYS, c
+    for name in ("root", "CAP_BPF", "CAP_PERFMON", "CAP_SYS_ADMIN"):
+        assert checks[name]["status"] == "no-privilege", checks[name]
+    # The loads are refused for lack of privilege, not reported missing.
+    assert checks["tp_btf"]["status"] == "no-privilege"
+    assert "EPERM" in checks["tp_btf"]["detail"]
+    # BTF is world-readable, so the tracepoints are still answered.
+    assert checks["block:block_rq_complete"]["status"] == "ok"
+    assert doc["summary"]["privileged"] is False
+
+    text = run(["doctor"], nobody=True)
+    assert text.returncode == 0
+    assert "rerun as root" in text.stdout.rstrip().splitlines()[-1]
+
+
+def test_snoop_as_nobody_says_what_is_missing(iolens, root):
+    probe = run(["snoop", "--help"])
+    if "unknown command" in probe.stderr:
+        pytest.skip("this build has no snoop yet")
+    p = run(["snoop"], nobody=True, timeout=20)
+    assert p.returncode == 1
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert "CAP_BPF" in lines[0]
+    assert p.stdout == ""
