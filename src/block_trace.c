@@ -110,6 +110,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 				      int ndev)
 {
 	struct block_trace *bt;
+	const char *attach;
 	bool io_start;
 	int err = 0;
 
@@ -128,7 +129,18 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	bt = calloc(1, sizeof(*bt));
 	if (!bt)
 		return NULL;
+	/* IOLENS_ATTACH=raw_tp forces the fallback (tests, or a kernel whose
+	 * tp_btf misbehaves); tp_btf alone refuses to fall back. */
+	attach = getenv("IOLENS_ATTACH");
+	if (attach && strcmp(attach, "tp_btf") && strcmp(attach, "raw_tp")) {
+		fprintf(stderr, "iolens %s: IOLENS_ATTACH must be tp_btf or raw_tp, not '%s'\n",
+			cmd, attach);
+		block_trace_stop(bt);
+		return NULL;
+	}
 	for (int btf = 1; btf >= 0; btf--) {
+		if (attach && strcmp(attach, btf ? "tp_btf" : "raw_tp"))
+			continue;
 		bt->skel = block__open();
 		if (!bt->skel) {
 			err = -errno;

@@ -255,18 +255,24 @@ def tracefs(loop):
 class Tracer:
     """An iolens subcommand running in the background until stop()."""
 
-    def __init__(self, args):
+    def __init__(self, args, attach=None):
         self.args = [IOLENS] + args
+        env = dict(os.environ)
+        if attach:
+            env["IOLENS_ATTACH"] = attach
         self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.attach = None
         line = self.proc.stderr.readline()
-        if "Tracing" not in line and "Recording" not in line:
+        m = re.match(r"(Tracing|Recording) block requests \((\w+)\)", line)
+        if not m:
             out, err = self.proc.communicate(timeout=10)
             raise AssertionError("%s did not start: %s%s%s" % (
                 " ".join(self.args), line, err, out))
+        self.attach = m.group(2)
 
-    def stop(self):
-        self.proc.send_signal(signal.SIGINT)
+    def stop(self, sig=signal.SIGINT):
+        self.proc.send_signal(sig)
         out, err = self.proc.communicate(timeout=30)
         self.stdout, self.stderr = out, err
         assert self.proc.returncode == 0, (self.proc.returncode, err)
@@ -282,8 +288,8 @@ class Tracer:
 def tracer():
     started = []
 
-    def start(args):
-        t = Tracer(args)
+    def start(args, attach=None):
+        t = Tracer(args, attach)
         started.append(t)
         return t
     try:

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """iolens snoop against independent ground truth: the tracefs block events
 and /proc/diskstats of an otherwise idle loop device."""
+import csv
+import io
 import json
 import os
 import subprocess
+
+import pytest
 
 from conftest import (DirectIO, diskstats, json_lines, my_comm, run,
                       thread_id, wait_idle)
@@ -24,25 +28,9 @@ WORKLOAD = [
 ]
 
 
-def do_workload(lo, workload=WORKLOAD):
-    io = DirectIO(lo.dev)
-    try:
-        for op, off, size in workload:
-            getattr(io, op)(off, size)
-    finally:
-        io.close()
-    return io.done
-
-
-def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer):
-    t = tracer(["snoop", "-j", "-d", loop.name])
-    before = loop.diskstats()
-    done = do_workload(loop)
-    wait_idle(loop)
-    after = loop.diskstats()
-    recs, summary = json_lines(t.stop())
-
-    # Exactly one record per request, in order, with what we did.
+def check_exact(recs, done, loop, before, after, issued):
+    """One record per request with what was done, as the kernel counted
+    and as tracefs saw each request issued."""
     assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
     me, tid, comm = os.getpid(), thread_id(), my_comm()
     for r in recs:
@@ -55,10 +43,7 @@ def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer
         assert r["total_ns"] == r["queue_ns"] + r["device_ns"]
         assert r["ts_start"] <= r["ts_issue"] < r["ts_complete"]
         assert "sync" in r["flags"].split(",")
-    assert summary["requests"] == len(done)
-    assert summary["lost"] == 0
 
-    # The same totals as the kernel's own accounting.
     reads = [r for r in recs if r["op"] == "read"]
     writes = [r for r in recs if r["op"] == "write"]
     assert after["r_ios"] - before["r_ios"] == len(reads)
@@ -67,11 +52,39 @@ def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer
     assert after["w_sectors"] - before["w_sectors"] == sum(r["bytes"] for r in writes) // 512
     assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
 
-    # One to one with tracefs block_rq_issue: rwbs, sector, size.
-    issued = [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
-              if ev == "block_rq_issue"]
-    assert tracefs.overruns() == 0
     assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
+
+
+def issued_events(tracefs):
+    assert tracefs.overruns() == 0
+    return [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
+            if ev == "block_rq_issue"]
+
+
+def do_workload(lo, workload=WORKLOAD):
+    io = DirectIO(lo.dev)
+    try:
+        for op, off, size in workload:
+            getattr(io, op)(off, size)
+    finally:
+        io.close()
+    return io.done
+
+
+@pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
+def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer,
+                                                   attach):
+    t = tracer(["snoop", "-j", "-d", loop.name], attach)
+    assert t.attach == attach
+    before = loop.diskstats()
+    done = do_workload(loop)
+    wait_idle(loop)
+    after = loop.diskstats()
+    recs, summary = json_lines(t.stop())
+    check_exact(recs, done, loop, before, after, issued_events(tracefs))
+    assert summary["requests"] == len(done)
+    assert summary["lost"] == 0 and summary["untracked"] == 0
+    assert summary["attach"] == attach
 
 
 def test_snoop_text_and_csv(iolens, loop, tracer):
@@ -95,10 +108,9 @@ def test_snoop_text_and_csv(iolens, loop, tracer):
     t = tracer(["snoop", "--csv", "-d", loop.name])
     do_workload(loop, WORKLOAD[2:3])
     wait_idle(loop)
-    lines = t.stop().splitlines()
-    header = lines[0].split(",")
-    assert len(lines) == 2
-    row = dict(zip(header, lines[1].split(",")))
+    rows = list(csv.DictReader(io.StringIO(t.stop())))
+    assert len(rows) == 1
+    row = rows[0]
     assert (row["op"], row["sector"], row["bytes"], row["pid"]) == ("read", "0", "4096", str(os.getpid()))
     assert row["rwbs"] == "RS"
 
