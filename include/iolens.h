@@ -58,8 +58,8 @@ enum iolens_rq_flag {
  * One block request.  The BPF hooks fill it in place in the request table
  * (block.bpf.c) and copy it to the ring buffer at completion: one record per
  * request, no per-request hash map (an update there cost more than all the
- * rest together).  Userspace fills `op` and `flags` from `kflags`, and trace
- * files store it as is.  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
+ * rest together).  Userspace fills `op` and `flags` from `kflags`; trace
+ * files store every field (src/tracefile.c).  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
  * a timestamp of 0 means that event was not seen, and then the latency that
  * depends on it is unknown, never guessed.
  */

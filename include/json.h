@@ -26,6 +26,8 @@ void json_u64(struct json *j, const char *key, unsigned long long v);
 void json_i64(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/* Nanoseconds as seconds with all nine decimals, exactly. */
+void json_ns_as_s(struct json *j, const char *key, long long ns);
 /* Fixed-point number with `prec` decimals; NaN or infinity -> null. */
 void json_f64(struct json *j, const char *key, double v, int prec);
 /* Ends a top-level value with a newline (JSON lines). */

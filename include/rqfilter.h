@@ -34,7 +34,7 @@ struct rqfilter {
 	"  -d, --dev DEV        only this disk (loop0, /dev/loop0 or 7:0); repeatable\n" \
 	"  -p, --pid PID        only requests submitted by this process; repeatable\n" \
 	"  -c, --comm NAME      only this command name; repeatable\n" \
-	"  -G, --cgroup PATH    only this cgroup (and below), e.g. /system.slice\n" \
+	"  -G, --cgroup PATH    only this cgroup and below (submitter's or I/O owner's)\n" \
 	"  -O, --op OPS         only these ops: read,write,flush,discard,...\n" \
 	"  -m, --min-lat TIME   only requests slower than TIME (us; or 2ms, 1.5s)\n"
 
@@ -44,10 +44,13 @@ struct rqfilter {
  * another machine. */
 int rqfilter_opt(struct rqfilter *f, const char *cmd, int opt, const char *arg);
 
-/* Whether a (normalised) request passes; `devname` and `cgroup` are the
- * resolved names of its disk and submitter cgroup (NULL if unknown). */
+/* Whether a (normalised) request passes; `devname`, `cgroup` and
+ * `io_cgroup` are the resolved names of its disk, submitter cgroup and the
+ * cgroup owning the I/O (NULL if unknown).  A cgroup filter matches either,
+ * so writeback is found under the cgroup that dirtied the pages. */
 bool rqfilter_match(const struct rqfilter *f, const struct iolens_rq *rq,
-		    const char *devname, const char *cgroup);
+		    const char *devname, const char *cgroup,
+		    const char *io_cgroup);
 
 /* Parses "250" (us), "250us", "2ms", "1.5s", "900ns" into ns; -1 if bad. */
 long long parse_duration_ns(const char *s);

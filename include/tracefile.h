@@ -58,7 +58,9 @@ struct trace_end {
 	__u64 mono_ns;		/* CLOCK_MONOTONIC at end */
 	__u64 requests;		/* RQ records written */
 	__u64 lost;		/* records the kernel could not deliver */
-	__u64 untracked;	/* requests the kernel could not track */
+	__u64 untracked;	/* requests whose start the kernel could not keep
+				 * (request table full) or whose completion it
+				 * never saw; see struct iolens_counters */
 };
 
 struct trace_item {

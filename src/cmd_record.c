@@ -109,11 +109,13 @@ static void describe_dev(struct record *r, __u32 dev)
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct record *r = ctx;
-	const char *cg = NULL;
+	const char *cg = NULL, *io_cg = NULL;
 
-	if (r->filter.cgroup)
+	if (r->filter.cgroup) {
 		cg = cgroup_path(0, rq->cgroup);
-	if (!rqfilter_match(&r->filter, rq, dev_name(rq->dev), cg))
+		io_cg = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
+	}
+	if (!rqfilter_match(&r->filter, rq, dev_name(rq->dev), cg, io_cg))
 		return 0;
 	describe_dev(r, rq->dev);
 	describe_cgroup(r, 0, rq->cgroup);
@@ -175,7 +177,7 @@ int cmd_record(int argc, char **argv)
 	struct block_trace_stats c;
 	__u32 devs[RQFILTER_MAX];
 	double duration = 0;
-	char err[256], *e;
+	char err[256] = "write failed", *e;
 	struct stat st;
 	int opt, ret;
 
@@ -248,8 +250,7 @@ int cmd_record(int argc, char **argv)
 	end.lost = c.lost;
 	end.untracked = c.untracked;
 	if (trace_finish(r->w, &end, err, sizeof(err)) || r->failed) {
-		fprintf(stderr, "iolens record: writing %s failed: %s\n", path,
-			r->failed ? strerror(errno) : err);
+		fprintf(stderr, "iolens record: writing %s failed: %s\n", path, err);
 		goto out;
 	}
 	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu untracked (request table full or completion unseen)\n",

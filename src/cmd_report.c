@@ -321,7 +321,7 @@ static void print_summary(struct report *r)
 			fputs("no records lost, ", r->out);
 		fprintf(r->out, "%llu requests untracked%s\n",
 			(unsigned long long)r->end.untracked,
-			r->end.untracked ? " (in-flight table full)" : "");
+			r->end.untracked ? " (request table full or completion unseen: shown with what is known)" : "");
 	} else if (r->fmt == FMT_JSON) {
 		json_init(&j, r->out);
 		json_obj_open(&j, NULL);
@@ -367,7 +367,8 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 	/* The submitter's cgroup is always a cgroup2 id. */
 	names.cgroup = cg_path(r, 0, rq->cgroup);
 	names.io_cgroup = cg_path(r, rq->io_cgroup_hier, rq->io_cgroup);
-	if (!rqfilter_match(&r->filt, rq, names.dev, names.cgroup))
+	if (!rqfilter_match(&r->filt, rq, names.dev, names.cgroup,
+			    names.io_cgroup))
 		return 0;
 	r->shown++;
 	/* After matching: -c compares the comm as recorded. */

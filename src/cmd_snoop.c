@@ -55,7 +55,7 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
 	};
 
-	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup))
+	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup, n.io_cgroup))
 		return 0;
 	rqfmt_print(stdout, s->mode, rq, &n, s->t0);
 	s->shown++;

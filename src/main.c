@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iolens: subcommand table and global options. */
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include "commands.h"
 #include "log.h"
@@ -67,6 +68,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* One thread: stdio need not take a lock per call, which is a good
+	 * part of printing a JSON line per request at 200k requests/s. */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	log_setup_libbpf();
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
 		if (!strcmp(argv[i], cmds[c].name))

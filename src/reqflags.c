@@ -151,12 +151,18 @@ void flags_str(unsigned int flags, char *buf, size_t len)
 {
 	size_t n = 0;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_LEN(flag_defs) && n < len; i++) {
-		if (flags & flag_defs[i].iolens)
-			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-				      flag_defs[i].name);
+	/* Called per request by snoop: plain copies, no printf. */
+	for (size_t i = 0; i < ARRAY_LEN(flag_defs); i++) {
+		size_t l = strlen(flag_defs[i].name);
+
+		if (!(flags & flag_defs[i].iolens) || n + l + 2 > len)
+			continue;
+		if (n)
+			buf[n++] = ',';
+		memcpy(buf + n, flag_defs[i].name, l);
+		n += l;
 	}
+	buf[n] = '\0';
 }
 
 void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len)
@@ -197,7 +203,10 @@ void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len)
 	if (rq->flags & IOLENS_F_META)
 		s[i++] = 'M';
 	s[i] = '\0';
-	snprintf(buf, len, "%s", s);
+	if ((size_t)i < len)
+		memcpy(buf, s, i + 1);
+	else if (len)
+		buf[0] = '\0';
 }
 
 const char *blk_status_name(unsigned int status)

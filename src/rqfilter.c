@@ -108,7 +108,8 @@ static bool cgroup_matches(const char *want, const char *have)
 }
 
 bool rqfilter_match(const struct rqfilter *f, const struct iolens_rq *rq,
-		    const char *devname, const char *cgroup)
+		    const char *devname, const char *cgroup,
+		    const char *io_cgroup)
 {
 	int i;
 
@@ -131,7 +132,8 @@ bool rqfilter_match(const struct rqfilter *f, const struct iolens_rq *rq,
 		if (i == f->ncomm)
 			return false;
 	}
-	if (f->cgroup && !cgroup_matches(f->cgroup, cgroup))
+	if (f->cgroup && !cgroup_matches(f->cgroup, cgroup) &&
+	    !cgroup_matches(f->cgroup, io_cgroup))
 		return false;
 	if (f->ops && !(f->ops & (1U << rq->op)))
 		return false;

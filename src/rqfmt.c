@@ -99,7 +99,7 @@ static void json_lat(struct json *j, const char *key, long long ns)
 }
 
 static void print_json(FILE *f, const struct iolens_rq *rq,
-		       const struct rqfmt_names *n, double t,
+		       const struct rqfmt_names *n, long long t_ns,
 		       const struct rq_lat *l, const char *flags,
 		       const char *rwbs)
 {
@@ -107,7 +107,7 @@ static void print_json(FILE *f, const struct iolens_rq *rq,
 
 	json_init(&j, f);
 	json_obj_open(&j, NULL);
-	json_f64(&j, "time_s", t, 9);
+	json_ns_as_s(&j, "time_s", t_ns);
 	if (rq->ctx == IOLENS_CTX_NONE) {
 		json_null(&j, "comm");
 		json_null(&j, "pid");
@@ -218,7 +218,8 @@ void rqfmt_print(FILE *f, enum rqfmt_mode mode, const struct iolens_rq *rq,
 		print_text(f, rq, names, t, &l, flags);
 		break;
 	case RQFMT_JSON:
-		print_json(f, rq, names, t, &l, flags, rwbs);
+		print_json(f, rq, names, (long long)(rq->ts_complete - t0), &l,
+			   flags, rwbs);
 		break;
 	case RQFMT_CSV:
 		print_csv(f, rq, names, t, &l, flags, rwbs);
