@@ -34,16 +34,11 @@ const volatile struct iolens_block_cfg cfg = {};
 #define RQ_SET_BITS 13
 #define RQ_SETS (1 << RQ_SET_BITS)
 
-struct rq_slot {
-	__u64 key;		/* request address; 0 = free */
-	struct iolens_rq rq;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, RQ_SETS * RQ_WAYS);
 	__type(key, __u32);
-	__type(value, struct rq_slot);
+	__type(value, struct iolens_rq_slot);
 } rqs SEC(".maps");
 
 /* Requests issued and not completed, per disk: only those whose issue was
@@ -84,14 +79,6 @@ struct {
 	__type(value, struct iolens_counters);
 } counters SEC(".maps");
 
-/* One u64 per CPU to turn a BTF pointer into a plain number, see KEY(). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} scratch SEC(".maps");
-
 static __always_inline struct iolens_counters *counters_get(void)
 {
 	__u32 zero = 0;
@@ -114,15 +101,34 @@ static __always_inline bool dev_wanted(__u32 dev)
 
 /*
  * The verifier forbids arithmetic on a tp_btf argument (a trusted BTF
- * pointer), so its address cannot be hashed as is.  A map value holds no
- * pointer type: what is stored there reads back as a number.  Storing a
- * pointer into a map needs CAP_PERFMON (allow_ptr_leaks), which tracing
- * needs anyway.  volatile keeps the compiler from forwarding the store.
+ * pointer), so its address cannot be hashed as is, and a partial fill of it
+ * spilled to the stack is refused too.  A map value holds no pointer type:
+ * stored there (allowed with CAP_PERFMON, which tracing needs anyway) it
+ * reads back as a number.  One slot per hook and CPU: a completion in
+ * interrupt context can run in the middle of another hook on this CPU, but
+ * the kernel never nests a program inside itself on one CPU.  volatile keeps
+ * the compiler from forwarding the store.
  */
-static __always_inline __u64 ptr_value(const void *p)
+enum scratch_slot {
+	SCRATCH_START,
+	SCRATCH_INSERT,
+	SCRATCH_ISSUE,
+	SCRATCH_REQUEUE,
+	SCRATCH_MERGE,
+	SCRATCH_COMPLETE,
+	SCRATCH_NR,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRATCH_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} scratch SEC(".maps");
+
+static __always_inline __u64 ptr_value(const void *p, __u32 slot)
 {
-	__u32 zero = 0;
-	volatile __u64 *v = bpf_map_lookup_elem(&scratch, &zero);
+	volatile __u64 *v = bpf_map_lookup_elem(&scratch, &slot);
 
 	if (!v)
 		return 0;
@@ -138,13 +144,13 @@ static __always_inline __u32 set_base(__u64 key)
 	       RQ_WAYS;
 }
 
-static __always_inline struct rq_slot *slot_find(__u64 key)
+static __always_inline struct iolens_rq_slot *slot_find(__u64 key)
 {
 	__u32 base = set_base(key);
 
 	for (__u32 w = 0; w < RQ_WAYS; w++) {
 		__u32 idx = base + w;
-		struct rq_slot *s = bpf_map_lookup_elem(&rqs, &idx);
+		struct iolens_rq_slot *s = bpf_map_lookup_elem(&rqs, &idx);
 
 		if (s && s->key == key)
 			return s;
@@ -158,12 +164,61 @@ static __always_inline __u64 first_seen(const struct iolens_rq *rq)
 	       rq->ts_insert ? rq->ts_insert : rq->ts_issue;
 }
 
+static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
+{
+	__u32 idx = (dev >> 20) * 61 + (dev & 0xfffff);
+	struct inflight_slot *f;
+	__s64 zero = 0, *n;
+
+	idx %= INFLIGHT_SLOTS;
+	f = bpf_map_lookup_elem(&inflight, &idx);
+	if (f && (f->dev == dev ||
+		  (!f->dev && !__sync_val_compare_and_swap(&f->dev, 0, dev))))
+		return __sync_fetch_and_add(&f->n, d) + d;
+	n = bpf_map_lookup_elem(&inflight_more, &dev);
+	if (!n) {
+		bpf_map_update_elem(&inflight_more, &dev, &zero, BPF_NOEXIST);
+		n = bpf_map_lookup_elem(&inflight_more, &dev);
+		if (!n)
+			return 0;
+	}
+	return __sync_fetch_and_add(n, d) + d;
+}
+
+/*
+ * The request in `s` ended without its completion reaching us: its memory is
+ * being reused.  On the 6.18 kernel here, block_rq_complete runs from a
+ * softirq now and then without the BPF programs attached to it being run
+ * or a recursion miss being counted, while tracefs sees the event.  Report
+ * the request with its completion unknown (ts_complete 0) rather than drop
+ * it, and stop counting it in flight.
+ */
+static __always_inline void slot_unseen(struct iolens_rq_slot *s)
+{
+	struct iolens_counters *c = counters_get();
+	struct iolens_rq *e;
+
+	if (s->rq.ts_issue)
+		inflight_add(s->rq.dev, -1);
+	if (c)
+		c->unseen++;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		if (c)
+			c->lost++;
+		return;
+	}
+	__builtin_memcpy(e, &s->rq, sizeof(*e));
+	e->ts_complete = 0;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 /* A zeroed slot for a request seen for the first time, or NULL (counted)
  * if its set holds only live requests. */
-static __always_inline struct rq_slot *slot_claim(__u64 key, __u64 now)
+static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 {
 	__u32 base = set_base(key);
-	struct rq_slot *s, *got = NULL;
+	struct iolens_rq_slot *s, *got = NULL;
 	struct iolens_counters *c;
 	bool reused = false;
 
@@ -196,15 +251,14 @@ static __always_inline struct rq_slot *slot_claim(__u64 key, __u64 now)
 			got = s;
 		}
 	}
-	if (!got || reused) {
+	if (!got) {
 		c = counters_get();
-		if (c && got)
-			c->evicted++;
-		else if (c)
+		if (c)
 			c->untracked++;
-		if (!got)
-			return NULL;
+		return NULL;
 	}
+	if (reused)
+		slot_unseen(got);
 	__builtin_memset(&got->rq, 0, sizeof(got->rq));
 	return got;
 }
@@ -213,31 +267,10 @@ static __always_inline struct rq_slot *slot_claim(__u64 key, __u64 now)
  * compiler barrier suffices on x86 (stores are not reordered with earlier
  * loads); weaker architectures would want a store-release, which clang 14
  * cannot emit for BPF. */
-static __always_inline void slot_release(struct rq_slot *s)
+static __always_inline void slot_release(struct iolens_rq_slot *s)
 {
 	asm volatile("" ::: "memory");
 	s->key = 0;
-}
-
-static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
-{
-	__u32 idx = (dev >> 20) * 61 + (dev & 0xfffff);
-	struct inflight_slot *f;
-	__s64 zero = 0, *n;
-
-	idx %= INFLIGHT_SLOTS;
-	f = bpf_map_lookup_elem(&inflight, &idx);
-	if (f && (f->dev == dev ||
-		  (!f->dev && !__sync_val_compare_and_swap(&f->dev, 0, dev))))
-		return __sync_fetch_and_add(&f->n, d) + d;
-	n = bpf_map_lookup_elem(&inflight_more, &dev);
-	if (!n) {
-		bpf_map_update_elem(&inflight_more, &dev, &zero, BPF_NOEXIST);
-		n = bpf_map_lookup_elem(&inflight_more, &dev);
-		if (!n)
-			return 0;
-	}
-	return __sync_fetch_and_add(n, d) + d;
 }
 
 /* tp_btf: arguments are BTF pointers, plain loads are allowed and cheap. */
@@ -245,7 +278,7 @@ static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
 #define FN(name)	btf_##name
 #define RD(p, f)	((p)->f)
 #define RD2(p, a, b)	((p)->a->b)
-#define KEY(p)		ptr_value(p)
+#define KEY(p, slot)	ptr_value(p, slot)
 #define CURRENT()	bpf_get_current_task_btf()
 #define COMM(dst, t)	__builtin_memcpy(dst, (t)->comm, IOLENS_COMM_LEN)
 #include "block_hooks.bpf.h"
@@ -262,7 +295,7 @@ static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
 #define FN(name)	raw_##name
 #define RD(p, f)	BPF_CORE_READ(p, f)
 #define RD2(p, a, b)	BPF_CORE_READ(p, a, b)
-#define KEY(p)		((__u64)(p))
+#define KEY(p, slot)	((__u64)(p))
 #define CURRENT()	((struct task_struct *)bpf_get_current_task())
 #define COMM(dst, t)	bpf_core_read(dst, IOLENS_COMM_LEN, &(t)->comm)
 #include "block_hooks.bpf.h"

@@ -3,7 +3,7 @@
  * The block tracer's hooks, included by block.bpf.c once per attach flavour:
  * FLAVOUR is the section prefix, FN() names this flavour's copy, RD(p, f)
  * reads field f of kernel pointer p as this flavour allows and RD2(p, a, b)
- * reads p->a->b, KEY(p) is pointer p as a number, CURRENT() the running
+ * reads p->a->b, KEY(p, slot) is pointer p as a number (scratch slot of the hook), CURRENT() the running
  * task and COMM(dst, t) copies task t's comm.
  */
 
@@ -35,11 +35,11 @@ static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
 }
 
 /* The slot of a request first seen now, or NULL if it is not wanted. */
-static __always_inline struct rq_slot *FN(track)(struct request *rq, __u64 key,
+static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq, __u64 key,
 						 __u8 ctx, __u64 now)
 {
 	__u32 dev = FN(rq_dev)(rq);
-	struct rq_slot *s;
+	struct iolens_rq_slot *s;
 
 	if (!dev_wanted(dev))
 		return NULL;
@@ -47,6 +47,11 @@ static __always_inline struct rq_slot *FN(track)(struct request *rq, __u64 key,
 	if (!s)
 		return NULL;
 	s->rq.dev = dev;
+	/* What the request is, in case its completion never reaches us;
+	 * issue refreshes sector and size (bio merges grow requests). */
+	s->rq.kflags = RD(rq, cmd_flags);
+	s->rq.sector = RD(rq, __sector);
+	s->rq.bytes = RD(rq, __data_len);
 	FN(who)(&s->rq, ctx);
 	return s;
 }
@@ -54,7 +59,7 @@ static __always_inline struct rq_slot *FN(track)(struct request *rq, __u64 key,
 static __always_inline int FN(on_start)(struct request *rq)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct rq_slot *s = FN(track)(rq, KEY(rq), IOLENS_CTX_SUBMIT, now);
+	struct iolens_rq_slot *s = FN(track)(rq, KEY(rq, SCRATCH_START), IOLENS_CTX_SUBMIT, now);
 	struct cgroup *cg = NULL;
 	struct bio *bio;
 
@@ -83,8 +88,8 @@ static __always_inline int FN(on_start)(struct request *rq)
 
 static __always_inline int FN(on_insert)(struct request *rq)
 {
-	__u64 now = bpf_ktime_get_ns(), key = KEY(rq);
-	struct rq_slot *s = slot_find(key);
+	__u64 now = bpf_ktime_get_ns(), key = KEY(rq, SCRATCH_INSERT);
+	struct iolens_rq_slot *s = slot_find(key);
 
 	if (!s)
 		s = FN(track)(rq, key, IOLENS_CTX_INSERT, now);
@@ -95,8 +100,8 @@ static __always_inline int FN(on_insert)(struct request *rq)
 
 static __always_inline int FN(on_issue)(struct request *rq)
 {
-	__u64 now = bpf_ktime_get_ns(), key = KEY(rq);
-	struct rq_slot *s = slot_find(key);
+	__u64 now = bpf_ktime_get_ns(), key = KEY(rq, SCRATCH_ISSUE);
+	struct iolens_rq_slot *s = slot_find(key);
 
 	if (!s)
 		s = FN(track)(rq, key, IOLENS_CTX_ISSUE, now);
@@ -114,7 +119,7 @@ static __always_inline int FN(on_issue)(struct request *rq)
 /* Back to the queue, to be issued again. */
 static __always_inline int FN(on_requeue)(struct request *rq)
 {
-	struct rq_slot *s = slot_find(KEY(rq));
+	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_REQUEUE));
 
 	if (!s || !s->rq.ts_issue)
 		return 0;
@@ -128,7 +133,7 @@ static __always_inline int FN(on_requeue)(struct request *rq)
 /* Merged into another request and freed without completing. */
 static __always_inline int FN(on_merge)(struct request *rq)
 {
-	struct rq_slot *s = slot_find(KEY(rq));
+	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_MERGE));
 
 	if (!s)
 		return 0;
@@ -143,14 +148,14 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 {
 	struct iolens_counters *c;
 	struct iolens_rq *e;
-	struct rq_slot *s;
+	struct iolens_rq_slot *s;
 	__u32 dev;
 
 	/* A partial completion (blk_update_request with fewer bytes than
 	 * remain) is not the end of the request. */
 	if (nr_bytes < RD(rq, __data_len))
 		return 0;
-	s = slot_find(KEY(rq));
+	s = slot_find(KEY(rq, SCRATCH_COMPLETE));
 	if (s) {
 		dev = s->rq.dev;
 		if (s->rq.ts_issue)

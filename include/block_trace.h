@@ -37,9 +37,14 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 
 struct block_trace_stats {
 	__u64 lost;		/* records the kernel dropped: ring buffer full */
+	__u64 missed;		/* hook runs the kernel skipped because the
+				 * same hook was running on that CPU */
 	__u64 untracked;	/* requests whose start could not be kept
-				 * (request table full) or whose completion
-				 * was never seen: shown with what is known */
+				 * (request table full): shown with what the
+				 * completion knows */
+	__u64 unseen;		/* requests whose completion never reached
+				 * us (in flight when tracing stopped, or not
+				 * delivered): shown with it unknown */
 };
 
 void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);

@@ -67,7 +67,7 @@ struct iolens_rq {
 	__u64 ts_start;		/* block_io_start: request accounted/started */
 	__u64 ts_insert;	/* last block_rq_insert (scheduler/dispatch list) */
 	__u64 ts_issue;		/* last block_rq_issue (handed to the driver) */
-	__u64 ts_complete;	/* block_rq_complete */
+	__u64 ts_complete;	/* block_rq_complete; 0 if it never reached us */
 	__u64 sector;		/* start sector (512 B units) at issue */
 	__u64 cgroup;		/* cgroup v2 id of the submitting task */
 	__u64 io_cgroup;	/* cgroup id owning the I/O (blkcg), 0 unknown */
@@ -88,13 +88,21 @@ struct iolens_rq {
 	char comm[IOLENS_COMM_LEN];	/* submitter comm */
 };
 
+/* A slot of the block tracer's request table (map `rqs`); userspace reads
+ * the table once after detaching to report requests still held there. */
+struct iolens_rq_slot {
+	__u64 key;		/* request address; 0 = free */
+	struct iolens_rq rq;
+};
+
 /* Per-CPU counters of the block tracer (map `counters`, one slot). */
 struct iolens_counters {
 	__u64 lost;		/* ring buffer full: request record dropped */
 	__u64 untracked;	/* no free slot in the request table: the
 				 * request completes with its start unknown */
-	__u64 evicted;		/* slot of a request never seen completing,
-				 * reclaimed after IOLENS_STALE_NS */
+	__u64 unseen;		/* requests whose completion never reached us,
+				 * found when their slot was reused or stale;
+				 * reported with ts_complete 0 */
 };
 
 /* A tracked request older than this is taken to have vanished without a

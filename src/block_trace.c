@@ -17,11 +17,18 @@
 #include "rqfilter.h"
 #include "devices.h"
 
+#define NPROGS 6
+
 struct block_trace {
 	struct block *skel;
+	struct bpf_link *links[NPROGS];
+	int nlinks;
+	struct bpf_program *progs[NPROGS];	/* loaded, in attach order */
+	int nprogs;
 	struct ring_buffer *rb;
 	__u64 short_records;
 	const char *flavour;
+	__u64 unseen_at_end;	/* still in the table after detaching */
 	block_trace_fn fn;
 	void *ctx;
 	int stop;
@@ -61,12 +68,13 @@ static bool have_io_start(void)
 static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 			const __u32 *devs, int ndev)
 {
-	struct bpf_program *tp_btf[] = {
+	/* In the order of a request's life. */
+	struct bpf_program *tp_btf[NPROGS] = {
 		bt->skel->progs.btf_io_start, bt->skel->progs.btf_insert,
 		bt->skel->progs.btf_issue, bt->skel->progs.btf_requeue,
 		bt->skel->progs.btf_merge, bt->skel->progs.btf_complete,
 	};
-	struct bpf_program *raw[] = {
+	struct bpf_program *raw[NPROGS] = {
 		bt->skel->progs.raw_io_start, bt->skel->progs.raw_insert,
 		bt->skel->progs.raw_issue, bt->skel->progs.raw_requeue,
 		bt->skel->progs.raw_merge, bt->skel->progs.raw_complete,
@@ -85,10 +93,32 @@ static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 	for (int i = 0; i < ndev; i++)
 		bt->skel->rodata->cfg.dev[i] = devs[i];
 	err = block__load(bt->skel);
-	if (!err)
-		err = block__attach(bt->skel);
+	if (err)
+		return err;
+	/* Attach from the end of a request's life to its start: a request
+	 * whose issue is seen must have its completion seen too, or it would
+	 * stay counted in flight (and hold a table slot) for good.  The
+	 * skeleton would attach in declaration order, start first. */
+	for (int i = sizeof(raw) / sizeof(raw[0]) - 1; i >= 0; i--) {
+		struct bpf_program *p = btf ? tp_btf[i] : raw[i];
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(p))
+			continue;
+		l = bpf_program__attach(p);
+		if (!l)
+			return -errno;
+		bt->links[bt->nlinks++] = l;
+		bt->progs[bt->nprogs++] = p;
+	}
 	bt->flavour = btf ? "tp_btf" : "raw_tp";
-	return err;
+	return 0;
+}
+
+static void detach(struct block_trace *bt)
+{
+	while (bt->nlinks)
+		bpf_link__destroy(bt->links[--bt->nlinks]);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -149,6 +179,8 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		err = load_flavour(bt, btf, io_start, devs, ndev);
 		if (!err)
 			break;
+		detach(bt);
+		bt->nprogs = 0;
 		block__destroy(bt->skel);
 		bt->skel = NULL;
 	}
@@ -191,10 +223,34 @@ const char *block_trace_flavour(const struct block_trace *bt)
 	return bt->flavour;
 }
 
+/*
+ * Requests still in the table after detaching were seen starting and never
+ * seen completing: in flight when tracing stopped, or their completion was
+ * not delivered.  Report them with the completion unknown, so that every
+ * request seen is reported once.
+ */
+static void report_table(struct block_trace *bt)
+{
+	int fd = bpf_map__fd(bt->skel->maps.rqs);
+	__u32 n = bpf_map__max_entries(bt->skel->maps.rqs);
+	struct iolens_rq_slot slot;
+
+	for (__u32 k = 0; k < n && !bt->stop; k++) {
+		if (bpf_map_lookup_elem(fd, &k, &slot) || !slot.key)
+			continue;
+		slot.rq.ts_complete = 0;
+		reqflags_normalize(&slot.rq);
+		bt->unseen_at_end++;
+		bt->stop = bt->fn(bt->ctx, &slot.rq);
+	}
+}
+
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* SA_RESTART: a signal must not cut a write to a pipe short, stdio
+	 * would lose the rest of its buffer. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	__u64 start = mono_ns(), next_tick = start + 1000000000ULL, now;
 	int n;
 
@@ -222,9 +278,11 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 			nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
 	}
 	/* Detach first so the drain sees everything that was recorded. */
-	block__detach(bt->skel);
+	detach(bt);
 	if (!bt->stop)
 		ring_buffer__consume(bt->rb);
+	if (!bt->stop)
+		report_table(bt);
 	return 0;
 }
 
@@ -238,15 +296,27 @@ void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)
 	/* A record too short to use is as good as lost (it cannot happen
 	 * unless the BPF object and this binary disagree on the ABI). */
 	st->lost = bt->short_records;
+	st->unseen = bt->unseen_at_end;
 	if (ncpu <= 0)
 		return;
 	v = calloc(ncpu, sizeof(*v));
 	if (!v)
 		return;
+	/* Events the kernel never ran us for: a hook that fires while the
+	 * same hook runs on this CPU (a completion interrupt during a
+	 * completion) is skipped and only counted in the program's info. */
+	for (int i = 0; i < bt->nprogs; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(bt->progs[i]), &info, &len))
+			st->missed += info.recursion_misses;
+	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(bt->skel->maps.counters), &zero, v)) {
 		for (int i = 0; i < ncpu; i++) {
 			st->lost += v[i].lost;
-			st->untracked += v[i].untracked + v[i].evicted;
+			st->untracked += v[i].untracked;
+			st->unseen += v[i].unseen;
 		}
 	}
 	free(v);
@@ -256,6 +326,7 @@ void block_trace_stop(struct block_trace *bt)
 {
 	if (!bt)
 		return;
+	detach(bt);
 	ring_buffer__free(bt->rb);
 	block__destroy(bt->skel);
 	free(bt);

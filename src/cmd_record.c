@@ -247,15 +247,17 @@ int cmd_record(int argc, char **argv)
 	block_trace_stats(r->bt, &c);
 	end.mono_ns = mono_ns();
 	end.requests = r->written;
-	end.lost = c.lost;
+	/* The file has one count for records that never arrived. */
+	end.lost = c.lost + c.missed;
 	end.untracked = c.untracked;
 	if (trace_finish(r->w, &end, err, sizeof(err)) || r->failed) {
 		fprintf(stderr, "iolens record: writing %s failed: %s\n", path, err);
 		goto out;
 	}
-	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu untracked (request table full or completion unseen)\n",
+	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu missed (hook nested in itself), %llu untracked (request table full), %llu without completion (in flight at the end, or not delivered)\n",
 		r->written, (end.mono_ns - h.mono_ns) / 1e9, path,
-		(unsigned long long)c.lost, (unsigned long long)c.untracked);
+		(unsigned long long)c.lost, (unsigned long long)c.missed,
+		(unsigned long long)c.untracked, (unsigned long long)c.unseen);
 	ret = 0;
 out:
 	block_trace_stop(r->bt);

@@ -89,16 +89,19 @@ static void summary(struct snoop *s, double secs)
 		json_u64(&j, "requests", s->shown);
 		json_f64(&j, "duration_s", secs, 3);
 		json_u64(&j, "lost", c.lost);
+		json_u64(&j, "missed", c.missed);
 		json_u64(&j, "untracked", c.untracked);
+		json_u64(&j, "unseen", c.unseen);
 		json_str(&j, "attach", block_trace_flavour(s->bt));
 		json_obj_close(&j);
 		json_obj_close(&j);
 		json_newline(&j);
 	}
 	fflush(stdout);
-	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; %llu lost (ring buffer full), %llu untracked (request table full or completion unseen)\n",
+	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; %llu lost (ring buffer full), %llu missed (hook nested in itself), %llu untracked (request table full), %llu without completion (in flight at the end, or not delivered)\n",
 		s->shown, secs, (unsigned long long)c.lost,
-		(unsigned long long)c.untracked);
+		(unsigned long long)c.missed, (unsigned long long)c.untracked,
+		(unsigned long long)c.unseen);
 }
 
 int cmd_snoop(int argc, char **argv)
@@ -153,10 +156,11 @@ int cmd_snoop(int argc, char **argv)
 	if (block_trace_devs("snoop", &s.filter, devs))
 		return 2;
 
+	/* Before attaching: no request can complete before time 0. */
+	s.t0 = mono_ns();
 	s.bt = block_trace_start("snoop", devs, s.filter.ndev);
 	if (!s.bt)
 		return 1;
-	s.t0 = mono_ns();
 	/* Also the signal for scripts that the tracer is attached. */
 	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
 		block_trace_flavour(s.bt));

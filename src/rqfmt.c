@@ -24,11 +24,24 @@ static struct rq_lat rq_lat(const struct iolens_rq *rq)
 
 	if (rq->ts_start && rq->ts_issue)
 		l.queue = rq->ts_issue - rq->ts_start;
-	if (rq->ts_issue)
+	if (rq->ts_issue && rq->ts_complete)
 		l.device = rq->ts_complete - rq->ts_issue;
-	if (rq->ts_start)
+	if (rq->ts_start && rq->ts_complete)
 		l.total = rq->ts_complete - rq->ts_start;
 	return l;
+}
+
+/* The last event seen: the completion, unless it never reached us. */
+static __u64 rq_time(const struct iolens_rq *rq)
+{
+	return rq->ts_complete ? rq->ts_complete :
+	       rq->ts_issue ? rq->ts_issue :
+	       rq->ts_insert ? rq->ts_insert : rq->ts_start;
+}
+
+static const char *status_name(const struct iolens_rq *rq)
+{
+	return rq->ts_complete ? blk_status_name(rq->status) : "unseen";
 }
 
 static const char *ctx_name(unsigned int ctx)
@@ -87,7 +100,7 @@ static void print_text(FILE *f, const struct iolens_rq *rq,
 		t, rq->ctx == IOLENS_CTX_NONE ? "?" : rq->comm, pid, tid,
 		n->dev, majmin, op_name(rq->op), *flags ? flags : "-",
 		(uint64_t)rq->sector, rq->bytes, q, d, tot, qd,
-		blk_status_name(rq->status), cg ? cg : "-");
+		status_name(rq), cg ? cg : "-");
 }
 
 static void json_lat(struct json *j, const char *key, long long ns)
@@ -133,7 +146,7 @@ static void print_json(FILE *f, const struct iolens_rq *rq,
 		json_u64(&j, "qd", rq->qd);
 	else
 		json_null(&j, "qd");
-	json_str(&j, "status", blk_status_name(rq->status));
+	json_str(&j, "status", status_name(rq));
 	json_u64(&j, "requeues", rq->requeues);
 	json_str(&j, "cgroup", n->cgroup);
 	json_u64(&j, "cgroup_id", rq->cgroup);
@@ -195,7 +208,7 @@ static void print_csv(FILE *f, const struct iolens_rq *rq,
 	csv_lat(f, l->total);
 	if (rq->qd)
 		fprintf(f, "%u", rq->qd);
-	fprintf(f, ",%s,%u,", blk_status_name(rq->status), rq->requeues);
+	fprintf(f, ",%s,%u,", status_name(rq), rq->requeues);
 	csv_str(f, n->cgroup);
 	fputc(',', f);
 	csv_str(f, n->io_cgroup);
@@ -208,7 +221,7 @@ void rqfmt_print(FILE *f, enum rqfmt_mode mode, const struct iolens_rq *rq,
 		 const struct rqfmt_names *names, __u64 t0)
 {
 	struct rq_lat l = rq_lat(rq);
-	double t = ((double)rq->ts_complete - (double)t0) / 1e9;
+	double t = ((double)rq_time(rq) - (double)t0) / 1e9;
 	char flags[96], rwbs[16];
 
 	flags_str(rq->flags, flags, sizeof(flags));
@@ -218,7 +231,7 @@ void rqfmt_print(FILE *f, enum rqfmt_mode mode, const struct iolens_rq *rq,
 		print_text(f, rq, names, t, &l, flags);
 		break;
 	case RQFMT_JSON:
-		print_json(f, rq, names, (long long)(rq->ts_complete - t0), &l,
+		print_json(f, rq, names, (long long)(rq_time(rq) - t0), &l,
 			   flags, rwbs);
 		break;
 	case RQFMT_CSV:

@@ -260,23 +260,28 @@ class Tracer:
         env = dict(os.environ)
         if attach:
             env["IOLENS_ATTACH"] = attach
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE,
+        # A file, not a pipe: a pipe nobody reads until stop() would block
+        # the tracer and overflow its ring buffer.
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(self.args, stdout=self.out,
                                      stderr=subprocess.PIPE, text=True, env=env)
         self.attach = None
         line = self.proc.stderr.readline()
         m = re.match(r"(Tracing|Recording) block requests \((\w+)\)", line)
         if not m:
-            out, err = self.proc.communicate(timeout=10)
-            raise AssertionError("%s did not start: %s%s%s" % (
-                " ".join(self.args), line, err, out))
+            err = self.proc.communicate(timeout=10)[1]
+            raise AssertionError("%s did not start: %s%s" % (
+                " ".join(self.args), line, err))
         self.attach = m.group(2)
 
     def stop(self, sig=signal.SIGINT):
         self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=30)
-        self.stdout, self.stderr = out, err
+        _, err = self.proc.communicate(timeout=30)
+        self.out.seek(0)
+        self.stdout, self.stderr = self.out.read(), err
+        self.out.close()
         assert self.proc.returncode == 0, (self.proc.returncode, err)
-        return out
+        return self.stdout
 
     def kill(self):
         if self.proc.poll() is None:
@@ -302,7 +307,10 @@ def tracer():
 def json_lines(text):
     recs, summary = [], None
     for line in text.splitlines():
-        obj = json.loads(line)
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise AssertionError("bad JSON line %r: %s" % (line, e))
         if "summary" in obj:
             summary = obj["summary"]
         else:
