@@ -47,6 +47,7 @@ struct report {
 	size_t ncg, capcg;
 
 	__u64 total, shown, lost;
+	__u64 unseen;		/* shown without completion */
 	struct trace_end end;
 	bool complete;
 	bool prescanned;	/* devices known before the first request */
@@ -315,13 +316,15 @@ static void print_summary(struct report *r)
 			(unsigned long long)r->shown,
 			(unsigned long long)r->total, duration_s(r));
 		if (r->end.lost)
-			fprintf(r->out, "lost %llu records (ring buffer full), ",
+			fprintf(r->out, "lost %llu records (ring buffer full or hook skipped), ",
 				(unsigned long long)r->end.lost);
 		else
 			fputs("no records lost, ", r->out);
-		fprintf(r->out, "%llu requests untracked%s\n",
+		fprintf(r->out, "%llu requests untracked%s, %llu shown without completion%s\n",
 			(unsigned long long)r->end.untracked,
-			r->end.untracked ? " (request table full or completion unseen: shown with what is known)" : "");
+			r->end.untracked ? " (request table full)" : "",
+			(unsigned long long)r->unseen,
+			r->unseen ? " (in flight at the end, or not delivered)" : "");
 	} else if (r->fmt == FMT_JSON) {
 		json_init(&j, r->out);
 		json_obj_open(&j, NULL);
@@ -331,6 +334,7 @@ static void print_summary(struct report *r)
 		json_f64(&j, "duration_s", duration_s(r), 6);
 		json_u64(&j, "lost", r->end.lost);
 		json_u64(&j, "untracked", r->end.untracked);
+		json_u64(&j, "unseen", r->unseen);
 		json_obj_close(&j);
 		json_obj_close(&j);
 		json_newline(&j);
@@ -371,6 +375,8 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 			    names.io_cgroup))
 		return 0;
 	r->shown++;
+	if (!rq->ts_complete)
+		r->unseen++;
 	/* After matching: -c compares the comm as recorded. */
 	clean_str(rq->comm);
 	if (r->fmt == FMT_PERFETTO)
