@@ -234,3 +234,55 @@ def test_snoop_writeback_attributed_to_flusher(iolens, loop, tracer, tmp_path):
     flushed = [r for r in data if r["comm"].startswith("kworker")]
     assert sum(r["bytes"] for r in flushed) >= 2 << 20
     assert all(r["ctx"] == "submit" for r in flushed)
+
+
+def cgroup2_mount():
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            dev, mnt, fstype = line.split()[:3]
+            if fstype == "cgroup2":
+                return mnt
+    pytest.skip("no cgroup2 mount")
+
+
+def test_snoop_cgroup_filter(iolens, loop, tracer):
+    """-G matches the submitter's cgroup by path prefix: requests done from
+    a cgroup this test makes are shown under it, and under no other."""
+    root = cgroup2_mount()
+    name = "iolens-test-%d" % os.getpid()
+    path = os.path.join(root, name)
+    with open("/proc/self/cgroup") as f:
+        home = [line.split(":", 2)[2].strip() for line in f if line.startswith("0::")][0]
+    os.mkdir(path)
+    try:
+        t_in = tracer(["snoop", "-j", "-d", loop.name, "-G", "/" + name])
+        t_out = tracer(["snoop", "-j", "-d", loop.name, "-G", "/iolens-no-such-cgroup"])
+        with open(os.path.join(path, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        try:
+            done = do_workload(loop, WORKLOAD[:3])
+        finally:
+            with open(os.path.join(root, home.lstrip("/"), "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        wait_idle(loop)
+        recs = json_lines(t_in.stop())[0]
+        assert len(recs) == len(done)
+        assert all(r["cgroup"] == "/" + name for r in recs)
+        assert json_lines(t_out.stop())[0] == []
+    finally:
+        os.rmdir(path)
+    assert run(["snoop", "-G", "relative"]).returncode == 2
+
+
+def test_cli_basics(iolens):
+    r = run(["--version"])
+    assert r.returncode == 0 and r.stdout.startswith("iolens ")
+    r = run(["--help"])
+    assert r.returncode == 0
+    for cmd in ("snoop", "record", "report", "doctor"):
+        assert cmd in r.stdout
+        h = run([cmd, "--help"])
+        assert h.returncode == 0 and "examples:" in h.stdout, cmd
+    r = run(["frobnicate"])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert run([]).returncode == 2
