@@ -158,12 +158,6 @@ static __always_inline struct iolens_rq_slot *slot_find(__u64 key)
 	return NULL;
 }
 
-static __always_inline __u64 first_seen(const struct iolens_rq *rq)
-{
-	return rq->ts_start ? rq->ts_start :
-	       rq->ts_insert ? rq->ts_insert : rq->ts_issue;
-}
-
 static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
 {
 	__u32 idx = (dev >> 20) * 61 + (dev & 0xfffff);
@@ -214,7 +208,8 @@ static __always_inline void slot_unseen(struct iolens_rq_slot *s)
 }
 
 /* A zeroed slot for a request seen for the first time, or NULL (counted)
- * if its set holds only live requests. */
+ * if its set holds only live requests.  `now` is 0 from block_io_start,
+ * which reads no clock (see on_start). */
 static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 {
 	__u32 base = set_base(key);
@@ -245,7 +240,7 @@ static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 		if (!s)
 			continue;
 		old = s->key;
-		if (old && now - first_seen(&s->rq) > IOLENS_STALE_NS &&
+		if (old && s->seen && now > s->seen + IOLENS_STALE_NS &&
 		    __sync_val_compare_and_swap(&s->key, old, key) == old) {
 			reused = true;
 			got = s;
@@ -259,6 +254,7 @@ static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 	}
 	if (reused)
 		slot_unseen(got);
+	got->seen = now;
 	__builtin_memset(&got->rq, 0, sizeof(got->rq));
 	return got;
 }

@@ -56,16 +56,22 @@ static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq, __u6
 	return s;
 }
 
+/*
+ * No clock is read here: a clock read costs some 50 ns on a VM, and the
+ * kernel stamps the request itself right after this tracepoint
+ * (rq->start_time_ns, read at issue).  That stamp may be the clock cached
+ * in the submitter's plug (blk_time_get_ns(), as seen on 6.18), a little
+ * earlier than this moment; it is the start iostat's await measures from.
+ */
 static __always_inline int FN(on_start)(struct request *rq)
 {
-	__u64 now = bpf_ktime_get_ns();
-	struct iolens_rq_slot *s = FN(track)(rq, KEY(rq, SCRATCH_START), IOLENS_CTX_SUBMIT, now);
+	struct iolens_rq_slot *s = FN(track)(rq, KEY(rq, SCRATCH_START),
+					     IOLENS_CTX_SUBMIT, 0);
 	struct cgroup *cg = NULL;
 	struct bio *bio;
 
 	if (!s)
 		return 0;
-	s->rq.ts_start = now;
 	/* The blkcg of the first bio is the cgroup the I/O is charged to; for
 	 * writeback on cgroup2 it is the cgroup that dirtied the pages.  On a
 	 * v1/v2 hybrid it lives in the v1 blkio hierarchy, so its id means
@@ -93,8 +99,11 @@ static __always_inline int FN(on_insert)(struct request *rq)
 
 	if (!s)
 		s = FN(track)(rq, key, IOLENS_CTX_INSERT, now);
-	if (s)
-		s->rq.ts_insert = now;
+	if (!s)
+		return 0;
+	s->rq.ts_insert = now;
+	if (!s->seen)
+		s->seen = now;
 	return 0;
 }
 
@@ -109,6 +118,12 @@ static __always_inline int FN(on_issue)(struct request *rq)
 		return 0;
 	if (s->rq.ts_issue)
 		inflight_add(s->rq.dev, -1);
+	if (!s->seen)
+		s->seen = now;
+	/* The kernel's start stamp (0 if this queue keeps no I/O stats):
+	 * set in blk_account_io_start, always before issue. */
+	if (!s->rq.ts_start)
+		s->rq.ts_start = RD(rq, start_time_ns);
 	s->rq.ts_issue = now;
 	s->rq.sector = RD(rq, __sector);
 	s->rq.bytes = RD(rq, __data_len);

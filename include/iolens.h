@@ -64,7 +64,9 @@ enum iolens_rq_flag {
  * depends on it is unknown, never guessed.
  */
 struct iolens_rq {
-	__u64 ts_start;		/* block_io_start: request accounted/started */
+	__u64 ts_start;		/* the kernel's rq->start_time_ns: when the
+				 * request was accounted as started, as
+				 * iostat's await counts it */
 	__u64 ts_insert;	/* last block_rq_insert (scheduler/dispatch list) */
 	__u64 ts_issue;		/* last block_rq_issue (handed to the driver) */
 	__u64 ts_complete;	/* block_rq_complete; 0 if it never reached us */
@@ -92,6 +94,8 @@ struct iolens_rq {
  * the table once after detaching to report requests still held there. */
 struct iolens_rq_slot {
 	__u64 key;		/* request address; 0 = free */
+	__u64 seen;		/* first clock reading for it (insert or issue),
+				 * 0 = none yet; for IOLENS_STALE_NS */
 	struct iolens_rq rq;
 };
 
