@@ -50,7 +50,8 @@ __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* block_io_start appeared in Linux 6.5 (commit 5a80bd075f3b); without it
+/* block_io_start appeared in Linux 6.5 ("block: introduce block_io_start/
+ * block_io_done tracepoints"); without it
  * the submitter is taken at insert or issue. */
 static bool have_io_start(void)
 {
