@@ -207,32 +207,43 @@ static __always_inline void slot_unseen(struct iolens_rq_slot *s)
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-/* A zeroed slot for a request seen for the first time, or NULL (counted)
- * if its set holds only live requests.  `now` is 0 from block_io_start,
- * which reads no clock (see on_start). */
+/* The slot, zeroed, for a new request: first clock reading `now`. */
+static __always_inline struct iolens_rq_slot *slot_reset(struct iolens_rq_slot *s,
+							 __u64 now)
+{
+	s->seen = now;
+	__builtin_memset(&s->rq, 0, sizeof(s->rq));
+	return s;
+}
+
+/* A slot whose request ended unseen, reported and reset for a new one. */
+static __always_inline struct iolens_rq_slot *slot_recycle(struct iolens_rq_slot *s,
+							   __u64 now)
+{
+	slot_unseen(s);
+	return slot_reset(s, now);
+}
+
+/*
+ * A zeroed slot for a new request at `key`, which holds none (callers look
+ * with slot_find() first): a free way, else the way of a request gone stale.
+ * NULL, counted, if the set holds only live requests.  `now` is 0 from
+ * block_io_start, which reads no clock (see on_start): never stale then.
+ */
 static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 {
 	__u32 base = set_base(key);
-	struct iolens_rq_slot *s, *got = NULL;
 	struct iolens_counters *c;
-	bool reused = false;
+	struct iolens_rq_slot *s;
 
-	for (__u32 w = 0; w < RQ_WAYS && !got; w++) {
+	for (__u32 w = 0; w < RQ_WAYS; w++) {
 		__u32 idx = base + w;
 
 		s = bpf_map_lookup_elem(&rqs, &idx);
-		if (!s)
-			continue;
-		if (s->key == key) {
-			/* The address was reused while we still held it:
-			 * the previous request vanished unseen. */
-			reused = true;
-			got = s;
-		} else if (!s->key && !__sync_val_compare_and_swap(&s->key, 0, key)) {
-			got = s;
-		}
+		if (s && !s->key && !__sync_val_compare_and_swap(&s->key, 0, key))
+			return slot_reset(s, now);
 	}
-	for (__u32 w = 0; w < RQ_WAYS && !got; w++) {
+	for (__u32 w = 0; w < RQ_WAYS; w++) {
 		__u32 idx = base + w;
 		__u64 old;
 
@@ -241,22 +252,13 @@ static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
 			continue;
 		old = s->key;
 		if (old && s->seen && now > s->seen + IOLENS_STALE_NS &&
-		    __sync_val_compare_and_swap(&s->key, old, key) == old) {
-			reused = true;
-			got = s;
-		}
+		    __sync_val_compare_and_swap(&s->key, old, key) == old)
+			return slot_recycle(s, now);
 	}
-	if (!got) {
-		c = counters_get();
-		if (c)
-			c->untracked++;
-		return NULL;
-	}
-	if (reused)
-		slot_unseen(got);
-	got->seen = now;
-	__builtin_memset(&got->rq, 0, sizeof(got->rq));
-	return got;
+	c = counters_get();
+	if (c)
+		c->untracked++;
+	return NULL;
 }
 
 /* Hands the slot back.  Our reads of it must not pass this store: a

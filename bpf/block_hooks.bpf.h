@@ -2,9 +2,10 @@
 /*
  * The block tracer's hooks, included by block.bpf.c once per attach flavour:
  * FLAVOUR is the section prefix, FN() names this flavour's copy, RD(p, f)
- * reads field f of kernel pointer p as this flavour allows and RD2(p, a, b)
- * reads p->a->b, KEY(p, slot) is pointer p as a number (scratch slot of the hook), CURRENT() the running
- * task and COMM(dst, t) copies task t's comm.
+ * reads field f of kernel pointer p as this flavour allows, RD2(p, a, b)
+ * reads p->a->b, KEY(p, slot) is pointer p as a number (using the hook's
+ * scratch slot), CURRENT() is the running task and COMM(dst, t) copies
+ * task t's comm.
  */
 
 /* BPF_PROG pastes its name argument, so FN() must expand first. */
@@ -34,25 +35,52 @@ static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
 	COMM(rq->comm, t);
 }
 
-/* The slot of a request first seen now, or NULL if it is not wanted. */
-static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq, __u64 key,
-						 __u8 ctx, __u64 now)
+/* What the request is: op and flags, start sector, size.  Read when it is
+ * first seen, again at issue (bio merges grow a request, a flush sequence
+ * changes its flags), and at completion only if its issue was not seen. */
+static __always_inline void FN(describe)(struct request *rq, struct iolens_rq *r)
+{
+	r->kflags = RD(rq, cmd_flags);
+	r->sector = RD(rq, __sector);
+	r->bytes = RD(rq, __data_len);
+}
+
+/*
+ * The slot of a request first seen now, or NULL if it is not wanted or the
+ * table has no room.  `held` is a slot its address still holds: the request
+ * there before it ended without its completion reaching us.
+ */
+static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq,
+							__u64 key, __u8 ctx,
+							__u64 now,
+							struct iolens_rq_slot *held)
 {
 	__u32 dev = FN(rq_dev)(rq);
 	struct iolens_rq_slot *s;
 
 	if (!dev_wanted(dev))
 		return NULL;
-	s = slot_claim(key, now);
+	s = held ? slot_recycle(held, now) : slot_claim(key, now);
 	if (!s)
 		return NULL;
 	s->rq.dev = dev;
-	/* What the request is, in case its completion never reaches us;
-	 * issue refreshes sector and size (bio merges grow requests). */
-	s->rq.kflags = RD(rq, cmd_flags);
-	s->rq.sector = RD(rq, __sector);
-	s->rq.bytes = RD(rq, __data_len);
+	FN(describe)(rq, &s->rq);
 	FN(who)(&s->rq, ctx);
+	return s;
+}
+
+/* The slot of a request seen again, or first seen at insert or issue. */
+static __always_inline struct iolens_rq_slot *FN(sighting)(struct request *rq,
+							   __u64 key, __u8 ctx,
+							   __u64 now)
+{
+	struct iolens_rq_slot *s = slot_find(key);
+
+	if (!s)
+		return FN(track)(rq, key, ctx, now, NULL);
+	/* Tracked since block_io_start, which reads no clock. */
+	if (!s->seen)
+		s->seen = now;
 	return s;
 }
 
@@ -65,8 +93,9 @@ static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq, __u6
  */
 static __always_inline int FN(on_start)(struct request *rq)
 {
-	struct iolens_rq_slot *s = FN(track)(rq, KEY(rq, SCRATCH_START),
-					     IOLENS_CTX_SUBMIT, 0);
+	__u64 key = KEY(rq, SCRATCH_START);
+	struct iolens_rq_slot *s = FN(track)(rq, key, IOLENS_CTX_SUBMIT, 0,
+					     slot_find(key));
 	struct cgroup *cg = NULL;
 	struct bio *bio;
 
@@ -94,39 +123,31 @@ static __always_inline int FN(on_start)(struct request *rq)
 
 static __always_inline int FN(on_insert)(struct request *rq)
 {
-	__u64 now = bpf_ktime_get_ns(), key = KEY(rq, SCRATCH_INSERT);
-	struct iolens_rq_slot *s = slot_find(key);
+	__u64 now = bpf_ktime_get_ns();
+	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_INSERT),
+						IOLENS_CTX_INSERT, now);
 
-	if (!s)
-		s = FN(track)(rq, key, IOLENS_CTX_INSERT, now);
-	if (!s)
-		return 0;
-	s->rq.ts_insert = now;
-	if (!s->seen)
-		s->seen = now;
+	if (s)
+		s->rq.ts_insert = now;
 	return 0;
 }
 
 static __always_inline int FN(on_issue)(struct request *rq)
 {
-	__u64 now = bpf_ktime_get_ns(), key = KEY(rq, SCRATCH_ISSUE);
-	struct iolens_rq_slot *s = slot_find(key);
+	__u64 now = bpf_ktime_get_ns();
+	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_ISSUE),
+						IOLENS_CTX_ISSUE, now);
 
-	if (!s)
-		s = FN(track)(rq, key, IOLENS_CTX_ISSUE, now);
 	if (!s)
 		return 0;
 	if (s->rq.ts_issue)
 		inflight_add(s->rq.dev, -1);
-	if (!s->seen)
-		s->seen = now;
 	/* The kernel's start stamp (0 if this queue keeps no I/O stats):
 	 * set in blk_account_io_start, always before issue. */
 	if (!s->rq.ts_start)
 		s->rq.ts_start = RD(rq, start_time_ns);
 	s->rq.ts_issue = now;
-	s->rq.sector = RD(rq, __sector);
-	s->rq.bytes = RD(rq, __data_len);
+	FN(describe)(rq, &s->rq);
 	s->rq.qd = inflight_add(s->rq.dev, 1);
 	return 0;
 }
@@ -195,14 +216,11 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 		__builtin_memset(e, 0, sizeof(*e));
 		e->dev = dev;
 	}
-	if (!e->ts_issue) {
-		/* The tracepoint fires before blk_update_request advances
-		 * these, so they still describe the whole request. */
-		e->sector = RD(rq, __sector);
-		e->bytes = nr_bytes;
-	}
+	/* The tracepoint fires before blk_update_request advances the
+	 * request, so it still describes all of it. */
+	if (!e->ts_issue)
+		FN(describe)(rq, e);
 	e->ts_complete = bpf_ktime_get_ns();
-	e->kflags = RD(rq, cmd_flags);
 	e->status = status;
 	/* Never wake the reader: it drains on a timer.  A wakeup is an
 	 * irq_work, and even asking how full the ring is reads a cache line

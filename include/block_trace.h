@@ -4,6 +4,7 @@
 #ifndef IOLENS_BLOCK_TRACE_H
 #define IOLENS_BLOCK_TRACE_H
 
+#include <stdio.h>
 #include <linux/types.h>
 #include "iolens.h"
 
@@ -48,6 +49,16 @@ struct block_trace_stats {
 };
 
 void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);
+
+/* Requests that never arrived as records: ring buffer full, or the kernel
+ * skipped the hook (trace files keep this one count as "lost"). */
+static inline __u64 block_trace_dropped(const struct block_trace_stats *st)
+{
+	return st->lost + st->missed;
+}
+
+/* The counts of `st` as the end of a sentence, newline included. */
+void block_trace_print_stats(FILE *f, const struct block_trace_stats *st);
 
 void block_trace_stop(struct block_trace *bt);
 

@@ -7,8 +7,16 @@
 
 /* Path of cgroup `id` in hierarchy `hier` (0 = cgroup2, else a v1
  * hierarchy number as in /proc/cgroups), cached: "/system.slice/x.service"
- * for cgroup2, "blkio:/x" for v1.  NULL when the id is 0, the hierarchy is
- * not mounted, or the cgroup no longer exists. */
+ * for cgroup2, "blkio:/x" for v1.  NULL when the id is 0 or not known: the
+ * hierarchy is not mounted, the cgroup no longer exists, or offline. */
 const char *cgroup_path(unsigned int hier, __u64 id);
+
+/* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
+ * out of memory. */
+int cgroup_set(unsigned int hier, __u64 id, const char *path);
+
+/* From now on cgroup_path() only knows what cgroup_set() told it: the
+ * cgroups of this machine are not those of a trace recorded elsewhere. */
+void cgroup_offline(void);
 
 #endif

@@ -22,7 +22,10 @@ struct dev_info {
  * device (then `out` still holds a "MAJ:MIN" name). */
 int dev_lookup(__u32 dev, struct dev_info *out);
 
-/* Cached name of a device seen in events ("MAJ:MIN" if it is gone). */
+/* Cached description of a device seen in events (named "MAJ:MIN" if it is
+ * gone); valid until the next call. */
+const struct dev_info *dev_get(__u32 dev);
+/* dev_get(dev)->name */
 const char *dev_name(__u32 dev);
 
 /* Parses "loop0", "/dev/loop0" or "7:0" into a dev_t of an existing whole

@@ -52,7 +52,4 @@ bool rqfilter_match(const struct rqfilter *f, const struct iolens_rq *rq,
 		    const char *devname, const char *cgroup,
 		    const char *io_cgroup);
 
-/* Parses "250" (us), "250us", "2ms", "1.5s", "900ns" into ns; -1 if bad. */
-long long parse_duration_ns(const char *s);
-
 #endif

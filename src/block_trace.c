@@ -323,6 +323,14 @@ void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)
 	free(v);
 }
 
+void block_trace_print_stats(FILE *f, const struct block_trace_stats *st)
+{
+	fprintf(f, "%llu lost (ring buffer full), %llu missed (hook nested in itself), %llu untracked (request table full), %llu without completion (in flight at the end, or not delivered)\n",
+		(unsigned long long)st->lost, (unsigned long long)st->missed,
+		(unsigned long long)st->untracked,
+		(unsigned long long)st->unseen);
+}
+
 void block_trace_stop(struct block_trace *bt)
 {
 	if (!bt)

@@ -5,7 +5,8 @@
  * paths.  Every hierarchy numbers its own inodes, so an id means nothing
  * without its hierarchy: on a v1/v2 hybrid the task's cgroup is in cgroup2
  * while the blkcg owning an I/O is in the v1 blkio hierarchy.  Walks happen
- * only when an unknown id shows up.
+ * only when an unknown id shows up, and never offline, when the names come
+ * from a trace file instead.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
@@ -17,13 +18,12 @@
 #include <time.h>
 #include "cgroups.h"
 
-#define CG_SLOTS 2048
 #define MAX_HIER 16
 
 struct cg_entry {
+	__u64 id;		/* 0 = empty */
 	unsigned int hier;
-	__u64 id;
-	char *path;
+	char *path;		/* NULL until named */
 };
 
 struct hierarchy {
@@ -33,23 +33,84 @@ struct hierarchy {
 	time_t last_walk;
 };
 
-static struct cg_entry table[CG_SLOTS];
+/* Open addressing, power-of-two size, at most half full. */
+static struct cg_entry *table;
+static size_t cap, used;
+static bool offline;
 static struct hierarchy hiers[MAX_HIER];
 static struct hierarchy *walking;
 static unsigned int walking_hier;
 
-static struct cg_entry *slot(unsigned int hier, __u64 id)
+static size_t slot(const struct cg_entry *t, size_t n, unsigned int hier,
+		   __u64 id)
 {
-	unsigned int h = (unsigned int)((id ^ (__u64)hier << 40) *
-					0x9e3779b97f4a7c15ULL >> 53);
+	size_t i = (size_t)(((id ^ (__u64)hier << 40) * 0x9e3779b97f4a7c15ULL) >> 20);
 
-	for (unsigned int i = 0; i < CG_SLOTS; i++) {
-		struct cg_entry *e = &table[(h + i) % CG_SLOTS];
+	for (i &= n - 1; t[i].id && (t[i].id != id || t[i].hier != hier);
+	     i = (i + 1) & (n - 1))
+		;
+	return i;
+}
 
-		if (!e->id || (e->id == id && e->hier == hier))
-			return e;
+static struct cg_entry *find(unsigned int hier, __u64 id)
+{
+	struct cg_entry *e;
+
+	if (!table)
+		return NULL;
+	e = &table[slot(table, cap, hier, id)];
+	return e->id ? e : NULL;
+}
+
+/* The entry for (hier, id), made if new; NULL if out of memory. */
+static struct cg_entry *insert(unsigned int hier, __u64 id)
+{
+	struct cg_entry *e = find(hier, id);
+
+	if (e)
+		return e;
+	if (2 * (used + 1) > cap) {
+		size_t ncap = cap ? 2 * cap : 256;
+		struct cg_entry *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < cap; i++) {
+			if (table[i].id)
+				t[slot(t, ncap, table[i].hier, table[i].id)] = table[i];
+		}
+		free(table);
+		table = t;
+		cap = ncap;
 	}
-	return NULL;
+	e = &table[slot(table, cap, hier, id)];
+	e->id = id;
+	e->hier = hier;
+	used++;
+	return e;
+}
+
+int cgroup_set(unsigned int hier, __u64 id, const char *path)
+{
+	struct cg_entry *e;
+	char *copy;
+
+	if (!id)
+		return 0;
+	copy = strdup(path);
+	e = copy ? insert(hier, id) : NULL;
+	if (!e) {
+		free(copy);
+		return -1;
+	}
+	free(e->path);
+	e->path = copy;
+	return 0;
+}
+
+void cgroup_offline(void)
+{
+	offline = true;
 }
 
 /* Name of a v1 controller bound to hierarchy `hier`, from /proc/cgroups. */
@@ -124,12 +185,10 @@ static int walk_one(const char *path, const struct stat *st, int type,
 	(void)ftw;
 	if (type != FTW_D)
 		return 0;
-	e = slot(walking_hier, st->st_ino);
-	if (!e || e->id)
+	e = insert(walking_hier, st->st_ino);
+	if (!e || e->path)
 		return 0;
 	snprintf(buf, sizeof(buf), "%s%s", walking->prefix, *rel ? rel : "/");
-	e->hier = walking_hier;
-	e->id = st->st_ino;
 	e->path = strdup(buf);
 	return 0;
 }
@@ -140,11 +199,13 @@ const char *cgroup_path(unsigned int hier, __u64 id)
 	struct cg_entry *e;
 	time_t now;
 
-	if (!id || hier >= MAX_HIER)
+	if (!id)
 		return NULL;
-	e = slot(hier, id);
-	if (e && e->id)
+	e = find(hier, id);
+	if (e && e->path)
 		return e->path;
+	if (offline || hier >= MAX_HIER)
+		return NULL;
 	hy = &hiers[hier];
 	if (!hy->probed)
 		probe_mount(hier, hy);
@@ -159,6 +220,6 @@ const char *cgroup_path(unsigned int hier, __u64 id)
 	walking = hy;
 	walking_hier = hier;
 	nftw(hy->mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
-	e = slot(hier, id);
-	return e && e->id ? e->path : NULL;
+	e = find(hier, id);
+	return e ? e->path : NULL;
 }

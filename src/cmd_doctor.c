@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "json.h"
 #include "log.h"
+#include "opts.h"
 #include "priv.h"
 
 #ifndef TRACEFS_MAGIC
@@ -883,7 +884,7 @@ int cmd_doctor(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
@@ -892,11 +893,7 @@ int cmd_doctor(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (optopt)
-				return usage_err("doctor", "unknown option '-%c'",
-						 optopt);
-			return usage_err("doctor", "unknown option '%s'",
-					 argv[optind - 1]);
+			return opt_error("doctor", opt, argv);
 		}
 	}
 	if (optind < argc)

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "devices.h"
 #include "log.h"
+#include "opts.h"
 #include "rqfilter.h"
 #include "tracefile.h"
 
@@ -23,7 +24,7 @@ struct record {
 	struct trace_writer *w;
 	struct block_trace *bt;
 	unsigned long long written;
-	__u64 lost_written;
+	__u64 dropped_written;
 	int failed;
 	/* dev_t and cgroup ids already described in the file */
 	__u64 seen[SEEN_SLOTS];
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  -o, --output FILE    trace file to write (required; replaced if it exists)\n"
-		"  -D, --duration SECS  stop after SECS seconds\n"
+		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
 		RQFILTER_HELP
 		"  -h, --help           this help\n"
 		"\n"
@@ -93,15 +94,15 @@ static void describe_cgroup(struct record *r, unsigned int hier, __u64 id)
 static void describe_dev(struct record *r, __u32 dev)
 {
 	struct trace_device td = { .dev = dev };
-	struct dev_info di;
+	const struct dev_info *di;
 
 	/* Tagged so a dev_t can never collide with a cgroup id. */
 	if (!first_sight(r, (__u64)dev | 1ULL << 63))
 		return;
-	dev_lookup(dev, &di);
-	td.logical_bs = di.logical_bs;
-	td.physical_bs = di.physical_bs;
-	snprintf(td.name, sizeof(td.name), "%s", di.name);
+	di = dev_get(dev);
+	td.logical_bs = di->logical_bs;
+	td.physical_bs = di->physical_bs;
+	snprintf(td.name, sizeof(td.name), "%s", di->name);
 	if (trace_write_device(r->w, &td))
 		r->failed = 1;
 }
@@ -131,12 +132,14 @@ static void write_lost(struct record *r)
 	struct block_trace_stats c;
 
 	block_trace_stats(r->bt, &c);
-	if (c.lost > r->lost_written) {
-		if (trace_write_lost(r->w, c.lost - r->lost_written))
+	if (block_trace_dropped(&c) > r->dropped_written) {
+		__u64 n = block_trace_dropped(&c) - r->dropped_written;
+
+		if (trace_write_lost(r->w, n))
 			r->failed = 1;
-		fprintf(stderr, "iolens record: lost %llu request records: ring buffer full (disk too slow for the trace?)\n",
-			(unsigned long long)(c.lost - r->lost_written));
-		r->lost_written = c.lost;
+		fprintf(stderr, "iolens record: lost %llu request records: ring buffer full (disk too slow for the trace?) or hook skipped by the kernel\n",
+			(unsigned long long)n);
+		r->dropped_written = block_trace_dropped(&c);
 	}
 }
 
@@ -176,14 +179,15 @@ int cmd_record(int argc, char **argv)
 	struct trace_end end = {};
 	struct block_trace_stats c;
 	__u32 devs[RQFILTER_MAX];
-	double duration = 0;
-	char err[256] = "write failed", *e;
+	long long duration = 0;
+	char err[256] = "write failed";
 	struct stat st;
 	int opt, ret;
 
 	if (!r)
 		return 1;
-	while ((opt = getopt_long(argc, argv, RQFILTER_SHORT "o:D:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "o:D:h", opts, NULL)) != -1) {
 		ret = rqfilter_opt(&r->filter, "record", opt, optarg);
 		if (ret == 2)
 			goto out;
@@ -195,9 +199,9 @@ int cmd_record(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'D':
-			duration = strtod(optarg, &e);
-			if (*e || duration <= 0) {
-				usage_err("record", "bad duration '%s': seconds, e.g. 10 or 0.5", optarg);
+			duration = parse_duration_ns(optarg, 1e9);
+			if (duration <= 0) {
+				usage_err("record", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
 				goto out;
 			}
 			break;
@@ -206,7 +210,7 @@ int cmd_record(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			usage_err("record", "unknown option");
+			opt_error("record", opt, argv);
 			goto out;
 		}
 	}
@@ -242,22 +246,20 @@ int cmd_record(int argc, char **argv)
 	/* Also the signal for scripts that the tracer is attached. */
 	fprintf(stderr, "Recording block requests (%s) to %s... Ctrl-C to end.\n",
 		block_trace_flavour(r->bt), path);
-	block_trace_run(r->bt, duration * 1e9, on_rq, on_tick, r);
+	block_trace_run(r->bt, duration, on_rq, on_tick, r);
 	write_lost(r);
 	block_trace_stats(r->bt, &c);
 	end.mono_ns = mono_ns();
 	end.requests = r->written;
-	/* The file has one count for records that never arrived. */
-	end.lost = c.lost + c.missed;
+	end.lost = block_trace_dropped(&c);
 	end.untracked = c.untracked;
 	if (trace_finish(r->w, &end, err, sizeof(err)) || r->failed) {
 		fprintf(stderr, "iolens record: writing %s failed: %s\n", path, err);
 		goto out;
 	}
-	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; %llu lost (ring buffer full), %llu missed (hook nested in itself), %llu untracked (request table full), %llu without completion (in flight at the end, or not delivered)\n",
-		r->written, (end.mono_ns - h.mono_ns) / 1e9, path,
-		(unsigned long long)c.lost, (unsigned long long)c.missed,
-		(unsigned long long)c.untracked, (unsigned long long)c.unseen);
+	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; ",
+		r->written, (end.mono_ns - h.mono_ns) / 1e9, path);
+	block_trace_print_stats(stderr, &c);
 	ret = 0;
 out:
 	block_trace_stop(r->bt);

@@ -8,10 +8,12 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include "cgroups.h"
 #include "commands.h"
 #include "devices.h"
 #include "json.h"
 #include "log.h"
+#include "opts.h"
 #include "report_perfetto.h"
 #include "rqfilter.h"
 #include "rqfmt.h"
@@ -26,12 +28,6 @@ struct dev_ent {
 	bool announced;		/* already described in text output */
 };
 
-struct cg_ent {
-	__u64 id;		/* 0 = empty slot */
-	__u32 hier;		/* 0 = cgroup2, else a v1 hierarchy */
-	char *path;
-};
-
 struct report {
 	enum out_fmt fmt;
 	FILE *out;
@@ -42,9 +38,6 @@ struct report {
 	struct dev_ent *dev;
 	size_t ndev, capdev;
 	size_t last_dev;	/* requests come in runs on one disk */
-
-	struct cg_ent *cg;	/* open addressing, power-of-two size */
-	size_t ncg, capcg;
 
 	__u64 total, shown, lost;
 	__u64 unseen;		/* shown without completion */
@@ -172,66 +165,6 @@ static const char *dev_label(struct report *r, __u32 dev)
 static const char *dev_label_cb(void *ctx, __u32 dev)
 {
 	return dev_label(ctx, dev);
-}
-
-/* ---- cgroups ---- */
-
-static size_t cg_slot(const struct cg_ent *tab, size_t cap, __u32 hier,
-		      __u64 id)
-{
-	size_t i = ((id ^ (__u64)hier << 48) * 0x9e3779b97f4a7c15ULL) >> 20;
-
-	for (i &= cap - 1; tab[i].id && (tab[i].id != id || tab[i].hier != hier);
-	     i = (i + 1) & (cap - 1))
-		;
-	return i;
-}
-
-static int cg_add(struct report *r, const struct trace_cgroup *c)
-{
-	struct cg_ent *e;
-	char *path;
-
-	if (!c->id)
-		return 0;
-	if (2 * (r->ncg + 1) > r->capcg) {
-		size_t cap = r->capcg ? 2 * r->capcg : 64;
-		struct cg_ent *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return -1;
-		for (size_t i = 0; i < r->capcg; i++) {
-			if (r->cg[i].id)
-				n[cg_slot(n, cap, r->cg[i].hier, r->cg[i].id)] = r->cg[i];
-		}
-		free(r->cg);
-		r->cg = n;
-		r->capcg = cap;
-	}
-	path = strdup(c->path);
-	if (!path)
-		return -1;
-	clean_str(path);
-	e = &r->cg[cg_slot(r->cg, r->capcg, c->hier, c->id)];
-	if (e->id) {
-		free(e->path);
-	} else {
-		e->id = c->id;
-		e->hier = c->hier;
-		r->ncg++;
-	}
-	e->path = path;
-	return 0;
-}
-
-static const char *cg_path(const struct report *r, __u32 hier, __u64 id)
-{
-	const struct cg_ent *e;
-
-	if (!id || !r->capcg)
-		return NULL;
-	e = &r->cg[cg_slot(r->cg, r->capcg, hier, id)];
-	return e->id ? e->path : NULL;
 }
 
 /* ---- text decorations ---- */
@@ -369,8 +302,8 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 	r->total++;
 	names.dev = dev_label(r, rq->dev);
 	/* The submitter's cgroup is always a cgroup2 id. */
-	names.cgroup = cg_path(r, 0, rq->cgroup);
-	names.io_cgroup = cg_path(r, rq->io_cgroup_hier, rq->io_cgroup);
+	names.cgroup = cgroup_path(0, rq->cgroup);
+	names.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
 	if (!rqfilter_match(&r->filt, rq, names.dev, names.cgroup,
 			    names.io_cgroup))
 		return 0;
@@ -408,7 +341,8 @@ static int read_all(struct report *r, struct trace_reader *tr, char *err,
 			}
 			break;
 		case TRACE_REC_CGROUP:
-			if (cg_add(r, &it.cg))
+			clean_str(it.cg.path);
+			if (cgroup_set(it.cg.hier, it.cg.id, it.cg.path))
 				goto oom;
 			break;
 		case TRACE_REC_RQ:
@@ -470,13 +404,8 @@ static int parse_args(struct report *r, int argc, char **argv,
 			usage(stdout);
 			return -1;
 		case ':':
-			return usage_err(CMD, "option '%s' needs a value",
-					 argv[optind - 1]);
 		case '?':
-			if (optopt)
-				return usage_err(CMD, "unknown option '-%c'", optopt);
-			return usage_err(CMD, "unknown option '%s'",
-					 argv[optind - 1]);
+			return opt_error(CMD, opt, argv);
 		default:
 			ret = rqfilter_opt(&r->filt, CMD, opt, optarg);
 			if (ret != 1)
@@ -494,9 +423,6 @@ static int parse_args(struct report *r, int argc, char **argv,
 
 static void report_free(struct report *r)
 {
-	for (size_t i = 0; i < r->capcg; i++)
-		free(r->cg[i].path);
-	free(r->cg);
 	free(r->dev);
 	free(r->keep);
 }
@@ -512,6 +438,8 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&r, argc, argv, &outpath);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	/* Cgroup names come from the file, never from this machine. */
+	cgroup_offline();
 
 	tr = trace_open(r.path, &r.hdr, err, sizeof(err));
 	if (!tr) {

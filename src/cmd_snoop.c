@@ -9,6 +9,7 @@
 #include "devices.h"
 #include "json.h"
 #include "log.h"
+#include "opts.h"
 #include "rqfilter.h"
 #include "rqfmt.h"
 
@@ -18,7 +19,7 @@ struct snoop {
 	__u64 t0;
 	unsigned long long shown, max;
 	struct block_trace *bt;
-	__u64 lost_reported;
+	__u64 dropped_reported;
 };
 
 static void usage(FILE *f)
@@ -36,7 +37,7 @@ static void usage(FILE *f)
 		RQFILTER_HELP
 		"  -j, --json           JSON lines, one object per request\n"
 		"      --csv            CSV with a header row\n"
-		"  -D, --duration SECS  stop after SECS seconds\n"
+		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
 		"  -n, --count N        stop after N requests shown\n"
 		"  -h, --help           this help\n"
 		"\n"
@@ -69,10 +70,10 @@ static void on_tick(void *ctx)
 
 	fflush(stdout);
 	block_trace_stats(s->bt, &c);
-	if (c.lost > s->lost_reported) {
-		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?)\n",
-			(unsigned long long)(c.lost - s->lost_reported));
-		s->lost_reported = c.lost;
+	if (block_trace_dropped(&c) > s->dropped_reported) {
+		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?) or hook skipped by the kernel\n",
+			(unsigned long long)(block_trace_dropped(&c) - s->dropped_reported));
+		s->dropped_reported = block_trace_dropped(&c);
 	}
 }
 
@@ -98,10 +99,9 @@ static void summary(struct snoop *s, double secs)
 		json_newline(&j);
 	}
 	fflush(stdout);
-	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; %llu lost (ring buffer full), %llu missed (hook nested in itself), %llu untracked (request table full), %llu without completion (in flight at the end, or not delivered)\n",
-		s->shown, secs, (unsigned long long)c.lost,
-		(unsigned long long)c.missed, (unsigned long long)c.untracked,
-		(unsigned long long)c.unseen);
+	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; ",
+		s->shown, secs);
+	block_trace_print_stats(stderr, &c);
 }
 
 int cmd_snoop(int argc, char **argv)
@@ -117,11 +117,12 @@ int cmd_snoop(int argc, char **argv)
 	};
 	struct snoop s = { .mode = RQFMT_TEXT };
 	__u32 devs[RQFILTER_MAX];
-	double duration = 0;
+	long long duration = 0;
 	char *end;
 	int opt, r;
 
-	while ((opt = getopt_long(argc, argv, RQFILTER_SHORT "jD:n:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "jD:n:h", opts, NULL)) != -1) {
 		r = rqfilter_opt(&s.filter, "snoop", opt, optarg);
 		if (r == 2)
 			return 2;
@@ -135,9 +136,9 @@ int cmd_snoop(int argc, char **argv)
 			s.mode = RQFMT_CSV;
 			break;
 		case 'D':
-			duration = strtod(optarg, &end);
-			if (*end || duration <= 0)
-				return usage_err("snoop", "bad duration '%s': seconds, e.g. 10 or 0.5", optarg);
+			duration = parse_duration_ns(optarg, 1e9);
+			if (duration <= 0)
+				return usage_err("snoop", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
 			break;
 		case 'n':
 			s.max = strtoull(optarg, &end, 10);
@@ -148,7 +149,7 @@ int cmd_snoop(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return usage_err("snoop", "unknown option");
+			return opt_error("snoop", opt, argv);
 		}
 	}
 	if (optind < argc)
@@ -165,7 +166,7 @@ int cmd_snoop(int argc, char **argv)
 	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
 		block_trace_flavour(s.bt));
 	rqfmt_header(stdout, s.mode);
-	r = block_trace_run(s.bt, duration * 1e9, on_rq, on_tick, &s);
+	r = block_trace_run(s.bt, duration, on_rq, on_tick, &s);
 	summary(&s, (mono_ns() - s.t0) / 1e9);
 	block_trace_stop(s.bt);
 	return r;

@@ -65,18 +65,24 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 static struct dev_info cache[DEV_CACHE];
 static int ncache;
 
-const char *dev_name(__u32 dev)
+const struct dev_info *dev_get(__u32 dev)
 {
 	struct dev_info *d;
 
 	for (int i = 0; i < ncache; i++) {
 		if (cache[i].dev == dev)
-			return cache[i].name;
+			return &cache[i];
 	}
-	/* Full: recycle the oldest slot; names are cheap to look up again. */
+	/* Full: overwrite the slot `dev` hashes to; looking a disk up again
+	 * is cheap, and this many disks in one trace is rare. */
 	d = &cache[ncache < DEV_CACHE ? (unsigned int)ncache++ : dev % DEV_CACHE];
 	dev_lookup(dev, d);
-	return d->name;
+	return d;
+}
+
+const char *dev_name(__u32 dev)
+{
+	return dev_get(dev)->name;
 }
 
 int dev_parse(const char *s, __u32 *dev)

@@ -83,8 +83,8 @@ static struct heap_ent heap_pop(struct heap *h)
 	return top;
 }
 
-/* Without an issue time a request has no place on the time line, and a
- * completion before the issue is damaged data: neither is drawn. */
+/* Without an issue or a completion time a request has no place on the time
+ * line, and a completion before the issue is damaged data: none is drawn. */
 static bool placeable(const struct iolens_rq *rq)
 {
 	return rq->ts_issue && rq->ts_complete >= rq->ts_issue;
@@ -246,7 +246,7 @@ static void emit_device(struct pf *p, const struct perfetto_src *src,
 	meta_u64(p, "process_sort_index", pid, pid, "sort_index", pid);
 	if (unplaced) {
 		snprintf(label, sizeof(label),
-			 "%zu requests not drawn: issue time unknown or bad", unplaced);
+			 "%zu requests not drawn: issue or completion time unknown", unplaced);
 		meta_str(p, "process_labels", pid, pid, "labels", label);
 	}
 

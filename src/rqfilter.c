@@ -5,25 +5,9 @@
 #include <string.h>
 #include "devices.h"
 #include "log.h"
+#include "opts.h"
 #include "reqflags.h"
 #include "rqfilter.h"
-
-long long parse_duration_ns(const char *s)
-{
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "", 1e3 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit))
-			return (long long)(v * units[i].ns + 0.5);
-	}
-	return -1;
-}
 
 static int parse_ops(struct rqfilter *f, const char *cmd, const char *arg)
 {
@@ -76,7 +60,7 @@ int rqfilter_opt(struct rqfilter *f, const char *cmd, int opt, const char *arg)
 	case 'O':
 		return parse_ops(f, cmd, arg);
 	case 'm':
-		ns = parse_duration_ns(arg);
+		ns = parse_duration_ns(arg, 1e3);
 		if (ns < 0)
 			return usage_err(cmd, "bad latency '%s': use a number of us, or 250us, 2ms, 1.5s", arg);
 		f->min_lat_ns = ns;

@@ -89,7 +89,7 @@ def stop_tracer(p):
     return int(m.group(1))
 
 
-def one_run(mode, cmd, dev, name, runtime):
+def one_run(cmd, dev, name, runtime):
     before_stats = prog_stats()
     p = start_tracer(cmd) if cmd else None
     r0 = diskstats_reads(name)
@@ -148,7 +148,7 @@ def main():
         fio(dev, 1)  # warm up
         for rnd in range(args.rounds):
             for m, cmd in modes.items():
-                results[m].append(one_run(m, cmd, dev, name, args.runtime))
+                results[m].append(one_run(cmd, dev, name, args.runtime))
                 print("round %d %-8s %s" % (rnd + 1, m, results[m][-1]),
                       file=sys.stderr)
     finally:

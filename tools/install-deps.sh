@@ -9,7 +9,7 @@ set -eu
 
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev pkg-config make gcc"
 test="$build libcmocka-dev python3 python3-pytest util-linux fio"
-bench="$test fio libbpf-tools sysstat"
+bench="$test libbpf-tools sysstat"
 
 case "${1:-build}" in
 build) want=$build ;;

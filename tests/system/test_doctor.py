@@ -73,13 +73,12 @@ def test_doctor_as_nobody(iolens, root):
     assert "rerun as root" in text.stdout.rstrip().splitlines()[-1]
 
 
-def test_snoop_as_nobody_says_what_is_missing(iolens, root):
-    probe = run(["snoop", "--help"])
-    if "unknown command" in probe.stderr:
-        pytest.skip("this build has no snoop yet")
-    p = run(["snoop"], nobody=True, timeout=20)
+@pytest.mark.parametrize("cmd", [["snoop"], ["record", "-o", "/tmp/iolens-never.iol"]])
+def test_tracing_as_nobody_says_what_is_missing(iolens, root, cmd):
+    p = run(cmd, nobody=True, timeout=20)
     assert p.returncode == 1
     lines = p.stderr.splitlines()
     assert len(lines) == 1, p.stderr
     assert "CAP_BPF" in lines[0]
     assert p.stdout == ""
+    assert not os.path.exists("/tmp/iolens-never.iol")

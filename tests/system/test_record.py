@@ -30,6 +30,10 @@ def test_record_report_exact(iolens, loop, tracefs, tracer, tmp_path):
     recs, summary = json_lines(r.stdout)
     check_exact(recs, done, loop, before, after, issued_events(tracefs))
     assert summary["lost"] == 0
+    # Cgroup names come from the file's CGROUP records.
+    with open("/proc/self/cgroup") as f:
+        mine = [line.split(":", 2)[2].strip() for line in f if line.startswith("0::")][0]
+    assert all(x["cgroup"] == mine and x["io_cgroup"] for x in recs)
 
     # Text: a header naming the disk with its block sizes, a row per
     # request, and the closing summary.

@@ -161,8 +161,15 @@ def test_snoop_queue_depth_matches_fio(iolens, loop, tracer, tmp_path):
 
 
 def test_snoop_usage_errors(iolens):
-    r = run(["snoop", "--bogus"])
-    assert r.returncode == 2 and r.stdout == ""
+    for cmd in ("snoop", "record", "report", "doctor"):
+        for args in (["--bogus"], ["-q"]):
+            r = run([cmd] + args)
+            assert r.returncode == 2 and r.stdout == "", (cmd, args)
+            assert r.stderr.count("\n") == 1 and args[0] in r.stderr, r.stderr
+    r = run(["snoop", "-D"])
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "needs a value" in r.stderr
+    r = run(["snoop", "-D", "inf"])
+    assert r.returncode == 2 and "bad duration" in r.stderr
     r = run(["snoop", "-d", "nosuchdisk0"])
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "nosuchdisk0" in r.stderr
