@@ -25,6 +25,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "iolens.h"
+#include "devfilter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -88,15 +89,7 @@ static __always_inline struct iolens_counters *counters_get(void)
 
 static __always_inline bool dev_wanted(__u32 dev)
 {
-	if (!cfg.ndev)
-		return true;
-	for (int i = 0; i < IOLENS_MAX_DEV_FILTER; i++) {
-		if (i >= cfg.ndev)
-			break;
-		if (cfg.dev[i] == dev)
-			return true;
-	}
-	return false;
+	return dev_in(cfg.dev, cfg.ndev, dev);
 }
 
 /*

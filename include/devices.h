@@ -16,6 +16,8 @@ struct dev_info {
 	char name[DEV_NAME_LEN];	/* "loop0", or "MAJ:MIN" when unknown */
 	__u32 logical_bs;		/* bytes; 0 unknown */
 	__u32 physical_bs;		/* bytes; 0 unknown */
+	__u32 disk;			/* whole disk holding it: itself, or a
+					 * partition's disk */
 };
 
 /* Reads /sys/dev/block/MAJ:MIN; 0 on success, -errno if there is no such

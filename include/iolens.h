@@ -189,4 +189,102 @@ HIST_INLINE __u64 hist_width(__u32 idx)
 	return 1ULL << ((idx - HIST_LINEAR) / HIST_SUB + 1);
 }
 
+/*
+ * In-kernel aggregation of `iolens stat` and `iolens lat` (bpf/stat.bpf.c).
+ *
+ * Everything is kept per device slot (map `devs`: which disk, or partition
+ * with IOLENS_STAT_PARTS, holds the slot), per operation group as
+ * /proc/diskstats groups requests, and per CPU: userspace sums the CPUs and
+ * takes differences between two reads, so nothing is ever reset.
+ */
+enum iolens_sgrp {
+	IOLENS_SG_READ = 0,
+	IOLENS_SG_WRITE,	/* every other write-direction op but discard */
+	IOLENS_SG_DISCARD,
+	IOLENS_SG_FLUSH,	/* cache flushes the block layer issued */
+	IOLENS_SG_NR,
+};
+
+/* Histograms the aggregation can keep; each costs HIST_BUCKETS * 4 bytes
+ * per device slot, op group and CPU, so only the enabled ones are sized. */
+enum iolens_hist_kind {
+	IOLENS_H_TOTAL = 0,	/* ns from start (rq->start_time_ns) to end */
+	IOLENS_H_QUEUE,		/* ns from start to issue */
+	IOLENS_H_DEVICE,	/* ns from issue to end */
+	IOLENS_H_SIZE,		/* request bytes at issue */
+	IOLENS_H_QD,		/* requests in flight on the device at issue,
+				 * this one included */
+	IOLENS_H_NR,
+};
+
+/*
+ * Counters of one device slot and op group on one CPU.  Each hook writes
+ * its own fields: a hook interrupting another on the same CPU then never
+ * loses an update of a plain increment.
+ */
+struct iolens_stat {
+	/* block_rq_complete */
+	__u64 ios;		/* requests completed, as diskstats counts them */
+	__u64 bytes;		/* bytes completed (partial completions too) */
+	/* block_io_done */
+	__u64 total_ns;		/* sum of end - start (rq->start_time_ns) over
+				 * `timed`: diskstats' time fields */
+	__u64 timed;		/* requests timed; fewer than `ios` where the
+				 * kernel keeps no times (queue/iostats 0) */
+	__u64 queue_ns;		/* sum of issue - start, over `split` */
+	__u64 device_ns;	/* sum of end - issue, over `split` */
+	__u64 split;		/* of `timed`: issue time known too */
+	__u64 own_clock;	/* of `split`: issue time from iolens's own
+				 * stamp, not rq->io_start_time_ns */
+	/* block_rq_issue */
+	__u64 issues;		/* issues counted in flight (queue depth known) */
+	__u64 qd_sum;		/* sum of in flight at those issues */
+	__u64 merges;		/* bios merged into requests (issued ones) */
+	__u64 misaligned;	/* writes whose start or size is not a multiple
+				 * of the device's physical block */
+	__u64 misaligned_bytes;
+	__u64 checked;		/* writes checked for alignment */
+};
+
+/* One histogram (map `hists`): counts wrap at 2^32 per CPU, differences
+ * taken modulo 2^32 stay exact below that many events per read interval. */
+struct iolens_hist {
+	__u32 b[HIST_BUCKETS];
+};
+
+/* A device slot (map `devs`, shared by all CPUs). */
+struct iolens_dev_slot {
+	__u32 dev;		/* kernel dev_t; 0 = free */
+	__u32 pbs;		/* physical block size, bytes */
+	/* Whole-disk slots only (a partition shares its disk's queue): */
+	__s64 inflight;		/* issued minus completed (counted ones) */
+	__s64 leaked;		/* of inflight: completions the kernel never
+				 * ran us for, found by userspace when the
+				 * kernel had nothing in flight; written only
+				 * there, through the mmap of `devs` */
+	__u64 busy_since;	/* when inflight - leaked last left 0 */
+	__u64 busy_ns;		/* closed busy periods: time with a request
+				 * issued and not completed */
+};
+
+/* Per-CPU counters of the aggregation (map `stat_counters`). */
+struct iolens_stat_counters {
+	__u64 no_slot;		/* events of devices beyond the slot table */
+	__u64 no_stamp;		/* own issue stamps lost (map full or evicted) */
+};
+
+#define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */
+#define IOLENS_STAT_OWN_CLOCK	(1U << 1)	/* always stamp issues ourselves */
+#define IOLENS_STAT_FALLBACK	(1U << 2)	/* own stamp where the queue keeps none */
+
+/* Read-only configuration of stat.bpf.c, set before load. */
+struct iolens_stat_cfg {
+	__u32 ndev;		/* whole-disk filter, 0 = all */
+	__u32 dev[IOLENS_MAX_DEV_FILTER];
+	__u32 flags;		/* IOLENS_STAT_* */
+	__u32 nslots;		/* entries of `devs` */
+	__u32 nkinds;		/* histograms enabled */
+	__s32 hist_slot[IOLENS_H_NR];	/* index among enabled, -1 = off */
+};
+
 #endif /* IOLENS_H */

@@ -47,6 +47,22 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 		return -ENAMETOOLONG;
 	strcpy(out->name, base);
 
+	/* A partition's sysfs directory sits inside its disk's. */
+	out->disk = dev;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition",
+		 kdev_major(dev), kdev_minor(dev));
+	if (!access(path, F_OK)) {
+		unsigned int ma, mi;
+		FILE *f;
+
+		strcpy(strrchr(path, '/') + 1, "../dev");
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%u:%u", &ma, &mi) == 2)
+			out->disk = kdev_make(ma, mi);
+		if (f)
+			fclose(f);
+	}
+
 	/* A partition has no queue/ of its own: its disk's is one level up. */
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size",
 		 kdev_major(dev), kdev_minor(dev));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "kbtf.h"
 #include "reqflags.h"
 
 /* Since Linux 4.10 the op is the low REQ_OP_BITS (8) bits of cmd_flags. */
@@ -74,25 +75,6 @@ static const char *const op_names[IOLENS_OP_NR] = {
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Value of enumerator `name` in enum `type` of `btf`, or -1. */
-static int btf_enum_value(const struct btf *btf, const char *type,
-			  const char *name)
-{
-	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
-	const struct btf_type *t;
-	const struct btf_enum *e;
-
-	if (id < 0)
-		return -1;
-	t = btf__type_by_id(btf, id);
-	e = btf_enum(t);
-	for (int i = 0; i < btf_vlen(t); i++, e++) {
-		if (!strcmp(btf__name_by_offset(btf, e->name_off), name))
-			return e->val;
-	}
-	return -1;
-}
-
 int reqflags_init(void)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -106,10 +88,10 @@ int reqflags_init(void)
 		return -1;
 	}
 	for (i = 0; i < ARRAY_LEN(flag_defs); i++)
-		flag_defs[i].bit = btf_enum_value(btf, "req_flag_bits",
-						  flag_defs[i].kname);
+		flag_defs[i].bit = kbtf_enum_value(btf, "req_flag_bits",
+						   flag_defs[i].kname);
 	for (i = 0; i < ARRAY_LEN(op_defs); i++)
-		op_defs[i].value = btf_enum_value(btf, "req_op", op_defs[i].kname);
+		op_defs[i].value = kbtf_enum_value(btf, "req_op", op_defs[i].kname);
 	btf__free(btf);
 	return 0;
 }

@@ -126,9 +126,13 @@ def diskstats(name):
             p = line.split()
             if p[2] == name:
                 v = [int(x) for x in p[3:]]
+                v += [0] * (17 - len(v))
                 return {"r_ios": v[0], "r_merges": v[1], "r_sectors": v[2],
                         "w_ios": v[4], "w_merges": v[5], "w_sectors": v[6],
-                        "in_flight": v[8]}
+                        "in_flight": v[8], "io_ticks": v[9],
+                        "weighted_ms": v[10], "d_ios": v[11],
+                        "d_merges": v[12], "d_sectors": v[13],
+                        "f_ios": v[15]}
     raise KeyError(name)
 
 

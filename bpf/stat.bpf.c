@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-kernel aggregation for `iolens stat` and `iolens lat`: counters and
+ * log-linear histograms per device, op group and CPU.  No per-request event
+ * leaves the kernel, and the common path keeps no per-request state:
+ *
+ *   - completion reads the kernel's own stamps of the request,
+ *     rq->start_time_ns (accounting start, what diskstats' times count from)
+ *     and rq->io_start_time_ns (issue; set by blk_mq_start_request() only on
+ *     queues with QUEUE_FLAG_STATS, which wbt, iolatency and iocost turn on);
+ *   - issue counts the request in flight on its device, for the queue depth
+ *     at issue and the device's busy time.
+ *
+ * Where a queue keeps no issue stamp, or when asked (IOLENS_STAT_OWN_CLOCK),
+ * issue stamps the request in an LRU hash keyed by its address: the only
+ * per-request map, off the common path.
+ *
+ * Counting follows block/blk-mq.c and block/blk-flush.c so that the totals
+ * equal /proc/diskstats: bytes at every completion event of an accounted
+ * request (blk_account_io_completion), a request when it ends unless it is
+ * inside a flush sequence (blk_account_io_done), and a flush when the flush
+ * request the block layer built ends (blk_account_io_flush).  Bio merges are
+ * counted at issue as the bios chained in the request beyond the first:
+ * every merge the kernel accounts (back, front, discard and request merges)
+ * chains bios, and at issue no partial completion has taken any away.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iolens.h"
+#include "devfilter.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct iolens_stat_cfg cfg = { .nslots = 1 };
+/* Bit of QUEUE_FLAG_STATS in q->queue_flags: an anonymous enum in the
+ * kernel, so CO-RE cannot relocate it; userspace reads it from BTF. */
+const volatile __u32 queue_flag_stats = 7;
+
+/*
+ * CLOCK_MONOTONIC after every hook was attached (userspace writes it); until
+ * then nothing is counted in flight.  A request is counted in flight iff the
+ * kernel stamped its start at or after this: it was then issued after the
+ * issue hook ran, and the same test on the same stamp at completion keeps
+ * issue and completion paired, with no per-request state.
+ */
+volatile __u64 attach_ns = ~0ULL;
+
+#define MAX_BIOS 256		/* merges counted per request, at most */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* cfg.nslots, set by userspace */
+	__type(key, __u32);
+	__type(value, struct iolens_dev_slot);
+} devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOLENS_SG_NR);	/* nslots * IOLENS_SG_NR */
+	__type(key, __u32);
+	__type(value, struct iolens_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);		/* nslots * IOLENS_SG_NR * nkinds */
+	__type(key, __u32);
+	__type(value, struct iolens_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iolens_stat_counters);
+} stat_counters SEC(".maps");
+
+/* Own issue stamps, by request address (see the top of this file). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} issue_ts SEC(".maps");
+
+static __always_inline struct iolens_stat_counters *counters(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stat_counters, &zero);
+}
+
+/* The device a request is accounted to: its partition (rq->part, set when
+ * the block layer started accounting it) with IOLENS_STAT_PARTS, else the
+ * whole disk.  Kernel-internal dev_t: MINORBITS is 20. */
+static __always_inline __u32 rq_dev(struct request *rq, __u32 *disk_dev)
+{
+	struct gendisk *disk = rq->q->disk;
+	struct block_device *part;
+
+	*disk_dev = (__u32)disk->major << 20 | (__u32)disk->first_minor;
+	if (cfg.flags & IOLENS_STAT_PARTS) {
+		part = rq->part;
+		if (part)
+			return part->bd_dev;
+	}
+	return *disk_dev;
+}
+
+/*
+ * The slot of `dev`, claimed on first sight: open addressing from a hash of
+ * dev_t, a compare-and-swap to claim.  NULL (counted) if the table is full.
+ */
+static __always_inline struct iolens_dev_slot *slot_find(__u32 dev, __u32 *idx)
+{
+	struct iolens_stat_counters *c;
+	struct iolens_dev_slot *s;
+	__u32 i, h = (dev * 0x9e3779b1U) % cfg.nslots;
+
+	for (int n = 0; n < 16; n++) {
+		i = h + n;
+		if (i >= cfg.nslots)
+			i -= cfg.nslots;
+		s = bpf_map_lookup_elem(&devs, &i);
+		if (!s)
+			break;
+		if (s->dev == dev ||
+		    (!s->dev && !__sync_val_compare_and_swap(&s->dev, 0, dev))) {
+			*idx = i;
+			return s;
+		}
+	}
+	c = counters();
+	if (c)
+		c->no_slot++;
+	return NULL;
+}
+
+/*
+ * Where a request is counted: its slot (of its partition with
+ * IOLENS_STAT_PARTS), and the slot of its whole disk, which keeps the queue
+ * depth and busy time (partitions share their disk's queue).  NULL if the
+ * disk is filtered out or the table is full.
+ */
+static __always_inline struct iolens_dev_slot *slots_of(struct request *rq,
+							__u32 *idx,
+							struct iolens_dev_slot **disk_slot)
+{
+	struct iolens_dev_slot *s;
+	__u32 disk, dev = rq_dev(rq, &disk), didx;
+
+	if (!dev_in(cfg.dev, cfg.ndev, disk))
+		return NULL;
+	s = slot_find(dev, idx);
+	*disk_slot = s;
+	if (s && dev != disk)
+		*disk_slot = slot_find(disk, &didx);
+	return *disk_slot ? s : NULL;
+}
+
+static __always_inline __u32 op_group(__u32 cmd_flags)
+{
+	__u32 op = cmd_flags & ((1 << 8) - 1);	/* REQ_OP_BITS */
+
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+		return IOLENS_SG_FLUSH;
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+		return IOLENS_SG_DISCARD;
+	/* op_is_write(): odd ops move data to the device. */
+	return op & 1 ? IOLENS_SG_WRITE : IOLENS_SG_READ;
+}
+
+static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
+{
+	__u32 idx = slot * IOLENS_SG_NR + sg;
+
+	return bpf_map_lookup_elem(&stats, &idx);
+}
+
+static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
+{
+	int k = cfg.hist_slot[kind];
+	struct iolens_hist *h;
+	__u32 idx, b;
+
+	if (k < 0)
+		return;
+	idx = (slot * IOLENS_SG_NR + sg) * cfg.nkinds + k;
+	h = bpf_map_lookup_elem(&hists, &idx);
+	if (!h)
+		return;
+	b = hist_index(v);
+	if (b < HIST_BUCKETS)
+		h->b[b]++;
+}
+
+/* Counted in flight: see attach_ns. */
+static __always_inline bool counted(struct request *rq)
+{
+	__u64 start = rq->start_time_ns;
+
+	return start && start >= attach_ns;
+}
+
+static __always_inline bool has_rqf(struct request *rq, int bit)
+{
+	return (__u32)rq->rq_flags & (1U << bit);
+}
+
+/* Merges and alignment of the request as issued, in the issue-side fields;
+ * `sign` -1 takes them back for a requeued request. */
+static __always_inline void issue_shape(struct request *rq,
+					struct iolens_dev_slot *s,
+					struct iolens_stat *st, __u32 sg,
+					__s64 sign)
+{
+	struct bio *bio = rq->bio;
+	__u64 n = 0;
+
+	for (int i = 0; i < MAX_BIOS && bio; i++) {
+		n++;
+		bio = bio->bi_next;
+	}
+	if (n > 1)
+		st->merges += sign * (n - 1);
+	if (sg == IOLENS_SG_WRITE && rq->__data_len && s->pbs) {
+		__u32 mask = s->pbs - 1;
+
+		st->checked += sign;
+		if ((((__u32)rq->__sector << 9) | rq->__data_len) & mask) {
+			st->misaligned += sign;
+			st->misaligned_bytes += sign * rq->__data_len;
+		}
+	}
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(stat_issue, struct request *rq)
+{
+	struct iolens_dev_slot *s, *ds;
+	struct iolens_stat *st;
+	__u32 slot, sg;
+	__s64 qd;
+
+	s = slots_of(rq, &slot, &ds);
+	if (!s)
+		return 0;
+	sg = op_group(rq->cmd_flags);
+	st = stat_of(slot, sg);
+	if (!st)
+		return 0;
+	if (!s->pbs)
+		s->pbs = rq->q->limits.physical_block_size;
+	issue_shape(rq, s, st, sg, 1);
+	hist_put(slot, sg, IOLENS_H_SIZE, rq->__data_len);
+	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
+	    ((cfg.flags & IOLENS_STAT_FALLBACK) &&
+	     !(rq->q->queue_flags & (1UL << queue_flag_stats)))) {
+		__u64 key = (__u64)rq, now = bpf_ktime_get_ns();
+
+		bpf_map_update_elem(&issue_ts, &key, &now, BPF_ANY);
+	}
+	if (!counted(rq))
+		return 0;
+	qd = __sync_fetch_and_add(&ds->inflight, 1) + 1 - ds->leaked;
+	/* Idle to busy: the only clock read on this path, rare under load. */
+	if (qd == 1)
+		ds->busy_since = bpf_ktime_get_ns();
+	st->issues++;
+	st->qd_sum += qd;
+	hist_put(slot, sg, IOLENS_H_QD, qd);
+	return 0;
+}
+
+/* Back to the queue: it will be issued (and counted) again. */
+SEC("tp_btf/block_rq_requeue")
+int BPF_PROG(stat_requeue, struct request *rq)
+{
+	struct iolens_dev_slot *s, *ds;
+	struct iolens_stat *st;
+	__u32 slot, sg;
+
+	s = slots_of(rq, &slot, &ds);
+	if (!s)
+		return 0;
+	sg = op_group(rq->cmd_flags);
+	st = stat_of(slot, sg);
+	if (!st)
+		return 0;
+	issue_shape(rq, s, st, sg, -1);
+	if (counted(rq))
+		__sync_fetch_and_add(&ds->inflight, -1);
+	return 0;
+}
+
+/*
+ * Whether this completion event ends an issue: not the second completion
+ * of a flush sequence's data request, nor the end of the empty PREFLUSH
+ * write it stood for (blk_flush_complete_seq() ends both with no bytes
+ * left, never issued as such); the flush itself is REQ_OP_FLUSH.
+ */
+static __always_inline bool ends_issue(__u32 sg, unsigned int len)
+{
+	return len || sg != IOLENS_SG_WRITE;
+}
+
+/* Counted as a request by diskstats (blk_account_io_done()), or the block
+ * layer's own flush, counted as a flush (blk_account_io_flush()). */
+static __always_inline bool accounted(struct request *rq, __u32 sg)
+{
+	bool seq = has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
+
+	if (sg == IOLENS_SG_FLUSH)
+		return seq;
+	return !seq && has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT));
+}
+
+/* Counts: bytes at every completion event, the request at its last one,
+ * and its end in flight.  No clock read but at the end of a busy period. */
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
+	     unsigned int nr_bytes)
+{
+	struct iolens_dev_slot *s, *ds;
+	struct iolens_stat *st;
+	unsigned int len;
+	__u32 slot, sg;
+
+	s = slots_of(rq, &slot, &ds);
+	if (!s)
+		return 0;
+	sg = op_group(rq->cmd_flags);
+	st = stat_of(slot, sg);
+	if (!st)
+		return 0;
+	if (has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT)))
+		st->bytes += nr_bytes;
+	/* The tracepoint fires before blk_update_request() takes nr_bytes
+	 * off: fewer than are left is a partial completion. */
+	len = rq->__data_len;
+	if (nr_bytes < len)
+		return 0;
+	if (counted(rq) && ends_issue(sg, len)) {
+		__u64 since = ds->busy_since;
+
+		/* Read the start of the busy period before leaving it: once
+		 * inflight is 0 an issue elsewhere may start the next. */
+		if (__sync_fetch_and_add(&ds->inflight, -1) - ds->leaked == 1 &&
+		    since)
+			__sync_fetch_and_add(&ds->busy_ns, bpf_ktime_get_ns() - since);
+	}
+	if (accounted(rq, sg))
+		st->ios++;
+	return 0;
+}
+
+/*
+ * Times: block_io_done fires in blk_account_io_done(), right after the
+ * kernel read the clock that ends diskstats' time of the request.
+ * block_rq_complete comes before the bios are ended, and ending them (waking
+ * the submitter, posting an io_uring completion) takes a few hundred ns to
+ * microseconds that iostat's await and aqu-sz include.  It fires only for
+ * requests the kernel times (RQF_IO_STAT, RQF_STATS or a scheduler's).
+ */
+SEC("tp_btf/block_io_done")
+int BPF_PROG(stat_done, struct request *rq)
+{
+	__u64 now, start, issue, key, *own = NULL;
+	struct iolens_dev_slot *s, *ds;
+	struct iolens_stat *st;
+	__u32 slot, sg;
+
+	s = slots_of(rq, &slot, &ds);
+	if (!s)
+		return 0;
+	sg = op_group(rq->cmd_flags);
+	if (!accounted(rq, sg))
+		return 0;
+	st = stat_of(slot, sg);
+	if (!st)
+		return 0;
+	now = bpf_ktime_get_ns();
+	start = rq->start_time_ns;
+	if (!start || start > now)
+		return 0;
+	st->timed++;
+	st->total_ns += now - start;
+	hist_put(slot, sg, IOLENS_H_TOTAL, now - start);
+	issue = rq->io_start_time_ns;
+	/* A hash lookup costs more than the rest of this hook: only where
+	 * an own stamp was taken. */
+	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
+	    (!issue && (cfg.flags & IOLENS_STAT_FALLBACK))) {
+		key = (__u64)rq;
+		own = bpf_map_lookup_elem(&issue_ts, &key);
+		if (own && (!issue || (cfg.flags & IOLENS_STAT_OWN_CLOCK))) {
+			issue = *own;
+			st->own_clock++;
+		}
+		if (own) {
+			bpf_map_delete_elem(&issue_ts, &key);
+		} else {
+			struct iolens_stat_counters *c = counters();
+
+			if (c)
+				c->no_stamp++;
+		}
+	}
+	if (!issue || issue < start || issue > now)
+		return 0;
+	st->split++;
+	st->queue_ns += issue - start;
+	st->device_ns += now - issue;
+	hist_put(slot, sg, IOLENS_H_QUEUE, issue - start);
+	hist_put(slot, sg, IOLENS_H_DEVICE, now - issue);
+	return 0;
+}

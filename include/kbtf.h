@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Facts about the running kernel read from its BTF. */
+#ifndef IOLENS_KBTF_H
+#define IOLENS_KBTF_H
+
+struct btf;
+
+/* Value of enumerator `name` of enum `type` in `btf`; `type` NULL searches
+ * every enum, anonymous ones included.  -1 if there is none. */
+int kbtf_enum_value(const struct btf *btf, const char *type, const char *name);
+
+#endif

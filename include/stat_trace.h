@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The in-kernel aggregation (bpf/stat.bpf.c): load, attach, and read its
+ * per-CPU maps as per-device differences between two reads. */
+#ifndef IOLENS_STAT_TRACE_H
+#define IOLENS_STAT_TRACE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "iolens.h"
+
+struct stat_trace_opts {
+	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
+	int ndev;
+	bool partitions;	/* one slot per partition */
+	bool own_clock;		/* stamp every issue ourselves */
+	unsigned int kinds;	/* histograms: bits 1 << IOLENS_H_* */
+};
+
+/* One device over one interval: CPUs summed, previous read subtracted. */
+struct stat_dev {
+	__u32 dev;		/* 0 = slot unused */
+	__u32 pbs;		/* physical block size seen at issue, 0 unknown */
+	struct iolens_stat op[IOLENS_SG_NR];
+	__u64 busy_ns;		/* time with a request issued and not completed */
+	__s64 inflight;		/* at the read */
+	/* Completions the kernel did not run our hook for, found in this
+	 * interval: busy_ns is then unknown (see stat_trace_read()). */
+	__u64 missed;
+	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
+	/* Histograms of the kinds asked for, NULL for the others. */
+	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
+	__u64 *hist_mem;	/* owns them (stat_dev_new()), or NULL */
+};
+
+struct stat_trace;
+
+/* Checks privileges, loads and attaches.  On failure prints one line for
+ * `cmd` and returns NULL. */
+struct stat_trace *stat_trace_start(const char *cmd,
+				    const struct stat_trace_opts *o);
+
+/*
+ * Reads the maps: afterwards stat_trace_dev() holds what happened since the
+ * previous read (or since the start).  A disk idle for a whole interval
+ * that our count still has requests in flight on, while the kernel has
+ * none, lost completions (the kernel now and then skips the hook): they are
+ * taken off its in-flight count, counted in `missed`, and its busy time of
+ * this interval is unknown.  0 or -errno.
+ */
+int stat_trace_read(struct stat_trace *st);
+
+/* CLOCK_MONOTONIC of the last read (of the start before any). */
+__u64 stat_trace_read_ns(const struct stat_trace *st);
+
+int stat_trace_nslots(const struct stat_trace *st);
+
+/* Slot `i` over the last interval; NULL if no device holds it. */
+const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i);
+
+/* Events the aggregation could not keep: devices beyond the slot table,
+ * issue stamps lost from the own-clock map. */
+void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
+		       __u64 *no_stamp);
+
+/* A zeroed device with histograms of the kinds `st` keeps, to sum slots
+ * into (a disk and its partitions, all disks); NULL if out of memory. */
+struct stat_dev *stat_dev_new(const struct stat_trace *st);
+void stat_dev_zero(struct stat_dev *d);
+/* dst += src: counters, busy time, in-flight and histograms. */
+void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src);
+void stat_dev_free(struct stat_dev *d);
+
+void stat_trace_stop(struct stat_trace *st);
+
+#endif

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "iolens.h"
+#include "stat.skel.h"	/* after iolens.h: its rodata holds our cfg */
+#include "stat_trace.h"
+#include "hist.h"
+#include "block_trace.h"
+#include "kbtf.h"
+#include "log.h"
+#include "priv.h"
+
+#define NPROGS 4
+
+/* Room for devices that appear while we run (a loop device set up later). */
+#define SPARE_SLOTS 16
+
+struct slot_state {
+	struct iolens_stat sum[IOLENS_SG_NR];	/* CPUs summed, at last read */
+	__u64 busy;				/* busy time at last read */
+	__u64 io_ticks_ms;			/* kernel's, at last read */
+	__u32 *raw;				/* per-CPU histograms at last read */
+};
+
+struct stat_trace {
+	struct stat *skel;
+	struct bpf_link *links[NPROGS];
+	int nlinks;
+	int ncpu;
+	int nslots;
+	int nkinds;
+	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
+	size_t hstride;			/* bytes of one CPU's histogram */
+	__u64 read_ns;
+	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
+	size_t slots_len;
+	struct slot_state *prev;
+	struct stat_dev *cur;
+	__u64 *hist_mem;
+	void *buf;			/* one lookup's per-CPU values */
+};
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int slots_needed(const struct stat_trace_opts *o)
+{
+	if (o->ndev && !o->partitions)
+		return o->ndev;
+	/* Whole disks, or every disk and partition. */
+	return count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
+	       SPARE_SLOTS;
+}
+
+/* QUEUE_FLAG_STATS is an anonymous enum's; it has been 7 since Linux 6.1
+ * renumbered the queue flags. */
+static int queue_flag_stats_bit(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int v = -1;
+
+	if (btf) {
+		v = kbtf_enum_value(btf, NULL, "QUEUE_FLAG_STATS");
+		btf__free(btf);
+	}
+	return v;
+}
+
+static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
+{
+	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
+	int bit = queue_flag_stats_bit(), k = 0, err;
+
+	cfg->ndev = o->ndev;
+	for (int i = 0; i < o->ndev; i++)
+		cfg->dev[i] = o->devs[i];
+	cfg->flags = (o->partitions ? IOLENS_STAT_PARTS : 0) |
+		     (o->own_clock ? IOLENS_STAT_OWN_CLOCK : 0);
+	/* Without the flag's value we cannot tell which queues stamp issues:
+	 * then only where io_start_time_ns is set is the split known. */
+	if (bit >= 0) {
+		cfg->flags |= IOLENS_STAT_FALLBACK;
+		st->skel->rodata->queue_flag_stats = bit;
+	}
+	for (int i = 0; i < IOLENS_H_NR; i++) {
+		cfg->hist_slot[i] = -1;
+		if (o->kinds & (1U << i)) {
+			st->kind_of[k] = i;
+			cfg->hist_slot[i] = k++;
+		}
+	}
+	st->nkinds = k;
+	cfg->nkinds = k ? k : 1;
+	st->nslots = slots_needed(o);
+	cfg->nslots = st->nslots;
+	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
+					      st->nslots * IOLENS_SG_NR);
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists,
+					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
+	/* No own stamps wanted anywhere: no map either. */
+	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
+		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
+	return err;
+}
+
+static int alloc_state(struct stat_trace *st)
+{
+	size_t per_slot = (size_t)IOLENS_SG_NR * st->nkinds;
+
+	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
+	st->prev = calloc(st->nslots, sizeof(*st->prev));
+	st->cur = calloc(st->nslots, sizeof(*st->cur));
+	st->hist_mem = calloc(st->nslots * per_slot * HIST_BUCKETS + 1,
+			      sizeof(__u64));
+	st->buf = malloc(st->ncpu * (st->hstride > sizeof(struct iolens_stat) ?
+				     st->hstride : sizeof(struct iolens_stat)));
+	if (!st->prev || !st->cur || !st->hist_mem || !st->buf)
+		return -ENOMEM;
+	for (int s = 0; s < st->nslots; s++) {
+		__u64 *h = st->hist_mem + s * per_slot * HIST_BUCKETS;
+
+		for (int g = 0; g < IOLENS_SG_NR; g++)
+			for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
+				st->cur[s].hist[g][st->kind_of[k]] = h;
+		if (!st->nkinds)
+			continue;
+		st->prev[s].raw = calloc(per_slot * st->ncpu, sizeof(struct iolens_hist));
+		if (!st->prev[s].raw)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct stat_trace *stat_trace_start(const char *cmd,
+				    const struct stat_trace_opts *o)
+{
+	struct stat_trace *st;
+	struct bpf_program *progs[NPROGS];
+	int err;
+
+	if (o->ndev > IOLENS_MAX_DEV_FILTER) {
+		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
+		return NULL;
+	}
+	if (priv_check_bpf(cmd))
+		return NULL;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "iolens %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y\n", cmd);
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->ncpu = libbpf_num_possible_cpus();
+	st->skel = stat__open();
+	err = st->skel ? configure(st, o) : -errno;
+	err = err ?: stat__load(st->skel);
+	if (err) {
+		fprintf(stderr, "iolens %s: cannot load the aggregation programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
+			cmd, strerror(-err));
+		stat_trace_stop(st);
+		return NULL;
+	}
+	st->slots_len = (st->nslots * sizeof(struct iolens_dev_slot) +
+			 sysconf(_SC_PAGESIZE) - 1) & ~(sysconf(_SC_PAGESIZE) - 1);
+	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(st->skel->maps.devs), 0);
+	if (st->slots == MAP_FAILED) {
+		st->slots = NULL;
+		err = -errno;
+	}
+	err = err ?: st->ncpu > 0 ? alloc_state(st) : st->ncpu;
+	if (err) {
+		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(-err));
+		stat_trace_stop(st);
+		return NULL;
+	}
+	/* Completion first, so that no issue we count lacks its completion;
+	 * attach_ns (below) makes that exact. */
+	progs[0] = st->skel->progs.stat_done;
+	progs[1] = st->skel->progs.stat_complete;
+	progs[2] = st->skel->progs.stat_requeue;
+	progs[3] = st->skel->progs.stat_issue;
+	for (int i = 0; i < NPROGS; i++) {
+		struct bpf_link *l = bpf_program__attach(progs[i]);
+
+		if (!l) {
+			fprintf(stderr, "iolens %s: cannot attach %s: %s (see 'iolens doctor')\n",
+				cmd, bpf_program__section_name(progs[i]), strerror(errno));
+			stat_trace_stop(st);
+			return NULL;
+		}
+		st->links[st->nlinks++] = l;
+	}
+	st->read_ns = mono_ns();
+	st->skel->data->attach_ns = st->read_ns;
+	return st;
+}
+
+static void stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
+		     int ncpu)
+{
+	const __u64 *src = (const __u64 *)v;
+	__u64 *d = (__u64 *)dst;
+	size_t n = sizeof(*v) / sizeof(__u64);
+
+	memset(dst, 0, sizeof(*dst));
+	for (int c = 0; c < ncpu; c++)
+		for (size_t i = 0; i < n; i++)
+			d[i] += src[c * n + i];
+}
+
+static void stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
+		     const struct iolens_stat *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 *r = (__u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		r[i] = x[i] - y[i];
+}
+
+/* Differences of one histogram's per-CPU 32-bit counts since the last read,
+ * modulo 2^32 (see struct iolens_hist), summed over CPUs into `out`. */
+static void hist_delta(const struct stat_trace *st, const void *buf,
+		       __u32 *prev, __u64 *out)
+{
+	memset(out, 0, HIST_BUCKETS * sizeof(*out));
+	for (int c = 0; c < st->ncpu; c++) {
+		const struct iolens_hist *h = (const void *)((const char *)buf +
+							     c * st->hstride);
+		__u32 *p = prev + (size_t)c * HIST_BUCKETS;
+
+		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+			out[b] += (__u32)(h->b[b] - p[b]);
+			p[b] = h->b[b];
+		}
+	}
+}
+
+/* Field `n` (1-based, as in Documentation/block/stat.rst) of a device's
+ * stat file, or of its inflight file with `file` "inflight". */
+static int sysfs_fields(__u32 dev, const char *file, __u64 *v, int n)
+{
+	char path[64];
+	FILE *f;
+	int k = 0;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", dev >> 20,
+		 dev & 0xfffff, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (k < n && fscanf(f, "%llu", (unsigned long long *)&v[k]) == 1)
+		k++;
+	fclose(f);
+	return k == n ? 0 : -EINVAL;
+}
+
+/*
+ * See stat_trace_read().  Only a disk idle for a whole interval is trusted:
+ * under load the kernel's count (requests in state MQ_RQ_IN_FLIGHT) and
+ * ours disagree for a moment around every completion.
+ */
+static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p,
+		       const struct iolens_stat *now_sum)
+{
+	__s64 n = ds->inflight - ds->leaked;
+	__u64 kin[2];
+
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		if (now_sum[g].ios != p->sum[g].ios ||
+		    now_sum[g].issues != p->sum[g].issues)
+			return 0;
+	if (n <= 0 || sysfs_fields(ds->dev, "inflight", kin, 2) || kin[0] + kin[1])
+		return 0;
+	ds->leaked += n;
+	return n;
+}
+
+static int read_slot(struct stat_trace *st, int s, __u64 now)
+{
+	volatile struct iolens_dev_slot *ds = &st->slots[s];
+	struct slot_state *p = &st->prev[s];
+	struct stat_dev *d = &st->cur[s];
+	int sfd = bpf_map__fd(st->skel->maps.stats);
+	int hfd = bpf_map__fd(st->skel->maps.hists);
+	struct iolens_stat sum[IOLENS_SG_NR];
+	__u64 busy, since, stat[10];
+	__s64 n;
+
+	d->dev = ds->dev;
+	d->pbs = ds->pbs;
+	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
+		__u32 key = s * IOLENS_SG_NR + g;
+
+		if (bpf_map_lookup_elem(sfd, &key, st->buf))
+			return -errno;
+		stat_sum(&sum[g], st->buf, st->ncpu);
+	}
+	d->missed = reconcile(ds, p, sum);
+	/* The open busy period counts up to now. */
+	busy = ds->busy_ns;
+	since = ds->busy_since;
+	n = ds->inflight - ds->leaked;
+	d->inflight = n;
+	if (n > 0 && since && now > since)
+		busy += now - since;
+	/* A busy period ended by a missed completion never closed: what was
+	 * counted for it so far is lost with it, and was partly idle. */
+	d->busy_ns = busy > p->busy && !d->missed ? busy - p->busy : 0;
+	p->busy = busy;
+	d->io_ticks_ns = 0;
+	if (!sysfs_fields(d->dev, "stat", stat, 10)) {
+		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
+		p->io_ticks_ms = stat[9];
+	}
+	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
+		__u32 key = s * IOLENS_SG_NR + g;
+
+		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
+		p->sum[g] = sum[g];
+		for (int k = 0; k < st->nkinds; k++) {
+			__u32 hkey = key * st->nkinds + k;
+			size_t at = (g * st->nkinds + k) * (size_t)st->ncpu * HIST_BUCKETS;
+
+			if (bpf_map_lookup_elem(hfd, &hkey, st->buf))
+				return -errno;
+			hist_delta(st, st->buf, p->raw + at, d->hist[g][st->kind_of[k]]);
+		}
+	}
+	return 0;
+}
+
+int stat_trace_read(struct stat_trace *st)
+{
+	__u64 now = mono_ns();
+	int err;
+
+	for (int s = 0; s < st->nslots; s++) {
+		if (!st->slots[s].dev)
+			continue;
+		err = read_slot(st, s, now);
+		if (err)
+			return err;
+	}
+	st->read_ns = now;
+	return 0;
+}
+
+__u64 stat_trace_read_ns(const struct stat_trace *st)
+{
+	return st->read_ns;
+}
+
+int stat_trace_nslots(const struct stat_trace *st)
+{
+	return st->nslots;
+}
+
+const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i)
+{
+	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
+}
+
+void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
+		       __u64 *no_stamp)
+{
+	struct iolens_stat_counters *v = calloc(st->ncpu, sizeof(*v));
+	__u32 zero = 0;
+
+	*no_slot = *no_stamp = 0;
+	if (!v)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stat_counters), &zero, v)) {
+		for (int c = 0; c < st->ncpu; c++) {
+			*no_slot += v[c].no_slot;
+			*no_stamp += v[c].no_stamp;
+		}
+	}
+	free(v);
+}
+
+struct stat_dev *stat_dev_new(const struct stat_trace *st)
+{
+	struct stat_dev *d = calloc(1, sizeof(*d));
+	__u64 *h = calloc((size_t)IOLENS_SG_NR * st->nkinds * HIST_BUCKETS + 1,
+			  sizeof(__u64));
+
+	if (!d || !h) {
+		free(d);
+		free(h);
+		return NULL;
+	}
+	d->hist_mem = h;
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
+			d->hist[g][st->kind_of[k]] = h;
+	return d;
+}
+
+void stat_dev_zero(struct stat_dev *d)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (d->hist[g][k])
+				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
+	memset(d->op, 0, sizeof(d->op));
+	d->busy_ns = 0;
+	d->inflight = 0;
+	d->missed = 0;
+	d->io_ticks_ns = 0;
+}
+
+void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++) {
+		const __u64 *x = (const __u64 *)&src->op[g];
+		__u64 *r = (__u64 *)&dst->op[g];
+
+		for (size_t i = 0; i < sizeof(src->op[g]) / sizeof(__u64); i++)
+			r[i] += x[i];
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (dst->hist[g][k] && src->hist[g][k])
+				hist_add(dst->hist[g][k], src->hist[g][k]);
+	}
+	dst->busy_ns += src->busy_ns;
+	dst->inflight += src->inflight;
+	dst->missed += src->missed;
+	dst->io_ticks_ns += src->io_ticks_ns;
+}
+
+void stat_dev_free(struct stat_dev *d)
+{
+	if (!d)
+		return;
+	free(d->hist_mem);
+	free(d);
+}
+
+void stat_trace_stop(struct stat_trace *st)
+{
+	if (!st)
+		return;
+	while (st->nlinks)
+		bpf_link__destroy(st->links[--st->nlinks]);
+	if (st->slots)
+		munmap((void *)st->slots, st->slots_len);
+	stat__destroy(st->skel);
+	for (int s = 0; st->prev && s < st->nslots; s++)
+		free(st->prev[s].raw);
+	free(st->prev);
+	free(st->cur);
+	free(st->hist_mem);
+	free(st->buf);
+	free(st);
+}

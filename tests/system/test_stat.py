@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens stat against the kernel's own counters (/proc/diskstats) and
+against iostat's way of computing aqu-sz and %util from them."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from conftest import DirectIO, Loop, run, wait_idle
+
+OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
+
+
+class Stat:
+    """`iolens stat -y -j ... INTERVAL` in the background, started once its
+    first report shows it is attached."""
+
+    def __init__(self, iolens, args, interval="0.5"):
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([iolens, "stat", "-y", "-j"] + args + [interval],
+                                     stdout=self.out, stderr=subprocess.PIPE, text=True)
+        end = time.time() + 15
+        while not self.reports() and time.time() < end:
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            time.sleep(0.05)
+        assert self.reports(), "no first report"
+
+    def reports(self):
+        self.out.seek(0)
+        return [json.loads(l) for l in self.out.read().splitlines()]
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=30)
+        assert self.proc.returncode == 0, err
+        reps = self.reports()
+        self.out.close()
+        return reps
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def totals(reports, name):
+    """Per op sums over all reports of one device, plus missed completions,
+    busy and weighted time (s) as aqu-sz and %util times the interval."""
+    t = {op: {"ios": 0, "bytes": 0, "merges": 0} for op in OPS}
+    missed = busy = weighted = 0.0
+    for r in reports:
+        for d in r["devices"]:
+            if d["disk_device"] != name:
+                continue
+            missed += d["completions_missed"]
+            busy += d["util"] / 100 * r["seconds"]
+            weighted += d["aqu-sz"] * r["seconds"]
+            for op in OPS:
+                for k in t[op]:
+                    t[op][k] += d["ops"][op][k]
+    return t, int(missed), busy, weighted
+
+
+def test_stat_counts_equal_diskstats(iolens, loop):
+    """Reads, writes, merged sequential writes, a discard and a flush: the
+    request, sector and merge counts equal the /proc/diskstats deltas."""
+    st = Stat(iolens, ["-d", loop.name])
+    try:
+        d0 = loop.diskstats()
+        io = DirectIO(loop.dev)
+        for i in range(40):
+            io.read(i * 8192, 4096)
+        for i in range(25):
+            io.write((1 << 20) + i * 65536, 8192)
+        io.close()
+        # Sequential 4 KiB writes submitted 16 at a time merge in the plug.
+        subprocess.run(["fio", "--name=merge", "--filename=" + loop.dev,
+                        "--rw=write", "--bs=4k", "--size=4M", "--offset=8M",
+                        "--direct=1", "--ioengine=io_uring", "--iodepth=16",
+                        "--iodepth_batch_submit=16", "--output-format=terse"],
+                       check=True, capture_output=True)
+        subprocess.run(["blkdiscard", "-o", str(16 << 20), "-l", str(1 << 20),
+                        loop.dev], check=True)
+        fd = os.open(loop.dev, os.O_WRONLY)
+        os.fsync(fd)
+        os.close(fd)
+        wait_idle(loop)
+        d1 = loop.diskstats()
+        time.sleep(0.6)
+        reps = st.stop()
+    finally:
+        st.kill()
+    t, missed, _, _ = totals(reps, loop.name)
+    delta = {k: d1[k] - d0[k] for k in d0}
+    assert delta["w_merges"] > 0, "the workload made no merges: %s" % delta
+    assert delta["d_ios"] > 0 and delta["f_ios"] > 0, delta
+    short = 0
+    for op, p in OPS.items():
+        assert t[op]["ios"] <= delta[p + "_ios"], (op, t[op], delta)
+        short += delta[p + "_ios"] - t[op]["ios"]
+        if op != "flush":
+            assert t[op]["merges"] == delta[p + "_merges"], (op, t[op], delta)
+    # A completion the kernel did not run our hook for is reported as
+    # missed, never silently dropped: what is short is exactly that.
+    assert short == missed, (t, delta, missed)
+    if not missed:
+        for op, p in OPS.items():
+            if op != "flush":
+                assert t[op]["bytes"] == delta[p + "_sectors"] * 512, (op, t[op], delta)
+
+
+def test_stat_aqu_sz_and_util_match_iostat(iolens, loop):
+    """aqu-sz and %util over a fio run equal, within 2%, what iostat
+    computes from the /proc/diskstats deltas of the same run."""
+    st = Stat(iolens, ["-d", loop.name])
+    try:
+        d0 = loop.diskstats()
+        subprocess.run(["fio", "--name=busy", "--filename=" + loop.dev,
+                        "--rw=randread", "--bs=4k", "--direct=1",
+                        "--ioengine=io_uring", "--iodepth=8", "--runtime=2",
+                        "--time_based", "--output-format=terse"],
+                       check=True, capture_output=True)
+        wait_idle(loop)
+        d1 = loop.diskstats()
+        time.sleep(0.6)
+        reps = st.stop()
+    finally:
+        st.kill()
+    _, missed, busy, weighted = totals(reps, loop.name)
+    # iostat: aqu-sz = delta weighted ms / interval ms, %util = delta io_ticks
+    # ms / interval ms; over one window both are these times in seconds.
+    io_weighted = (d1["weighted_ms"] - d0["weighted_ms"]) / 1000
+    io_busy = (d1["io_ticks"] - d0["io_ticks"]) / 1000
+    assert io_busy > 1.0, (d0, d1)
+    assert abs(weighted - io_weighted) <= 0.02 * io_weighted, (weighted, io_weighted)
+    assert abs(busy - io_busy) <= 0.02 * io_busy, (busy, io_busy, missed)
+
+
+def test_stat_percentiles_and_depth(iolens, loop):
+    """Percentiles are ordered and the queue depth at issue never exceeds
+    fio's iodepth, with its maximum reached."""
+    st = Stat(iolens, ["-d", loop.name])
+    try:
+        subprocess.run(["fio", "--name=qd", "--filename=" + loop.dev,
+                        "--rw=randread", "--bs=4k", "--direct=1",
+                        "--ioengine=libaio", "--iodepth=4", "--runtime=1",
+                        "--time_based", "--output-format=terse"],
+                       check=True, capture_output=True)
+        wait_idle(loop)
+        time.sleep(0.6)
+        reps = st.stop()
+    finally:
+        st.kill()
+    busiest = max((d["ops"]["read"] for r in reps for d in r["devices"]),
+                  key=lambda o: o["ios"])
+    assert busiest["ios"] > 1000
+    assert 0 < busiest["p50_ns"] <= busiest["p90_ns"] <= busiest["p99_ns"] <= busiest["max_ns"]
+    assert busiest["qd_max"] <= 4 and busiest["qd_avg"] <= 4
+    assert busiest["queue_avg_ns"] is not None and busiest["device_avg_ns"] > 0
+
+
+def test_stat_picks_up_a_device_attached_later(iolens, root):
+    """A loop device set up while stat runs appears with its I/O."""
+    st = Stat(iolens, [], interval="0.3")
+    lo = None
+    try:
+        lo = Loop()
+        io = DirectIO(lo.dev)
+        for i in range(10):
+            io.read(i * 4096, 4096)
+        io.close()
+        time.sleep(0.8)
+        reps = st.stop()
+    finally:
+        st.kill()
+        if lo:
+            lo.close()
+    t, missed, _, _ = totals(reps, lo.name)
+    assert t["read"]["ios"] + missed >= 10
+
+
+def test_stat_since_boot_is_diskstats(iolens, loop):
+    """Without an interval: one report since boot, iostat's way."""
+    r = run(["stat", "-j", "-d", loop.name])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["period"] == "boot"
+    (dev,) = rep["devices"]
+    ds = loop.diskstats()
+    assert abs(dev["r/s"] * rep["seconds"] - ds["r_ios"]) <= 0.01 * rep["seconds"] + 1
+    assert "ops" not in dev  # iolens's own figures need an interval
+
+
+def test_stat_usage_errors(iolens):
+    for args, what in ((["-d", "nosuchdev", "1"], "nosuchdev"),
+                       (["0"], "interval"), (["-1"], "interval"),
+                       (["1", "x"], "count"), (["1", "0"], "count"),
+                       (["--bogus"], "bogus")):
+        r = run(["stat"] + args)
+        assert r.returncode == 2, (args, r)
+        assert r.stdout == ""
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and what in lines[0], (args, r.stderr)
