@@ -8,6 +8,7 @@
  * EPERM), a load is not.  Nothing here calls a libbpf function that prints;
  * libbpf's own log stays behind -v as everywhere else.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -57,7 +58,9 @@ struct row {
 	char consequence[128];
 };
 
-#define MAX_ROWS	48
+#define MAX_ROWS	64
+/* Disks whose issue-stamp path is shown, at most. */
+#define MAX_DISK_ROWS	8
 #define MAX_BLOCKERS	8
 
 struct doctor {
@@ -757,6 +760,54 @@ static void check_structs(struct doctor *d)
 		   "request ops decoded with built-in 6.x values");
 }
 
+/*
+ * Which path stat/lat take per disk: the kernel stamps issues
+ * (rq->io_start_time_ns) only on queues with QUEUE_FLAG_STATS, which
+ * blk-stat users set: wbt, iolatency, iocost.  wbt is the common one and
+ * the one sysfs shows; without it stat stamps issues itself in a map.
+ */
+static void check_issue_stamps(struct doctor *d)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && n < MAX_DISK_ROWS) {
+		char path[300], check[40];
+		unsigned long sectors = 0, usec = 0;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/size", e->d_name);
+		f = fopen(path, "r");
+		/* An unbound loop device has no queue traffic to time. */
+		if (!f || fscanf(f, "%lu", &sectors) != 1 || !sectors) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", e->d_name);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%lu", &usec) != 1)
+			usec = 0;
+		if (f)
+			fclose(f);
+		snprintf(check, sizeof(check), "issue stamp %.24s", e->d_name);
+		n++;
+		if (usec)
+			add_row(d, check, ST_OK, "stat/lat: queue/device split from rq->io_start_time_ns",
+				"wbt on (%lu us): the queue keeps QUEUE_FLAG_STATS", usec);
+		else
+			add_row(d, check, ST_FALLBACK, "stat/lat: own issue stamp in a per-request map",
+				"wbt off: the kernel stamps issues only if iolatency or iocost is set up");
+	}
+	closedir(dir);
+}
+
 /* ---- output ---- */
 
 static void print_text(const struct doctor *d)
@@ -917,6 +968,7 @@ int cmd_doctor(int argc, char **argv)
 	check_programs(d);
 	check_ringbuf(d);
 	check_structs(d);
+	check_issue_stamps(d);
 
 	if (json)
 		print_json(d, u.release);

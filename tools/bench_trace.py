@@ -17,57 +17,17 @@ usage: tools/bench_trace.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root, fio, bpftool; tools/install-deps.sh bench installs them.
 """
 import argparse
-import json
 import os
 import re
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROGS = ("btf_io_start", "btf_insert", "btf_issue", "btf_requeue", "btf_merge",
-         "btf_complete", "raw_io_start", "raw_insert", "raw_issue",
-         "raw_requeue", "raw_merge", "raw_complete")
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def sh(args, **kw):
-    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
-
-
-def diskstats_reads(name):
-    with open("/proc/diskstats") as f:
-        for line in f:
-            p = line.split()
-            if p[2] == name:
-                return int(p[3])
-    raise KeyError(name)
-
-
-def prog_stats():
-    """{prog id: (name, run_time_ns, run_cnt)} of loaded iolens programs."""
-    out = {}
-    for p in json.loads(sh(["bpftool", "prog", "show", "-j"])):
-        if p.get("name") in PROGS:
-            out[p["id"]] = (p["name"], p.get("run_time_ns", 0), p.get("run_cnt", 0))
-    return out
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
-def fio(dev, runtime):
-    out = sh(["fio", "--name=bench", "--filename=" + dev, "--rw=randread",
-              "--bs=4k", "--direct=1", "--ioengine=io_uring", "--iodepth=32",
-              "--runtime=%d" % runtime, "--time_based", "--randrepeat=0",
-              "--norandommap", "--output-format=json"])
-    return json.loads(out)["jobs"][0]["read"]["iops"]
+sys.path.insert(0, HERE)
+from benchlib import (bench_device, cpu_seconds, diskstats_reads, fio,  # noqa: E402
+                      new_prog_ns, prog_stats)
 
 
 def start_tracer(cmd):
@@ -98,10 +58,8 @@ def one_run(cmd, dev, name, runtime):
     r1 = diskstats_reads(name)
     res = {"iops": iops, "requests": r1 - r0}
     if p:
-        stats = prog_stats()
         res["cpu"] = cpu_seconds(p.pid) - cpu0
-        ns = sum(v[1] for k, v in stats.items() if k not in before_stats)
-        res["kernel_ns"] = ns
+        res["kernel_ns"] = new_prog_ns(before_stats)
         res["lost"] = stop_tracer(p)
     return res
 
@@ -127,17 +85,8 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench_trace: needs root (BPF, loop devices)")
 
-    with open("/proc/sys/kernel/bpf_stats_enabled") as f:
-        stats_was = f.read().strip()
-    fd, backing = tempfile.mkstemp(prefix="iolens-bench-", dir="/dev/shm")
-    os.ftruncate(fd, 1 << 30)
-    os.close(fd)
-    dev = None
-    trace_file = backing + ".iol"
-    try:
-        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-            f.write("1")
-        dev = sh(["losetup", "-f", "--show", "--direct-io=on", backing]).strip()
+    with bench_device() as (dev, backing):
+        trace_file = backing + ".iol"
         name = os.path.basename(dev)
         modes = {
             "untraced": None,
@@ -145,20 +94,16 @@ def main():
             "record": [args.iolens, "record", "-o", trace_file, "-d", name],
         }
         results = {m: [] for m in modes}
-        fio(dev, 1)  # warm up
-        for rnd in range(args.rounds):
-            for m, cmd in modes.items():
-                results[m].append(one_run(cmd, dev, name, args.runtime))
-                print("round %d %-8s %s" % (rnd + 1, m, results[m][-1]),
-                      file=sys.stderr)
-    finally:
-        if dev:
-            subprocess.run(["losetup", "-d", dev])
-        for f in (backing, trace_file):
-            if os.path.exists(f):
-                os.unlink(f)
-        with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
-            f.write(stats_was)
+        try:
+            fio(dev, 1)  # warm up
+            for rnd in range(args.rounds):
+                for m, cmd in modes.items():
+                    results[m].append(one_run(cmd, dev, name, args.runtime))
+                    print("round %d %-8s %s" % (rnd + 1, m, results[m][-1]),
+                          file=sys.stderr)
+        finally:
+            if os.path.exists(trace_file):
+                os.unlink(trace_file)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
     print("4 KiB random reads, io_uring, QD 32, loop device on tmpfs; "

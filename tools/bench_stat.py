@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Cost of in-kernel aggregation: iolens stat (every metric on) against
+libbpf-tools biolatency, under 4 KiB random reads at queue depth 32 (fio,
+io_uring, O_DIRECT) on a loop device backed by tmpfs.
+
+Untraced, iolens stat and biolatency runs alternate so that drift hits all
+alike; for each tool:
+  - in-kernel ns per I/O: sum of bpf_stats run_time_ns over the programs the
+    tool loaded / requests completed on the device (/proc/diskstats);
+  - the tool's own user+sys CPU per I/O;
+  - requests per second and the IOPS ratio traced/untraced.
+Medians over --rounds.
+
+usage: tools/bench_stat.py [--rounds N] [--runtime SECS] [--iolens PATH]
+Needs root, fio, bpftool, biolatency; tools/install-deps.sh bench installs them.
+"""
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchlib import (bench_device, cpu_seconds, diskstats_reads, fio,  # noqa: E402
+                      new_prog_ns, prog_stats, wait_new_progs)
+
+BIOLATENCY = "/usr/sbin/biolatency"
+
+
+def one_run(cmd, dev, name, runtime):
+    before = prog_stats()
+    p = None
+    if cmd:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        wait_new_progs(before)
+    try:
+        r0 = diskstats_reads(name)
+        cpu0 = cpu_seconds(p.pid) if p else 0
+        iops = fio(dev, runtime)
+        r1 = diskstats_reads(name)
+        res = {"iops": iops, "requests": r1 - r0}
+        if p:
+            res["cpu"] = cpu_seconds(p.pid) - cpu0
+            res["kernel_ns"] = new_prog_ns(before)
+    finally:
+        if p:
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+            if p.returncode not in (0, -signal.SIGINT):
+                raise RuntimeError("%s failed: %s" % (cmd[0], err))
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--iolens", default=os.path.join(HERE, "../build/iolens"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench_stat: needs root (BPF, loop devices)")
+    if not os.access(BIOLATENCY, os.X_OK):
+        sys.exit("bench_stat: %s missing: tools/install-deps.sh bench" % BIOLATENCY)
+
+    with bench_device() as (dev, _):
+        name = os.path.basename(dev)
+        modes = {
+            "untraced": None,
+            "iolens stat": [args.iolens, "stat", "-y", "-j", "-d", name, "1"],
+            "biolatency": [BIOLATENCY, "-d", name, "3600"],
+        }
+        results = {m: [] for m in modes}
+        fio(dev, 1)  # warm up
+        for rnd in range(args.rounds):
+            for m, cmd in modes.items():
+                results[m].append(one_run(cmd, dev, name, args.runtime))
+                print("round %d %-12s %s" % (rnd + 1, m, results[m][-1]),
+                      file=sys.stderr)
+
+    base = statistics.median(r["iops"] for r in results["untraced"])
+    print("4 KiB random reads, io_uring, QD 32, loop device on tmpfs; "
+          "%d rounds of %d s, medians; kernel %s" % (
+              args.rounds, args.runtime, os.uname().release))
+    print("| tool | requests/s | IOPS vs untraced | in-kernel ns/I/O | tool CPU ns/I/O |")
+    print("|---|---|---|---|---|")
+    print("| untraced | %.0f | 1.00 | - | - |" % base)
+    for m in ("iolens stat", "biolatency"):
+        rs = results[m]
+        print("| %s | %.0f | %.2f | %.0f | %.2f |" % (
+            m, statistics.median(r["iops"] for r in rs),
+            statistics.median(r["iops"] for r in rs) / base,
+            statistics.median(r["kernel_ns"] / r["requests"] for r in rs),
+            statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs)))
+
+
+if __name__ == "__main__":
+    main()
