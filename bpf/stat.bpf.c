@@ -180,6 +180,20 @@ static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
 	return bpf_map_lookup_elem(&stats, &idx);
 }
 
+/* The counters a request's event goes to, NULL if it is not wanted: its
+ * slot, op group and whole-disk slot in *slot, *sg and *ds. */
+static __always_inline struct iolens_stat *counters_of(struct request *rq,
+						      __u32 *slot, __u32 *sg,
+						      struct iolens_dev_slot **ds,
+						      struct iolens_dev_slot **s)
+{
+	*s = slots_of(rq, slot, ds);
+	if (!*s)
+		return NULL;
+	*sg = op_group(rq->cmd_flags);
+	return stat_of(*slot, *sg);
+}
+
 static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
 {
 	int k = cfg.hist_slot[kind];
@@ -245,11 +259,7 @@ int BPF_PROG(stat_issue, struct request *rq)
 	__u32 slot, sg;
 	__s64 qd;
 
-	s = slots_of(rq, &slot, &ds);
-	if (!s)
-		return 0;
-	sg = op_group(rq->cmd_flags);
-	st = stat_of(slot, sg);
+	st = counters_of(rq, &slot, &sg, &ds, &s);
 	if (!st)
 		return 0;
 	if (!s->pbs)
@@ -283,11 +293,7 @@ int BPF_PROG(stat_requeue, struct request *rq)
 	struct iolens_stat *st;
 	__u32 slot, sg;
 
-	s = slots_of(rq, &slot, &ds);
-	if (!s)
-		return 0;
-	sg = op_group(rq->cmd_flags);
-	st = stat_of(slot, sg);
+	st = counters_of(rq, &slot, &sg, &ds, &s);
 	if (!st)
 		return 0;
 	issue_shape(rq, s, st, sg, -1);
@@ -329,11 +335,7 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	unsigned int len;
 	__u32 slot, sg;
 
-	s = slots_of(rq, &slot, &ds);
-	if (!s)
-		return 0;
-	sg = op_group(rq->cmd_flags);
-	st = stat_of(slot, sg);
+	st = counters_of(rq, &slot, &sg, &ds, &s);
 	if (!st)
 		return 0;
 	if (has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT)))
@@ -373,14 +375,8 @@ int BPF_PROG(stat_done, struct request *rq)
 	struct iolens_stat *st;
 	__u32 slot, sg;
 
-	s = slots_of(rq, &slot, &ds);
-	if (!s)
-		return 0;
-	sg = op_group(rq->cmd_flags);
-	if (!accounted(rq, sg))
-		return 0;
-	st = stat_of(slot, sg);
-	if (!st)
+	st = counters_of(rq, &slot, &sg, &ds, &s);
+	if (!st || !accounted(rq, sg))
 		return 0;
 	now = bpf_ktime_get_ns();
 	start = rq->start_time_ns;

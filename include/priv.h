@@ -26,4 +26,8 @@ bool priv_can_load_bpf(void);
  * and returns 1 (the runtime-failure exit code). */
 int priv_check_bpf(const char *cmd);
 
+/* priv_check_bpf(), then that the kernel has BTF (tp_btf and CO-RE need
+ * it); the same one line and 1 if not. */
+int priv_check_tracing(const char *cmd);
+
 #endif

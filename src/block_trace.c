@@ -149,12 +149,8 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
 		return NULL;
 	}
-	if (priv_check_bpf(cmd))
+	if (priv_check_tracing(cmd))
 		return NULL;
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "iolens %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y\n", cmd);
-		return NULL;
-	}
 	reqflags_init();
 	io_start = have_io_start();
 	bt = calloc(1, sizeof(*bt));

@@ -61,3 +61,14 @@ int priv_check_bpf(const char *cmd)
 		"run it with sudo");
 	return 1;
 }
+
+int priv_check_tracing(const char *cmd)
+{
+	if (priv_check_bpf(cmd))
+		return 1;
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "iolens %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y\n", cmd);
+		return 1;
+	}
+	return 0;
+}

@@ -162,12 +162,8 @@ struct stat_trace *stat_trace_start(const char *cmd,
 		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
 		return NULL;
 	}
-	if (priv_check_bpf(cmd))
+	if (priv_check_tracing(cmd))
 		return NULL;
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "iolens %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): it needs CONFIG_DEBUG_INFO_BTF=y\n", cmd);
-		return NULL;
-	}
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
