@@ -86,7 +86,7 @@ struct {
 	__type(value, __u64);
 } issue_ts SEC(".maps");
 
-static __always_inline struct iolens_stat_counters *counters(void)
+static __always_inline struct iolens_stat_counters *losses(void)
 {
 	__u32 zero = 0;
 
@@ -113,17 +113,16 @@ static __always_inline __u32 rq_dev(struct request *rq, __u32 *disk_dev)
 /*
  * The slot of `dev`, claimed on first sight: open addressing from a hash of
  * dev_t, a compare-and-swap to claim.  NULL (counted) if the table is full.
+ * cfg.nslots is a power of two: a mask, not a division, on every event.
  */
 static __always_inline struct iolens_dev_slot *slot_find(__u32 dev, __u32 *idx)
 {
+	__u32 i, mask = cfg.nslots - 1, h = dev * 0x9e3779b1U;
 	struct iolens_stat_counters *c;
 	struct iolens_dev_slot *s;
-	__u32 i, h = (dev * 0x9e3779b1U) % cfg.nslots;
 
 	for (int n = 0; n < 16; n++) {
-		i = h + n;
-		if (i >= cfg.nslots)
-			i -= cfg.nslots;
+		i = (h + n) & mask;
 		s = bpf_map_lookup_elem(&devs, &i);
 		if (!s)
 			break;
@@ -133,7 +132,7 @@ static __always_inline struct iolens_dev_slot *slot_find(__u32 dev, __u32 *idx)
 			return s;
 		}
 	}
-	c = counters();
+	c = losses();
 	if (c)
 		c->no_slot++;
 	return NULL;
@@ -207,7 +206,7 @@ static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
 	if (!h)
 		return;
 	b = hist_index(v);
-	if (b < HIST_BUCKETS)
+	if (b < HIST_BUCKETS)	/* always; the verifier wants the bound */
 		h->b[b]++;
 }
 
@@ -219,10 +218,7 @@ static __always_inline bool counted(struct request *rq)
 	return start && start >= attach_ns;
 }
 
-static __always_inline bool has_rqf(struct request *rq, int bit)
-{
-	return (__u32)rq->rq_flags & (1U << bit);
-}
+#define RQF(name) (1U << bpf_core_enum_value(enum rqf_flags, __RQF_##name))
 
 /* Merges and alignment of the request as issued, in the issue-side fields;
  * `sign` -1 takes them back for a requeued request. */
@@ -314,14 +310,13 @@ static __always_inline bool ends_issue(__u32 sg, unsigned int len)
 }
 
 /* Counted as a request by diskstats (blk_account_io_done()), or the block
- * layer's own flush, counted as a flush (blk_account_io_flush()). */
-static __always_inline bool accounted(struct request *rq, __u32 sg)
+ * layer's own flush, counted as a flush (blk_account_io_flush()); `flags`
+ * is rq->rq_flags. */
+static __always_inline bool accounted(__u32 flags, __u32 sg)
 {
-	bool seq = has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_FLUSH_SEQ));
-
 	if (sg == IOLENS_SG_FLUSH)
-		return seq;
-	return !seq && has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT));
+		return flags & RQF(FLUSH_SEQ);
+	return (flags & (RQF(FLUSH_SEQ) | RQF(IO_STAT))) == RQF(IO_STAT);
 }
 
 /* Counts: bytes at every completion event, the request at its last one,
@@ -332,13 +327,14 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
+	__u32 slot, sg, flags;
 	unsigned int len;
-	__u32 slot, sg;
 
 	st = counters_of(rq, &slot, &sg, &ds, &s);
 	if (!st)
 		return 0;
-	if (has_rqf(rq, bpf_core_enum_value(enum rqf_flags, __RQF_IO_STAT)))
+	flags = rq->rq_flags;
+	if (flags & RQF(IO_STAT))
 		st->bytes += nr_bytes;
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
@@ -354,7 +350,7 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 		    since)
 			__sync_fetch_and_add(&ds->busy_ns, bpf_ktime_get_ns() - since);
 	}
-	if (accounted(rq, sg))
+	if (accounted(flags, sg))
 		st->ios++;
 	return 0;
 }
@@ -376,7 +372,7 @@ int BPF_PROG(stat_done, struct request *rq)
 	__u32 slot, sg;
 
 	st = counters_of(rq, &slot, &sg, &ds, &s);
-	if (!st || !accounted(rq, sg))
+	if (!st || !accounted(rq->rq_flags, sg))
 		return 0;
 	now = bpf_ktime_get_ns();
 	start = rq->start_time_ns;
@@ -387,19 +383,17 @@ int BPF_PROG(stat_done, struct request *rq)
 	hist_put(slot, sg, IOLENS_H_TOTAL, now - start);
 	issue = rq->io_start_time_ns;
 	/* A hash lookup costs more than the rest of this hook: only where
-	 * an own stamp was taken. */
+	 * an own stamp was taken, and then it wins. */
 	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
 	    (!issue && (cfg.flags & IOLENS_STAT_FALLBACK))) {
 		key = (__u64)rq;
 		own = bpf_map_lookup_elem(&issue_ts, &key);
-		if (own && (!issue || (cfg.flags & IOLENS_STAT_OWN_CLOCK))) {
+		if (own) {
 			issue = *own;
 			st->own_clock++;
-		}
-		if (own) {
 			bpf_map_delete_elem(&issue_ts, &key);
 		} else {
-			struct iolens_stat_counters *c = counters();
+			struct iolens_stat_counters *c = losses();
 
 			if (c)
 				c->no_stamp++;

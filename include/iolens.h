@@ -282,7 +282,7 @@ struct iolens_stat_cfg {
 	__u32 ndev;		/* whole-disk filter, 0 = all */
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
 	__u32 flags;		/* IOLENS_STAT_* */
-	__u32 nslots;		/* entries of `devs` */
+	__u32 nslots;		/* entries of `devs`: a power of two */
 	__u32 nkinds;		/* histograms enabled */
 	__s32 hist_slot[IOLENS_H_NR];	/* index among enabled, -1 = off */
 };

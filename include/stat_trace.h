@@ -19,17 +19,15 @@ struct stat_trace_opts {
 /* One device over one interval: CPUs summed, previous read subtracted. */
 struct stat_dev {
 	__u32 dev;		/* 0 = slot unused */
-	__u32 pbs;		/* physical block size seen at issue, 0 unknown */
 	struct iolens_stat op[IOLENS_SG_NR];
 	__u64 busy_ns;		/* time with a request issued and not completed */
-	__s64 inflight;		/* at the read */
 	/* Completions the kernel did not run our hook for, found in this
 	 * interval: busy_ns is then unknown (see stat_trace_read()). */
 	__u64 missed;
 	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
 	/* Histograms of the kinds asked for, NULL for the others. */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
-	__u64 *hist_mem;	/* owns them (stat_dev_new()), or NULL */
+	__u64 *hist_mem;	/* owns them */
 };
 
 struct stat_trace;
@@ -66,7 +64,8 @@ void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
  * into (a disk and its partitions, all disks); NULL if out of memory. */
 struct stat_dev *stat_dev_new(const struct stat_trace *st);
 void stat_dev_zero(struct stat_dev *d);
-/* dst += src: counters, busy time, in-flight and histograms. */
+/* dst += src: counters, busy time, missed completions, io_ticks and
+ * histograms. */
 void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src);
 void stat_dev_free(struct stat_dev *d);
 

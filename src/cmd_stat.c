@@ -39,7 +39,6 @@ struct stat_opts {
 struct row {
 	char name[DEV_NAME_LEN];
 	__u32 dev;
-	bool partition;
 	__u64 ios[IOLENS_SG_NR], bytes[IOLENS_SG_NR], merges[IOLENS_SG_NR];
 	__u64 timed[IOLENS_SG_NR];	/* of ios: with a known total time */
 	double time_ns[IOLENS_SG_NR];	/* total time over `timed` */
@@ -481,7 +480,6 @@ static void row_from(struct row *r, const struct dev_info *info,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", info->name);
 	r->dev = info->dev;
-	r->partition = partition;
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		r->ios[g] = d->op[g].ios;
 		r->bytes[g] = d->op[g].bytes;
@@ -502,6 +500,7 @@ struct table {
 	struct row *rows;
 	struct stat_dev **sums;	/* per row, owned */
 	int n, cap;
+	struct dev_info *info;	/* per slot, this interval */
 };
 
 static struct row *table_add(struct table *t, const struct stat_trace *st)
@@ -539,41 +538,36 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	int nslots = stat_trace_nslots(st);
 
 	t->n = 0;
+	if (!t->info && !(t->info = calloc(nslots, sizeof(*t->info))))
+		return -ENOMEM;
+	/* One sysfs lookup per slot and interval; .dev 0 = no device. */
 	for (int i = 0; i < nslots; i++) {
 		const struct stat_dev *d = stat_trace_dev(st, i);
-		struct dev_info info;
-		struct stat_dev *sum;
+
+		if (!d || dev_lookup(d->dev, &t->info[i]))
+			t->info[i].dev = 0;
+	}
+	for (int i = 0; i < nslots; i++) {
+		const struct dev_info *disk = &t->info[i];
 		struct row *r;
 
-		if (!d || dev_lookup(d->dev, &info) || info.disk != info.dev)
+		if (!disk->dev || disk->disk != disk->dev)
 			continue;
 		r = table_add(t, st);
 		if (!r)
 			return -ENOMEM;
-		sum = t->sums[t->n - 1];
 		/* A disk's line holds its partitions' requests too. */
-		for (int k = 0; k < nslots; k++) {
-			const struct stat_dev *p = stat_trace_dev(st, k);
-			struct dev_info pi;
-
-			if (p && (p == d || (!dev_lookup(p->dev, &pi) &&
-					     pi.disk == info.dev && pi.dev != info.dev)))
-				stat_dev_add(sum, p);
-		}
-		row_from(r, &info, sum, false);
-		if (!o->partitions)
-			continue;
-		for (int k = 0; k < nslots; k++) {
-			const struct stat_dev *p = stat_trace_dev(st, k);
-			struct dev_info pi;
-
-			if (!p || dev_lookup(p->dev, &pi) || pi.disk != info.dev ||
-			    pi.dev == info.dev)
+		for (int k = 0; k < nslots; k++)
+			if (t->info[k].dev && t->info[k].disk == disk->dev)
+				stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
+		row_from(r, disk, t->sums[t->n - 1], false);
+		for (int k = 0; o->partitions && k < nslots; k++) {
+			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev)
 				continue;
 			r = table_add(t, st);
 			if (!r)
 				return -ENOMEM;
-			row_from(r, &pi, p, true);
+			row_from(r, &t->info[k], stat_trace_dev(st, k), true);
 		}
 	}
 	for (int i = 0; i < o->ndev; i++) {
@@ -593,16 +587,10 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	if (o->active_only) {
 		int k = 0;
 
-		for (int i = 0; i < t->n; i++) {
-			if (!row_active(&t->rows[i]))
-				continue;
-			/* Keep each row with the sum it points to. */
-			struct stat_dev *s = t->sums[k];
-
-			t->sums[k] = t->sums[i];
-			t->sums[i] = s;
-			t->rows[k++] = t->rows[i];
-		}
+		/* Rows point into t->sums, which stay where they are. */
+		for (int i = 0; i < t->n; i++)
+			if (row_active(&t->rows[i]))
+				t->rows[k++] = t->rows[i];
 		t->n = k;
 	}
 	qsort(t->rows, t->n, sizeof(*t->rows), by_dev);
@@ -658,6 +646,7 @@ static int run(const struct stat_opts *o)
 		stat_dev_free(t.sums[i]);
 	free(t.sums);
 	free(t.rows);
+	free(t.info);
 	stat_trace_stop(st);
 	return err ? 1 : 0;
 }

@@ -44,7 +44,6 @@ struct stat_trace {
 	size_t slots_len;
 	struct slot_state *prev;
 	struct stat_dev *cur;
-	__u64 *hist_mem;
 	void *buf;			/* one lookup's per-CPU values */
 };
 
@@ -62,13 +61,19 @@ static int count_dir(const char *path)
 	return n;
 }
 
+/* A power of two (the BPF side masks its hash with nslots - 1). */
 static int slots_needed(const struct stat_trace_opts *o)
 {
+	int want, n = 1;
+
 	if (o->ndev && !o->partitions)
-		return o->ndev;
-	/* Whole disks, or every disk and partition. */
-	return count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
-	       SPARE_SLOTS;
+		want = o->ndev;
+	else	/* whole disks, or every disk and partition */
+		want = count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
+		       SPARE_SLOTS;
+	while (n < want)
+		n <<= 1;
+	return n;
 }
 
 /* QUEUE_FLAG_STATS is an anonymous enum's; it has been 7 since Linux 6.1
@@ -123,6 +128,21 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	return err;
 }
 
+/* Gives `d` histograms of the kinds `st` keeps. */
+static int stat_dev_init(const struct stat_trace *st, struct stat_dev *d)
+{
+	__u64 *h = calloc((size_t)IOLENS_SG_NR * st->nkinds * HIST_BUCKETS + 1,
+			  sizeof(__u64));
+
+	if (!h)
+		return -ENOMEM;
+	d->hist_mem = h;
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
+			d->hist[g][st->kind_of[k]] = h;
+	return 0;
+}
+
 static int alloc_state(struct stat_trace *st)
 {
 	size_t per_slot = (size_t)IOLENS_SG_NR * st->nkinds;
@@ -130,21 +150,14 @@ static int alloc_state(struct stat_trace *st)
 	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
 	st->prev = calloc(st->nslots, sizeof(*st->prev));
 	st->cur = calloc(st->nslots, sizeof(*st->cur));
-	st->hist_mem = calloc(st->nslots * per_slot * HIST_BUCKETS + 1,
-			      sizeof(__u64));
 	st->buf = malloc(st->ncpu * (st->hstride > sizeof(struct iolens_stat) ?
 				     st->hstride : sizeof(struct iolens_stat)));
-	if (!st->prev || !st->cur || !st->hist_mem || !st->buf)
+	if (!st->prev || !st->cur || !st->buf)
 		return -ENOMEM;
 	for (int s = 0; s < st->nslots; s++) {
-		__u64 *h = st->hist_mem + s * per_slot * HIST_BUCKETS;
-
-		for (int g = 0; g < IOLENS_SG_NR; g++)
-			for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
-				st->cur[s].hist[g][st->kind_of[k]] = h;
-		if (!st->nkinds)
-			continue;
-		st->prev[s].raw = calloc(per_slot * st->ncpu, sizeof(struct iolens_hist));
+		if (stat_dev_init(st, &st->cur[s]))
+			return -ENOMEM;
+		st->prev[s].raw = calloc(per_slot * st->ncpu + 1, sizeof(struct iolens_hist));
 		if (!st->prev[s].raw)
 			return -ENOMEM;
 	}
@@ -254,8 +267,8 @@ static void hist_delta(const struct stat_trace *st, const void *buf,
 	}
 }
 
-/* Field `n` (1-based, as in Documentation/block/stat.rst) of a device's
- * stat file, or of its inflight file with `file` "inflight". */
+/* The first `n` numbers of a device's sysfs file `file` ("stat", whose
+ * fields Documentation/block/stat.rst lists, or "inflight"). */
 static int sysfs_fields(__u32 dev, const char *file, __u64 *v, int n)
 {
 	char path[64];
@@ -306,7 +319,6 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 	__s64 n;
 
 	d->dev = ds->dev;
-	d->pbs = ds->pbs;
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
@@ -319,7 +331,6 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 	busy = ds->busy_ns;
 	since = ds->busy_since;
 	n = ds->inflight - ds->leaked;
-	d->inflight = n;
 	if (n > 0 && since && now > since)
 		busy += now - since;
 	/* A busy period ended by a missed completion never closed: what was
@@ -400,18 +411,11 @@ void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
 struct stat_dev *stat_dev_new(const struct stat_trace *st)
 {
 	struct stat_dev *d = calloc(1, sizeof(*d));
-	__u64 *h = calloc((size_t)IOLENS_SG_NR * st->nkinds * HIST_BUCKETS + 1,
-			  sizeof(__u64));
 
-	if (!d || !h) {
+	if (d && stat_dev_init(st, d)) {
 		free(d);
-		free(h);
-		return NULL;
+		d = NULL;
 	}
-	d->hist_mem = h;
-	for (int g = 0; g < IOLENS_SG_NR; g++)
-		for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
-			d->hist[g][st->kind_of[k]] = h;
 	return d;
 }
 
@@ -423,7 +427,6 @@ void stat_dev_zero(struct stat_dev *d)
 				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
 	memset(d->op, 0, sizeof(d->op));
 	d->busy_ns = 0;
-	d->inflight = 0;
 	d->missed = 0;
 	d->io_ticks_ns = 0;
 }
@@ -441,7 +444,6 @@ void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
 				hist_add(dst->hist[g][k], src->hist[g][k]);
 	}
 	dst->busy_ns += src->busy_ns;
-	dst->inflight += src->inflight;
 	dst->missed += src->missed;
 	dst->io_ticks_ns += src->io_ticks_ns;
 }
@@ -463,11 +465,14 @@ void stat_trace_stop(struct stat_trace *st)
 	if (st->slots)
 		munmap((void *)st->slots, st->slots_len);
 	stat__destroy(st->skel);
-	for (int s = 0; st->prev && s < st->nslots; s++)
-		free(st->prev[s].raw);
+	for (int s = 0; s < st->nslots; s++) {
+		if (st->prev)
+			free(st->prev[s].raw);
+		if (st->cur)
+			free(st->cur[s].hist_mem);
+	}
 	free(st->prev);
 	free(st->cur);
-	free(st->hist_mem);
 	free(st->buf);
 	free(st);
 }

@@ -24,8 +24,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (bench_device, cpu_seconds, diskstats_reads, fio,  # noqa: E402
-                      new_prog_ns, prog_stats, wait_new_progs)
+from benchlib import (alternate, bench_device, cpu_seconds,  # noqa: E402
+                      diskstats_reads, fio, medians, new_prog_ns,
+                      prog_stats, wait_new_progs, workload_line)
 
 BIOLATENCY = "/usr/sbin/biolatency"
 
@@ -73,28 +74,15 @@ def main():
             "iolens stat": [args.iolens, "stat", "-y", "-j", "-d", name, "1"],
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
         }
-        results = {m: [] for m in modes}
-        fio(dev, 1)  # warm up
-        for rnd in range(args.rounds):
-            for m, cmd in modes.items():
-                results[m].append(one_run(cmd, dev, name, args.runtime))
-                print("round %d %-12s %s" % (rnd + 1, m, results[m][-1]),
-                      file=sys.stderr)
+        results = alternate(dev, modes, one_run, args.rounds, args.runtime)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
-    print("4 KiB random reads, io_uring, QD 32, loop device on tmpfs; "
-          "%d rounds of %d s, medians; kernel %s" % (
-              args.rounds, args.runtime, os.uname().release))
+    print(workload_line(args.rounds, args.runtime))
     print("| tool | requests/s | IOPS vs untraced | in-kernel ns/I/O | tool CPU ns/I/O |")
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
     for m in ("iolens stat", "biolatency"):
-        rs = results[m]
-        print("| %s | %.0f | %.2f | %.0f | %.2f |" % (
-            m, statistics.median(r["iops"] for r in rs),
-            statistics.median(r["iops"] for r in rs) / base,
-            statistics.median(r["kernel_ns"] / r["requests"] for r in rs),
-            statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs)))
+        print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + medians(results[m], base)))
 
 
 if __name__ == "__main__":

@@ -26,8 +26,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (bench_device, cpu_seconds, diskstats_reads, fio,  # noqa: E402
-                      new_prog_ns, prog_stats)
+from benchlib import (alternate, bench_device, cpu_seconds,  # noqa: E402
+                      diskstats_reads, fio, medians, new_prog_ns,
+                      prog_stats, workload_line)
 
 
 def start_tracer(cmd):
@@ -93,33 +94,22 @@ def main():
             "snoop": [args.iolens, "snoop", "-j", "-d", name],
             "record": [args.iolens, "record", "-o", trace_file, "-d", name],
         }
-        results = {m: [] for m in modes}
         try:
-            fio(dev, 1)  # warm up
-            for rnd in range(args.rounds):
-                for m, cmd in modes.items():
-                    results[m].append(one_run(cmd, dev, name, args.runtime))
-                    print("round %d %-8s %s" % (rnd + 1, m, results[m][-1]),
-                          file=sys.stderr)
+            results = alternate(dev, modes, one_run, args.rounds, args.runtime)
         finally:
             if os.path.exists(trace_file):
                 os.unlink(trace_file)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
-    print("4 KiB random reads, io_uring, QD 32, loop device on tmpfs; "
-          "%d rounds of %d s, medians; kernel %s" % (
-              args.rounds, args.runtime, os.uname().release))
+    print(workload_line(args.rounds, args.runtime))
     print("| tracer | requests/s | IOPS vs untraced | in-kernel ns/request | tracer CPU us/request | lost records |")
     print("|---|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - | - |" % base)
     for m in ("snoop", "record"):
-        rs = results[m]
+        iops, ratio, kns, cpu_ns = medians(results[m], base)
         print("| iolens %s | %.0f | %.2f | %.0f | %.2f | %d |" % (
-            m, statistics.median(r["iops"] for r in rs),
-            statistics.median(r["iops"] for r in rs) / base,
-            statistics.median(r["kernel_ns"] / r["requests"] for r in rs),
-            statistics.median(r["cpu"] * 1e6 / r["requests"] for r in rs),
-            sum(r["lost"] for r in rs)))
+            m, iops, ratio, kns, cpu_ns / 1000,
+            sum(r["lost"] for r in results[m])))
     print("| libbpf-tools biosnoop | %s |" % try_biosnoop())
 
 

@@ -4,13 +4,12 @@ io_uring, QD32, O_DIRECT on a loop device over tmpfs), in-kernel cost from
 bpf_stats, and a tool's own CPU time."""
 import contextlib
 import json
+import statistics
 import os
 import subprocess
+import sys
 import tempfile
 import time
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
 
 def sh(args, **kw):
     return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
@@ -47,9 +46,14 @@ def new_prog_ns(before):
 
 
 def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    """Time the process's threads ran, to the ns (schedstat): utime+stime
+    counts whole clock ticks, too coarse for a tool reading maps once a
+    second."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
 
 
 def fio(dev, runtime):
@@ -80,3 +84,32 @@ def bench_device():
         os.unlink(backing)
         with open("/proc/sys/kernel/bpf_stats_enabled", "w") as f:
             f.write(stats_was)
+
+
+def alternate(dev, modes, one_run, rounds, runtime):
+    """{mode: [result per round]}: every mode once per round, in order, so
+    that drift hits all alike; one_run(cmd, dev, name, runtime)."""
+    name = os.path.basename(dev)
+    results = {m: [] for m in modes}
+    fio(dev, 1)  # warm up
+    for rnd in range(rounds):
+        for m, cmd in modes.items():
+            results[m].append(one_run(cmd, dev, name, runtime))
+            print("round %d %-12s %s" % (rnd + 1, m, results[m][-1]),
+                  file=sys.stderr)
+    return results
+
+
+def workload_line(rounds, runtime):
+    return ("4 KiB random reads, io_uring, QD 32, loop device on tmpfs; "
+            "%d rounds of %d s, medians; kernel %s" % (
+                rounds, runtime, os.uname().release))
+
+
+def medians(rs, base_iops):
+    """(requests/s, IOPS ratio, in-kernel ns per I/O, tool CPU ns per I/O)
+    of one tool's rounds, medians."""
+    iops = statistics.median(r["iops"] for r in rs)
+    return (iops, iops / base_iops,
+            statistics.median(r["kernel_ns"] / r["requests"] for r in rs),
+            statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs))

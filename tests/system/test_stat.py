@@ -13,6 +13,13 @@ from conftest import DirectIO, Loop, run, wait_idle
 OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
 
 
+def fio(dev, *args):
+    """fio with O_DIRECT 4 KiB I/O on `dev`, output discarded."""
+    subprocess.run(["fio", "--name=t", "--filename=" + dev, "--bs=4k",
+                    "--direct=1", "--output-format=terse"] + list(args),
+                   check=True, capture_output=True)
+
+
 class Stat:
     """`iolens stat -y -j ... INTERVAL` in the background, started once its
     first report shows it is attached."""
@@ -30,6 +37,14 @@ class Stat:
     def reports(self):
         self.out.seek(0)
         return [json.loads(l) for l in self.out.read().splitlines()]
+
+    def stop_when_idle(self, lo):
+        """Once `lo` is idle: its diskstats then, and every report up to
+        one more interval (which finds missed completions)."""
+        wait_idle(lo)
+        ds = lo.diskstats()
+        time.sleep(0.6)
+        return ds, self.stop()
 
     def stop(self):
         self.proc.send_signal(signal.SIGINT)
@@ -76,20 +91,14 @@ def test_stat_counts_equal_diskstats(iolens, loop):
             io.write((1 << 20) + i * 65536, 8192)
         io.close()
         # Sequential 4 KiB writes submitted 16 at a time merge in the plug.
-        subprocess.run(["fio", "--name=merge", "--filename=" + loop.dev,
-                        "--rw=write", "--bs=4k", "--size=4M", "--offset=8M",
-                        "--direct=1", "--ioengine=io_uring", "--iodepth=16",
-                        "--iodepth_batch_submit=16", "--output-format=terse"],
-                       check=True, capture_output=True)
+        fio(loop.dev, "--rw=write", "--size=4M", "--offset=8M",
+            "--ioengine=io_uring", "--iodepth=16", "--iodepth_batch_submit=16")
         subprocess.run(["blkdiscard", "-o", str(16 << 20), "-l", str(1 << 20),
                         loop.dev], check=True)
         fd = os.open(loop.dev, os.O_WRONLY)
         os.fsync(fd)
         os.close(fd)
-        wait_idle(loop)
-        d1 = loop.diskstats()
-        time.sleep(0.6)
-        reps = st.stop()
+        d1, reps = st.stop_when_idle(loop)
     finally:
         st.kill()
     t, missed, _, _ = totals(reps, loop.name)
@@ -117,15 +126,9 @@ def test_stat_aqu_sz_and_util_match_iostat(iolens, loop):
     st = Stat(iolens, ["-d", loop.name])
     try:
         d0 = loop.diskstats()
-        subprocess.run(["fio", "--name=busy", "--filename=" + loop.dev,
-                        "--rw=randread", "--bs=4k", "--direct=1",
-                        "--ioengine=io_uring", "--iodepth=8", "--runtime=2",
-                        "--time_based", "--output-format=terse"],
-                       check=True, capture_output=True)
-        wait_idle(loop)
-        d1 = loop.diskstats()
-        time.sleep(0.6)
-        reps = st.stop()
+        fio(loop.dev, "--rw=randread", "--ioengine=io_uring", "--iodepth=8",
+            "--runtime=2", "--time_based")
+        d1, reps = st.stop_when_idle(loop)
     finally:
         st.kill()
     _, missed, busy, weighted = totals(reps, loop.name)
@@ -143,21 +146,19 @@ def test_stat_percentiles_and_depth(iolens, loop):
     fio's iodepth, with its maximum reached."""
     st = Stat(iolens, ["-d", loop.name])
     try:
-        subprocess.run(["fio", "--name=qd", "--filename=" + loop.dev,
-                        "--rw=randread", "--bs=4k", "--direct=1",
-                        "--ioengine=libaio", "--iodepth=4", "--runtime=1",
-                        "--time_based", "--output-format=terse"],
-                       check=True, capture_output=True)
-        wait_idle(loop)
-        time.sleep(0.6)
-        reps = st.stop()
+        fio(loop.dev, "--rw=randread", "--ioengine=libaio", "--iodepth=4",
+            "--runtime=1", "--time_based")
+        _, reps = st.stop_when_idle(loop)
     finally:
         st.kill()
     busiest = max((d["ops"]["read"] for r in reps for d in r["devices"]),
                   key=lambda o: o["ios"])
+    _, missed, _, _ = totals(reps, loop.name)
     assert busiest["ios"] > 1000
     assert 0 < busiest["p50_ns"] <= busiest["p90_ns"] <= busiest["p99_ns"] <= busiest["max_ns"]
-    assert busiest["qd_max"] <= 4 and busiest["qd_avg"] <= 4
+    # A completion the kernel never ran our hook for keeps its request
+    # counted in flight until the disk is seen idle (completions_missed).
+    assert busiest["qd_max"] <= 4 + missed and busiest["qd_avg"] <= 4 + missed
     assert busiest["queue_avg_ns"] is not None and busiest["device_avg_ns"] > 0
 
 
