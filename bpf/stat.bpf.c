@@ -86,6 +86,29 @@ struct {
 	__type(value, __u64);
 } issue_ts SEC(".maps");
 
+/* The submitter of each request, with IOLENS_STAT_BY_PROC. */
+struct owner {
+	__u32 tgid;
+	char comm[IOLENS_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);		/* 16384 with IOLENS_STAT_BY_PROC */
+	__type(key, __u64);
+	__type(value, struct owner);
+} owners SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* set with IOLENS_STAT_BY_PROC/_FLAGS */
+	__type(key, struct iolens_lat_key);
+	__type(value, struct iolens_lat_hist);
+} lat_hists SEC(".maps");
+
+/* What a new entry of lat_hists starts from. */
+struct iolens_lat_hist zero_hist = {};
+
 static __always_inline struct iolens_stat_counters *losses(void)
 {
 	__u32 zero = 0;
@@ -179,21 +202,76 @@ static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
 	return bpf_map_lookup_elem(&stats, &idx);
 }
 
-/* The counters a request's event goes to, NULL if it is not wanted: its
- * slot, op group and whole-disk slot in *slot, *sg and *ds. */
+/* Where a request's values go. */
+struct where {
+	__u32 slot;		/* device slot */
+	__u32 sg;		/* enum iolens_sgrp */
+	__u32 flags;		/* lat_hists key: cmd_flags above the op */
+	const struct owner *owner;	/* lat_hists key: submitter */
+};
+
+#define REQ_OP_MASK ((1U << 8) - 1)	/* REQ_OP_BITS */
+
+/* The counters a request's event goes to, NULL if it is not wanted; fills
+ * *w but for the owner, and the whole-disk slot in *ds. */
 static __always_inline struct iolens_stat *counters_of(struct request *rq,
-						      __u32 *slot, __u32 *sg,
+						      struct where *w,
 						      struct iolens_dev_slot **ds,
 						      struct iolens_dev_slot **s)
 {
-	*s = slots_of(rq, slot, ds);
+	__u32 cmd;
+
+	*s = slots_of(rq, &w->slot, ds);
 	if (!*s)
 		return NULL;
-	*sg = op_group(rq->cmd_flags);
-	return stat_of(*slot, *sg);
+	cmd = rq->cmd_flags;
+	w->sg = op_group(cmd);
+	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~REQ_OP_MASK : 0;
+	w->owner = NULL;
+	return stat_of(w->slot, w->sg);
 }
 
-static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
+/* The submitter recorded for a request, with IOLENS_STAT_BY_PROC. */
+static __always_inline const struct owner *owner_of(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	if (!(cfg.flags & IOLENS_STAT_BY_PROC))
+		return NULL;
+	return bpf_map_lookup_elem(&owners, &key);
+}
+
+/* A value into lat_hists: the split entry, created on first use. */
+static __always_inline void keyed_put(const struct where *w, int kind, __u64 v)
+{
+	struct iolens_lat_key key = {
+		.flags = w->flags, .slot = w->slot, .sg = w->sg, .kind = kind,
+	};
+	struct iolens_stat_counters *c;
+	struct iolens_lat_hist *h;
+	__u32 b;
+
+	if (w->owner)
+		key.tgid = w->owner->tgid;
+	h = bpf_map_lookup_elem(&lat_hists, &key);
+	if (!h) {
+		bpf_map_update_elem(&lat_hists, &key, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&lat_hists, &key);
+		if (!h) {
+			c = losses();
+			if (c)
+				c->no_key++;
+			return;
+		}
+		if (w->owner)
+			__builtin_memcpy(h->comm, w->owner->comm, IOLENS_COMM_LEN);
+	}
+	b = hist_index(v);
+	if (b < HIST_BUCKETS)
+		__sync_fetch_and_add(&h->b[b], 1);
+}
+
+static __always_inline void hist_put(const struct where *w, int kind, __u64 v)
 {
 	int k = cfg.hist_slot[kind];
 	struct iolens_hist *h;
@@ -201,7 +279,11 @@ static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
 
 	if (k < 0)
 		return;
-	idx = (slot * IOLENS_SG_NR + sg) * cfg.nkinds + k;
+	if (cfg.flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS)) {
+		keyed_put(w, kind, v);
+		return;
+	}
+	idx = (w->slot * IOLENS_SG_NR + w->sg) * cfg.nkinds + k;
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)
 		return;
@@ -210,11 +292,19 @@ static __always_inline void hist_put(__u32 slot, __u32 sg, int kind, __u64 v)
 		h->b[b]++;
 }
 
-/* Counted in flight: see attach_ns. */
+static __always_inline bool lat_mode(void)
+{
+	return cfg.flags & IOLENS_STAT_LAT;
+}
+
+/* Counted in flight: see attach_ns.  `iolens lat` counts only for its
+ * queue-depth histogram. */
 static __always_inline bool counted(struct request *rq)
 {
 	__u64 start = rq->start_time_ns;
 
+	if (lat_mode() && cfg.hist_slot[IOLENS_H_QD] < 0)
+		return false;
 	return start && start >= attach_ns;
 }
 
@@ -247,21 +337,43 @@ static __always_inline void issue_shape(struct request *rq,
 	}
 }
 
+/* Who submitted the request: block_io_start runs in blk_account_io_start()
+ * as the bio becomes a request, in the submitting task (or the kworker
+ * writing back for it).  Attached only with IOLENS_STAT_BY_PROC. */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(stat_start, struct request *rq)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct gendisk *disk = rq->q->disk;
+	struct owner o = { .tgid = t->tgid };
+	__u64 key = (__u64)rq;
+
+	if (!dev_in(cfg.dev, cfg.ndev,
+		    (__u32)disk->major << 20 | (__u32)disk->first_minor))
+		return 0;
+	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
+	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
+	return 0;
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(stat_issue, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u32 slot, sg;
+	struct where w;
 	__s64 qd;
 
-	st = counters_of(rq, &slot, &sg, &ds, &s);
+	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
-	if (!s->pbs)
-		s->pbs = rq->q->limits.physical_block_size;
-	issue_shape(rq, s, st, sg, 1);
-	hist_put(slot, sg, IOLENS_H_SIZE, rq->__data_len);
+	if (!lat_mode()) {
+		if (!s->pbs)
+			s->pbs = rq->q->limits.physical_block_size;
+		issue_shape(rq, s, st, w.sg, 1);
+	}
+	w.owner = owner_of(rq);
+	hist_put(&w, IOLENS_H_SIZE, rq->__data_len);
 	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
 	    ((cfg.flags & IOLENS_STAT_FALLBACK) &&
 	     !(rq->q->queue_flags & (1UL << queue_flag_stats)))) {
@@ -277,7 +389,7 @@ int BPF_PROG(stat_issue, struct request *rq)
 		ds->busy_since = bpf_ktime_get_ns();
 	st->issues++;
 	st->qd_sum += qd;
-	hist_put(slot, sg, IOLENS_H_QD, qd);
+	hist_put(&w, IOLENS_H_QD, qd);
 	return 0;
 }
 
@@ -287,12 +399,13 @@ int BPF_PROG(stat_requeue, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u32 slot, sg;
+	struct where w;
 
-	st = counters_of(rq, &slot, &sg, &ds, &s);
+	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
-	issue_shape(rq, s, st, sg, -1);
+	if (!lat_mode())
+		issue_shape(rq, s, st, w.sg, -1);
 	if (counted(rq))
 		__sync_fetch_and_add(&ds->inflight, -1);
 	return 0;
@@ -319,29 +432,92 @@ static __always_inline bool accounted(__u32 flags, __u32 sg)
 	return (flags & (RQF(FLUSH_SEQ) | RQF(IO_STAT))) == RQF(IO_STAT);
 }
 
-/* Counts: bytes at every completion event, the request at its last one,
- * and its end in flight.  No clock read but at the end of a busy period. */
+/* When the request was issued: the kernel's stamp, or our own where there
+ * is none or when asked (then it wins); 0 if unknown.  Takes our stamp
+ * out of issue_ts. */
+static __always_inline __u64 issue_time(struct request *rq,
+					struct iolens_stat *st)
+{
+	__u64 key, *own, issue = rq->io_start_time_ns;
+	struct iolens_stat_counters *c;
+
+	/* A hash lookup costs more than the rest of a hook: only where an
+	 * own stamp was taken. */
+	if (!(cfg.flags & IOLENS_STAT_OWN_CLOCK) &&
+	    (issue || !(cfg.flags & IOLENS_STAT_FALLBACK)))
+		return issue;
+	key = (__u64)rq;
+	own = bpf_map_lookup_elem(&issue_ts, &key);
+	if (!own) {
+		c = losses();
+		if (c)
+			c->no_stamp++;
+		return issue;
+	}
+	issue = *own;
+	st->own_clock++;
+	bpf_map_delete_elem(&issue_ts, &key);
+	return issue;
+}
+
+/*
+ * A request's times, ending `now`: total from the kernel's accounting start
+ * (rq->start_time_ns, 0 where it keeps none), queue and device time where
+ * the issue time is known too.  Device time needs only the issue.
+ */
+static __always_inline void time_request(struct request *rq,
+					 const struct where *w,
+					 struct iolens_stat *st, __u64 now)
+{
+	__u64 start = rq->start_time_ns, issue = issue_time(rq, st);
+
+	if (start > now)
+		start = 0;
+	if (start) {
+		st->timed++;
+		st->total_ns += now - start;
+		hist_put(w, IOLENS_H_TOTAL, now - start);
+	}
+	if (!issue || issue > now)
+		return;
+	hist_put(w, IOLENS_H_DEVICE, now - issue);
+	if (!start || issue < start)
+		return;
+	st->split++;
+	st->queue_ns += issue - start;
+	st->device_ns += now - issue;
+	hist_put(w, IOLENS_H_QUEUE, issue - start);
+}
+
+/*
+ * Counts: bytes at every completion event, the request at its last one,
+ * and its end in flight.  No clock read but at the end of a busy period.
+ * `iolens lat` times the request here instead, at the driver's completion.
+ */
 SEC("tp_btf/block_rq_complete")
 int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u32 slot, sg, flags;
+	struct where w;
 	unsigned int len;
+	__u32 flags;
+	bool ends;
 
-	st = counters_of(rq, &slot, &sg, &ds, &s);
+	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
 	flags = rq->rq_flags;
-	if (flags & RQF(IO_STAT))
+	if (!lat_mode() && (flags & RQF(IO_STAT)))
 		st->bytes += nr_bytes;
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
 	len = rq->__data_len;
 	if (nr_bytes < len)
 		return 0;
-	if (counted(rq) && ends_issue(sg, len)) {
+	ends = ends_issue(w.sg, len);
+	if (ends && counted(rq)) {
 		__u64 since = ds->busy_since;
 
 		/* Read the start of the busy period before leaving it: once
@@ -350,8 +526,17 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 		    since)
 			__sync_fetch_and_add(&ds->busy_ns, bpf_ktime_get_ns() - since);
 	}
-	if (accounted(flags, sg))
-		st->ios++;
+	if (!lat_mode()) {
+		if (accounted(flags, w.sg))
+			st->ios++;
+	} else if (ends) {
+		__u64 key = (__u64)rq;
+
+		w.owner = owner_of(rq);
+		time_request(rq, &w, st, bpf_ktime_get_ns());
+		if (w.owner)
+			bpf_map_delete_elem(&owners, &key);
+	}
 	return 0;
 }
 
@@ -362,49 +547,17 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
  * the submitter, posting an io_uring completion) takes a few hundred ns to
  * microseconds that iostat's await and aqu-sz include.  It fires only for
  * requests the kernel times (RQF_IO_STAT, RQF_STATS or a scheduler's).
+ * Not attached for `iolens lat`.
  */
 SEC("tp_btf/block_io_done")
 int BPF_PROG(stat_done, struct request *rq)
 {
-	__u64 now, start, issue, key, *own = NULL;
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u32 slot, sg;
+	struct where w;
 
-	st = counters_of(rq, &slot, &sg, &ds, &s);
-	if (!st || !accounted(rq->rq_flags, sg))
-		return 0;
-	now = bpf_ktime_get_ns();
-	start = rq->start_time_ns;
-	if (!start || start > now)
-		return 0;
-	st->timed++;
-	st->total_ns += now - start;
-	hist_put(slot, sg, IOLENS_H_TOTAL, now - start);
-	issue = rq->io_start_time_ns;
-	/* A hash lookup costs more than the rest of this hook: only where
-	 * an own stamp was taken, and then it wins. */
-	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
-	    (!issue && (cfg.flags & IOLENS_STAT_FALLBACK))) {
-		key = (__u64)rq;
-		own = bpf_map_lookup_elem(&issue_ts, &key);
-		if (own) {
-			issue = *own;
-			st->own_clock++;
-			bpf_map_delete_elem(&issue_ts, &key);
-		} else {
-			struct iolens_stat_counters *c = losses();
-
-			if (c)
-				c->no_stamp++;
-		}
-	}
-	if (!issue || issue < start || issue > now)
-		return 0;
-	st->split++;
-	st->queue_ns += issue - start;
-	st->device_ns += now - issue;
-	hist_put(slot, sg, IOLENS_H_QUEUE, issue - start);
-	hist_put(slot, sg, IOLENS_H_DEVICE, now - issue);
+	st = counters_of(rq, &w, &ds, &s);
+	if (st && accounted(rq->rq_flags, w.sg))
+		time_request(rq, &w, st, bpf_ktime_get_ns());
 	return 0;
 }

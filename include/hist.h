@@ -13,6 +13,10 @@ __u64 hist_count(const __u64 counts[HIST_BUCKETS]);
 /* dst += src, bucket by bucket (per-CPU copies, intervals). */
 void hist_add(__u64 dst[HIST_BUCKETS], const __u64 src[HIST_BUCKETS]);
 
+/* The bucket holding the p-th percentile (0 < p <= 100, nearest rank);
+ * false for an empty histogram. */
+bool hist_rank_bucket(const __u64 counts[HIST_BUCKETS], double p, __u32 *idx);
+
 /*
  * The p-th percentile (0 < p <= 100, nearest rank) as the midpoint of its
  * bucket: within 1/(2 * HIST_SUB) of the exact value, exact below

@@ -267,15 +267,42 @@ struct iolens_dev_slot {
 				 * issued and not completed */
 };
 
+/*
+ * Histograms split by what `iolens lat -P` / `-F` asks for (map
+ * `lat_hists`, one copy shared by all CPUs, atomic adds): these splits are
+ * sparse, so a hash of the ones that occur replaces the per-CPU `hists`.
+ */
+struct iolens_lat_key {
+	__u32 tgid;		/* submitting process with -P: the task that
+				 * submitted the bio (block_io_start); 0 =
+				 * not split, or not seen submitting */
+	__u32 flags;		/* with -F: the kernel's cmd_flags above the op
+				 * bits (raw, kernel-specific), else 0 */
+	__u16 slot;		/* device slot */
+	__u8 sg;		/* enum iolens_sgrp */
+	__u8 kind;		/* enum iolens_hist_kind */
+};
+
+struct iolens_lat_hist {
+	char comm[IOLENS_COMM_LEN];	/* of tgid, as it submitted */
+	__u32 b[HIST_BUCKETS];
+};
+
 /* Per-CPU counters of the aggregation (map `stat_counters`). */
 struct iolens_stat_counters {
 	__u64 no_slot;		/* events of devices beyond the slot table */
 	__u64 no_stamp;		/* own issue stamps lost (map full or evicted) */
+	__u64 no_key;		/* lat_hists full: the value was not kept */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */
 #define IOLENS_STAT_OWN_CLOCK	(1U << 1)	/* always stamp issues ourselves */
 #define IOLENS_STAT_FALLBACK	(1U << 2)	/* own stamp where the queue keeps none */
+/* `iolens lat`: times end at block_rq_complete, the driver's completion, as
+ * biolatency and `iolens record` take them; no diskstats counts. */
+#define IOLENS_STAT_LAT		(1U << 3)
+#define IOLENS_STAT_BY_PROC	(1U << 4)	/* lat_hists keyed by submitter */
+#define IOLENS_STAT_BY_FLAGS	(1U << 5)	/* lat_hists keyed by flags */
 
 /* Read-only configuration of stat.bpf.c, set before load. */
 struct iolens_stat_cfg {

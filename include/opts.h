@@ -12,4 +12,18 @@ int opt_error(const char *cmd, int opt, char **argv);
  * in `unit_ns` (1e3 for microseconds, 1e9 for seconds).  -1 if bad. */
 long long parse_duration_ns(const char *s, double unit_ns);
 
+/* For getopt's '?' on "-1": a negative number where the interval goes.
+ * Returns 2 after one line when that is what happened, else 0. */
+int opt_negative_interval(const char *cmd, int opt, int argc, char **argv);
+
+/* Parses the trailing "[INTERVAL [COUNT]]" from argv[optind] on: INTERVAL
+ * in seconds or with a unit, COUNT a positive whole number; absent ones are
+ * left as they were.  Returns 0, or 2 after one line. */
+int opt_interval_count(const char *cmd, int argc, char **argv,
+		       unsigned long long *interval_ns, unsigned long *count);
+
+/* Adds the whole disk named `s` to devs[*ndev] (at most
+ * IOLENS_MAX_DEV_FILTER).  Returns 0, or 2 after one line. */
+int opt_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
+
 #endif

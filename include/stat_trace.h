@@ -14,6 +14,19 @@ struct stat_trace_opts {
 	bool partitions;	/* one slot per partition */
 	bool own_clock;		/* stamp every issue ourselves */
 	unsigned int kinds;	/* histograms: bits 1 << IOLENS_H_* */
+	/* `iolens lat`: times end at the driver's completion, and only the
+	 * histograms are kept (IOLENS_STAT_LAT). */
+	bool lat;
+	bool by_proc;		/* histograms per submitting process */
+	bool by_flags;		/* histograms per request flags */
+};
+
+/* One histogram of a split by process or flags, over the last interval. */
+struct stat_keyed {
+	struct iolens_lat_key key;
+	__u32 dev;			/* of key.slot */
+	char comm[IOLENS_COMM_LEN];	/* of key.tgid */
+	__u64 hist[HIST_BUCKETS];
 };
 
 /* One device over one interval: CPUs summed, previous read subtracted. */
@@ -55,10 +68,16 @@ int stat_trace_nslots(const struct stat_trace *st);
 /* Slot `i` over the last interval; NULL if no device holds it. */
 const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i);
 
+/* With by_proc or by_flags: the split histograms over the last interval
+ * (those without a value in it too), 0 <= i < stat_trace_nkeyed(). */
+int stat_trace_nkeyed(const struct stat_trace *st);
+const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i);
+
 /* Events the aggregation could not keep: devices beyond the slot table,
- * issue stamps lost from the own-clock map. */
-void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
-		       __u64 *no_stamp);
+ * issue stamps lost from the own-clock map, values of splits beyond the
+ * table of them. */
+void stat_trace_losses(const struct stat_trace *st,
+		       struct iolens_stat_counters *lost);
 
 /* A zeroed device with histograms of the kinds `st` keeps, to sum slots
  * into (a disk and its partitions, all disks); NULL if out of memory. */

@@ -31,7 +31,7 @@ struct stat_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;
 	bool partitions, skip_boot, active_only, json, human, own_clock;
-	__u64 interval_ns;	/* 0: one report since boot */
+	unsigned long long interval_ns;	/* 0: one report since boot */
 	unsigned long count;	/* 0: until interrupted */
 };
 
@@ -365,11 +365,11 @@ static void report(const struct stat_opts *o, const struct row *rows, int n,
 			json_row(&j, &rows[i], secs);
 		json_arr_close(&j);
 		if (st) {
-			__u64 no_slot, no_stamp;
+			struct iolens_stat_counters lost;
 
-			stat_trace_losses(st, &no_slot, &no_stamp);
-			json_u64(&j, "untracked_device_events", no_slot);
-			json_u64(&j, "issue_stamps_missing", no_stamp);
+			stat_trace_losses(st, &lost);
+			json_u64(&j, "untracked_device_events", lost.no_slot);
+			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 		}
 		json_obj_close(&j);
 		json_newline(&j);
@@ -651,21 +651,6 @@ static int run(const struct stat_opts *o)
 	return err ? 1 : 0;
 }
 
-static int parse_dev(struct stat_opts *o, const char *s)
-{
-	struct dev_info info;
-	__u32 dev;
-
-	if (o->ndev == IOLENS_MAX_DEV_FILTER)
-		return usage_err(CMD, "at most %d devices", IOLENS_MAX_DEV_FILTER);
-	if (dev_parse(s, &dev) || dev_lookup(dev, &info))
-		return usage_err(CMD, "no block device '%s' here", s);
-	if (info.disk != dev)
-		return usage_err(CMD, "'%s' is a partition: give its disk, and -p for its partitions", s);
-	o->devs[o->ndev++] = dev;
-	return 0;
-}
-
 int cmd_stat(int argc, char **argv)
 {
 	enum { OPT_OWN_CLOCK = 256 };
@@ -681,15 +666,13 @@ int cmd_stat(int argc, char **argv)
 		{}
 	};
 	struct stat_opts o = {};
-	long long ns;
-	char *end;
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:pyzjHh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			if (parse_dev(&o, optarg))
+			if (opt_disk(CMD, optarg, o.devs, &o.ndev))
 				return 2;
 			break;
 		case 'p': o.partitions = true; break;
@@ -703,35 +686,12 @@ int cmd_stat(int argc, char **argv)
 			return 0;
 		default:
 			/* "-1" is a negative interval, not an option. */
-			if (c == '?' && optopt >= '0' && optopt <= '9') {
-				int i = optind < argc && argv[optind][0] == '-' &&
-					argv[optind][1] == optopt ? optind : optind - 1;
-
-				return usage_err(CMD, "interval must be a positive number of seconds, not '%s'",
-						 argv[i]);
-			}
-			return opt_error(CMD, c, argv);
+			return opt_negative_interval(CMD, c, argc, argv) ?:
+			       opt_error(CMD, c, argv);
 		}
 	}
-	if (optind < argc) {
-		ns = parse_duration_ns(argv[optind], 1e9);
-		if (ns <= 0)
-			return usage_err(CMD, "interval must be a positive number of seconds, not '%s'",
-					 argv[optind]);
-		o.interval_ns = ns;
-		optind++;
-	}
-	if (optind < argc) {
-		errno = 0;
-		o.count = strtoul(argv[optind], &end, 10);
-		if (errno || end == argv[optind] || *end || !o.count ||
-		    argv[optind][0] == '-')
-			return usage_err(CMD, "count must be a positive whole number, not '%s'",
-					 argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return usage_err(CMD, "unexpected argument '%s'", argv[optind]);
+	if (opt_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+		return 2;
 	if (!o.interval_ns)
 		return report_boot(&o);
 	return run(&o);

@@ -17,13 +17,11 @@ void hist_add(__u64 dst[HIST_BUCKETS], const __u64 src[HIST_BUCKETS])
 		dst[i] += src[i];
 }
 
-bool hist_percentile(const __u64 counts[HIST_BUCKETS], double p, __u64 *value,
-		     bool *overflow)
+bool hist_rank_bucket(const __u64 counts[HIST_BUCKETS], double p, __u32 *idx)
 {
 	__u64 n = hist_count(counts), rank, seen = 0;
 	__u32 i;
 
-	*overflow = false;
 	if (!n || !(p > 0))
 		return false;
 	/* Nearest rank: the smallest value with at least p% at or below. */
@@ -37,6 +35,18 @@ bool hist_percentile(const __u64 counts[HIST_BUCKETS], double p, __u64 *value,
 		if (seen >= rank)
 			break;
 	}
+	*idx = i;
+	return true;
+}
+
+bool hist_percentile(const __u64 counts[HIST_BUCKETS], double p, __u64 *value,
+		     bool *overflow)
+{
+	__u32 i;
+
+	*overflow = false;
+	if (!hist_rank_bucket(counts, p, &i))
+		return false;
 	if (i == HIST_OVERFLOW) {
 		*overflow = true;
 		*value = hist_lower(i);

@@ -15,6 +15,7 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "snoop",  cmd_snoop,  "one line per block request: who, where, how long (iosnoop, biosnoop)" },
 	{ "stat",   cmd_stat,   "iostat -x from the kernel, with latency percentiles and queue depth" },
+	{ "lat",    cmd_lat,    "latency, size and queue-depth histograms, per disk, op or process" },
 	{ "record", cmd_record, "write every block request to a compressed trace file" },
 	{ "report", cmd_report, "print a trace file as text, CSV, JSON lines or a Perfetto trace" },
 	{ "doctor", cmd_doctor, "what this kernel and this user can do, and what falls back" },

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "devices.h"
+#include "iolens.h"
 #include "log.h"
 #include "opts.h"
 
@@ -34,4 +37,63 @@ long long parse_duration_ns(const char *s, double unit_ns)
 	if (!(ns >= 0 && ns < 9e18))
 		return -1;
 	return (long long)(ns + 0.5);
+}
+
+static int bad_interval(const char *cmd, const char *arg)
+{
+	return usage_err(cmd, "interval must be a positive number of seconds, not '%s'",
+			 arg);
+}
+
+int opt_negative_interval(const char *cmd, int opt, int argc, char **argv)
+{
+	int i;
+
+	if (opt != '?' || optopt < '0' || optopt > '9')
+		return 0;
+	i = optind < argc && argv[optind][0] == '-' &&
+	    argv[optind][1] == optopt ? optind : optind - 1;
+	return bad_interval(cmd, argv[i]);
+}
+
+int opt_interval_count(const char *cmd, int argc, char **argv,
+		       unsigned long long *interval_ns, unsigned long *count)
+{
+	long long ns;
+	char *end;
+
+	if (optind < argc) {
+		ns = parse_duration_ns(argv[optind], 1e9);
+		if (ns <= 0)
+			return bad_interval(cmd, argv[optind]);
+		*interval_ns = ns;
+		optind++;
+	}
+	if (optind < argc) {
+		errno = 0;
+		*count = strtoul(argv[optind], &end, 10);
+		if (errno || end == argv[optind] || *end || !*count ||
+		    argv[optind][0] == '-')
+			return usage_err(cmd, "count must be a positive whole number, not '%s'",
+					 argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+int opt_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
+{
+	struct dev_info info;
+	__u32 dev;
+
+	if (*ndev == IOLENS_MAX_DEV_FILTER)
+		return usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
+	if (dev_parse(s, &dev) || dev_lookup(dev, &info))
+		return usage_err(cmd, "no block device '%s' here", s);
+	if (info.disk != dev)
+		return usage_err(cmd, "'%s' is a partition: give its disk, and -p for its partitions", s);
+	devs[(*ndev)++] = dev;
+	return 0;
 }

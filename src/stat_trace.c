@@ -18,7 +18,12 @@
 #include "log.h"
 #include "priv.h"
 
-#define NPROGS 4
+#define NPROGS 5
+
+/* Splits by process and flags: entries of lat_hists, and of the owner map
+ * that remembers each request's submitter until it completes. */
+#define KEYED_MAX 4096
+#define OWNERS_MAX 16384
 
 /* Room for devices that appear while we run (a loop device set up later). */
 #define SPARE_SLOTS 16
@@ -30,6 +35,12 @@ struct slot_state {
 	__u32 *raw;				/* per-CPU histograms at last read */
 };
 
+/* A split histogram and its per-map counts at the last read. */
+struct keyed {
+	struct stat_keyed out;
+	__u32 prev[HIST_BUCKETS];
+};
+
 struct stat_trace {
 	struct stat *skel;
 	struct bpf_link *links[NPROGS];
@@ -37,6 +48,7 @@ struct stat_trace {
 	int ncpu;
 	int nslots;
 	int nkinds;
+	bool split;			/* histograms in lat_hists, not hists */
 	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
 	size_t hstride;			/* bytes of one CPU's histogram */
 	__u64 read_ns;
@@ -45,6 +57,9 @@ struct stat_trace {
 	struct slot_state *prev;
 	struct stat_dev *cur;
 	void *buf;			/* one lookup's per-CPU values */
+	struct keyed **keyed;		/* sorted by key */
+	int nkeyed;
+	struct iolens_lat_hist *kbuf;	/* one lookup of lat_hists */
 };
 
 static int count_dir(const char *path)
@@ -99,7 +114,10 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	for (int i = 0; i < o->ndev; i++)
 		cfg->dev[i] = o->devs[i];
 	cfg->flags = (o->partitions ? IOLENS_STAT_PARTS : 0) |
-		     (o->own_clock ? IOLENS_STAT_OWN_CLOCK : 0);
+		     (o->own_clock ? IOLENS_STAT_OWN_CLOCK : 0) |
+		     (o->lat ? IOLENS_STAT_LAT : 0) |
+		     (o->by_proc ? IOLENS_STAT_BY_PROC : 0) |
+		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0);
 	/* Without the flag's value we cannot tell which queues stamp issues:
 	 * then only where io_start_time_ns is set is the split known. */
 	if (bit >= 0) {
@@ -120,11 +138,20 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
 					      st->nslots * IOLENS_SG_NR);
-	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists,
+	st->split = o->by_proc || o->by_flags;
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
 	/* No own stamps wanted anywhere: no map either. */
 	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
 		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
+	if (!err && o->by_proc)
+		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
+	if (!err && st->split)
+		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
+	/* Only the hooks this mode needs run: each costs tens of ns per I/O
+	 * even when it does nothing. */
+	bpf_program__set_autoload(st->skel->progs.stat_done, !o->lat);
+	bpf_program__set_autoload(st->skel->progs.stat_start, o->by_proc);
 	return err;
 }
 
@@ -154,6 +181,11 @@ static int alloc_state(struct stat_trace *st)
 				     st->hstride : sizeof(struct iolens_stat)));
 	if (!st->prev || !st->cur || !st->buf)
 		return -ENOMEM;
+	if (st->split) {
+		st->kbuf = malloc(sizeof(*st->kbuf));
+		if (!st->kbuf)
+			return -ENOMEM;
+	}
 	for (int s = 0; s < st->nslots; s++) {
 		if (stat_dev_init(st, &st->cur[s]))
 			return -ENOMEM;
@@ -210,9 +242,13 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	progs[1] = st->skel->progs.stat_complete;
 	progs[2] = st->skel->progs.stat_requeue;
 	progs[3] = st->skel->progs.stat_issue;
+	progs[4] = st->skel->progs.stat_start;
 	for (int i = 0; i < NPROGS; i++) {
-		struct bpf_link *l = bpf_program__attach(progs[i]);
+		struct bpf_link *l;
 
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		l = bpf_program__attach(progs[i]);
 		if (!l) {
 			fprintf(stderr, "iolens %s: cannot attach %s: %s (see 'iolens doctor')\n",
 				cmd, bpf_program__section_name(progs[i]), strerror(errno));
@@ -347,7 +383,7 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 
 		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
 		p->sum[g] = sum[g];
-		for (int k = 0; k < st->nkinds; k++) {
+		for (int k = 0; k < st->nkinds && !st->split; k++) {
 			__u32 hkey = key * st->nkinds + k;
 			size_t at = (g * st->nkinds + k) * (size_t)st->ncpu * HIST_BUCKETS;
 
@@ -359,11 +395,96 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 	return 0;
 }
 
+static int keyed_cmp(const struct iolens_lat_key *a,
+		     const struct iolens_lat_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+/* The entry of `key`, added in order if new; NULL if out of memory. */
+static struct keyed *keyed_get(struct stat_trace *st,
+			       const struct iolens_lat_key *key)
+{
+	int lo = 0, hi = st->nkeyed, c;
+	struct keyed *k, **v;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		c = keyed_cmp(&st->keyed[mid]->out.key, key);
+		if (!c)
+			return st->keyed[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k = calloc(1, sizeof(*k));
+	v = realloc(st->keyed, (st->nkeyed + 1) * sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		if (v)
+			st->keyed = v;
+		return NULL;
+	}
+	st->keyed = v;
+	memmove(v + lo + 1, v + lo, (st->nkeyed - lo) * sizeof(*v));
+	v[lo] = k;
+	st->nkeyed++;
+	k->out.key = *key;
+	return k;
+}
+
+/* Differences of every lat_hists entry since the last read (the map only
+ * grows: entries are never deleted, counts never reset). */
+static int read_keyed(struct stat_trace *st)
+{
+	int fd = bpf_map__fd(st->skel->maps.lat_hists);
+	struct iolens_lat_key key, next;
+	struct keyed *k;
+	bool first = true;
+
+	for (int i = 0; i < st->nkeyed; i++)
+		memset(st->keyed[i]->out.hist, 0, sizeof(st->keyed[i]->out.hist));
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, st->kbuf))
+			continue;	/* cannot happen: nothing deletes */
+		k = keyed_get(st, &key);
+		if (!k)
+			return -ENOMEM;
+		memcpy(k->out.comm, st->kbuf->comm, sizeof(k->out.comm));
+		if (key.slot < st->nslots)
+			k->out.dev = st->slots[key.slot].dev;
+		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+			k->out.hist[b] = (__u32)(st->kbuf->b[b] - k->prev[b]);
+			k->prev[b] = st->kbuf->b[b];
+		}
+	}
+	return 0;
+}
+
+int stat_trace_nkeyed(const struct stat_trace *st)
+{
+	return st->nkeyed;
+}
+
+const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
+{
+	return &st->keyed[i]->out;
+}
+
 int stat_trace_read(struct stat_trace *st)
 {
 	__u64 now = mono_ns();
 	int err;
 
+	if (st->kbuf) {
+		err = read_keyed(st);
+		if (err)
+			return err;
+	}
 	for (int s = 0; s < st->nslots; s++) {
 		if (!st->slots[s].dev)
 			continue;
@@ -390,19 +511,20 @@ const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i)
 	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
 }
 
-void stat_trace_losses(const struct stat_trace *st, __u64 *no_slot,
-		       __u64 *no_stamp)
+void stat_trace_losses(const struct stat_trace *st,
+		       struct iolens_stat_counters *lost)
 {
 	struct iolens_stat_counters *v = calloc(st->ncpu, sizeof(*v));
 	__u32 zero = 0;
 
-	*no_slot = *no_stamp = 0;
+	memset(lost, 0, sizeof(*lost));
 	if (!v)
 		return;
 	if (!bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stat_counters), &zero, v)) {
 		for (int c = 0; c < st->ncpu; c++) {
-			*no_slot += v[c].no_slot;
-			*no_stamp += v[c].no_stamp;
+			lost->no_slot += v[c].no_slot;
+			lost->no_stamp += v[c].no_stamp;
+			lost->no_key += v[c].no_key;
 		}
 	}
 	free(v);
@@ -471,6 +593,10 @@ void stat_trace_stop(struct stat_trace *st)
 		if (st->cur)
 			free(st->cur[s].hist_mem);
 	}
+	for (int i = 0; i < st->nkeyed; i++)
+		free(st->keyed[i]);
+	free(st->keyed);
+	free(st->kbuf);
 	free(st->prev);
 	free(st->cur);
 	free(st->buf);

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Cost of in-kernel aggregation: iolens stat (every metric on) against
-libbpf-tools biolatency, under 4 KiB random reads at queue depth 32 (fio,
+"""Cost of in-kernel aggregation: iolens stat (every metric on) and iolens
+lat (device-time histogram, biolatency's default) against libbpf-tools
+biolatency, under 4 KiB random reads at queue depth 32 (fio,
 io_uring, O_DIRECT) on a loop device backed by tmpfs.
 
-Untraced, iolens stat and biolatency runs alternate so that drift hits all
+Untraced, iolens stat, iolens lat and biolatency runs alternate so that drift hits all
 alike; for each tool:
   - in-kernel ns per I/O: sum of bpf_stats run_time_ns over the programs the
     tool loaded / requests completed on the device (/proc/diskstats);
@@ -72,6 +73,7 @@ def main():
         modes = {
             "untraced": None,
             "iolens stat": [args.iolens, "stat", "-y", "-j", "-d", name, "1"],
+            "iolens lat": [args.iolens, "lat", "-d", name],
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
         }
         results = alternate(dev, modes, one_run, args.rounds, args.runtime)
@@ -81,7 +83,7 @@ def main():
     print("| tool | requests/s | IOPS vs untraced | in-kernel ns/I/O | tool CPU ns/I/O |")
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
-    for m in ("iolens stat", "biolatency"):
+    for m in ("iolens stat", "iolens lat", "biolatency"):
         print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + medians(results[m], base)))
 
 

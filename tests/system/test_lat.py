@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens lat against exact values: percentiles computed from every request
+`iolens record` wrote during the same run, and per-process and per-flag
+splits against who really did the I/O."""
+import json
+import math
+import os
+import signal
+import subprocess
+
+from conftest import DirectIO, json_lines, my_comm, run, wait_idle
+
+PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
+
+
+def exact_pct(values, p):
+    """Nearest rank, as iolens defines its percentiles."""
+    v = sorted(values)
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+
+def lat_reports(t):
+    return [json.loads(l) for l in t.stop().splitlines()]
+
+
+def fio(dev, *args):
+    r = subprocess.run(["fio", "--name=t", "--filename=" + dev, "--direct=1",
+                        "--output-format=json"] + list(args),
+                       check=True, capture_output=True, text=True)
+    return json.loads(r.stdout)
+
+
+def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
+    """Total latency, device time and size from the in-kernel histograms
+    are within 1% of the exact percentiles of the same requests recorded
+    one by one; the counts are equal."""
+    path = str(tmp_path / "t.iol")
+    rec = tracer(["record", "-o", path, "-d", loop.name])
+    lat = tracer(["lat", "-j", "-Q", "-S", "--own-clock", "-d", loop.name])
+    # 64 KiB at depth 16: latencies of tens to hundreds of us, so that the
+    # two tracers reading the clock one after the other at each tracepoint
+    # (a few hundred ns apart) stays far below 1%.
+    fio(loop.dev, "--rw=randrw", "--bs=64k", "--ioengine=io_uring",
+        "--iodepth=16", "--size=32M", "--io_size=96M")
+    wait_idle(loop)
+    (rep,) = lat_reports(lat)
+    rec.stop()
+    r = run(["report", "-f", "json", path])
+    assert r.returncode == 0, r.stderr
+    recs, _ = json_lines(r.stdout)
+    recs = [x for x in recs if x["ts_complete"]]
+    assert len(recs) > 1000
+    exact = {
+        "total": [x["ts_complete"] - x["ts_start"] for x in recs if x["ts_start"]],
+        "device": [x["ts_complete"] - x["ts_issue"] for x in recs if x["ts_issue"]],
+        "size": [x["bytes"] for x in recs],
+    }
+    hists = {h["kind"]: h for h in rep["histograms"]}
+    assert rep["issue_stamps_missing"] == 0
+    for kind, values in exact.items():
+        h = hists[kind]
+        assert h["count"] == len(values), (kind, h["count"], len(values))
+        assert sum(b["count"] for b in h["buckets"]) == h["count"]
+        assert sum(b["count"] for b in h["log2"]) == h["count"]
+        for name, p in PCTS.items():
+            want = exact_pct(values, p)
+            if kind == "size":  # bucket bounds: every 4 KiB multiple
+                assert h[name] == want, (kind, name, h[name], want)
+            else:
+                assert abs(h[name] - want) <= 0.01 * want, (kind, name, h[name], want)
+    # Queue time is a few us here, where the clock offset of the two
+    # tracers is not small: the same requests, and ordered percentiles.
+    q = hists["queue"]
+    assert q["count"] == len(exact["total"])
+    assert q["p50"] <= q["p90"] <= q["p99"] <= q["p99.9"] <= q["max"]
+
+
+def test_lat_splits_by_process_and_flags(iolens, loop, tracer):
+    """-P names the process that submitted the I/O with its exact request
+    count; -F tells reads from writes with their flags."""
+    lat = tracer(["lat", "-j", "-P", "-F", "-S", "-d", loop.name])
+    d0 = loop.diskstats()
+    io = DirectIO(loop.dev)
+    for i in range(30):
+        io.read(i * 8192, 4096)
+    for i in range(20):
+        io.write((1 << 20) + i * 65536, 8192)
+    io.close()
+    out = fio(loop.dev, "--rw=randread", "--bs=16k", "--ioengine=psync",
+              "--size=8M", "--io_size=4M")
+    wait_idle(loop)
+    d1 = loop.diskstats()
+    (rep,) = lat_reports(lat)
+    me, fio_pid = os.getpid(), None
+    sizes = {}
+    for h in rep["histograms"]:
+        assert h["kind"] == "size"
+        sizes.setdefault((h["pid"], h["op"]), []).append(h)
+        if h["comm"] == "fio":
+            fio_pid = h["pid"]
+    mine = {op: sum(h["count"] for h in sizes.get((me, op), [])) for op in ("read", "write")}
+    assert mine == {"read": 30, "write": 20}, sizes.keys()
+    (w,) = sizes[(me, "write")]
+    assert w["comm"] == my_comm()
+    assert w["buckets"] == [{"from": 8192, "to": 8192 + 128, "count": 20}]
+    assert "sync" in w["flags"].split(",")
+    fio_reads = sum(h["count"] for h in sizes[(fio_pid, "read")])
+    assert fio_reads == out["jobs"][0]["read"]["total_ios"] == 256
+    assert d1["r_ios"] - d0["r_ios"] == 30 + fio_reads
+
+
+def test_lat_intervals_and_text(iolens, loop, tracer):
+    """Text output: log2 rows whose counts add up, and the percentile line;
+    INTERVAL COUNT reports COUNT times and exits."""
+    io = DirectIO(loop.dev)
+    r = subprocess.Popen([iolens, "lat", "-D", "--fine", "-d", loop.name, "0.5", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "Tracing block requests" in r.stderr.readline()
+        for i in range(100):
+            io.read(i * 4096, 4096)
+        out, err = r.communicate(timeout=10)
+    finally:
+        io.close()
+        if r.poll() is None:
+            r.kill()
+    assert r.returncode == 0, err
+    assert out.count("--- ") == 2
+    rows = [l for l in out.splitlines() if l.rstrip().endswith("|")]
+    assert sum(int(l.split(":")[1].split()[0]) for l in rows) == 100
+    assert "%s: device time (issue to completion)" % loop.name in out
+    assert "p50 " in out and "p99.9 " in out and "max " in out
+    assert "fine bucket" in out
+
+
+def test_lat_usage_errors(iolens):
+    for args, what in ((["-d", "nosuchdev"], "nosuchdev"),
+                       (["0"], "interval"), (["-1"], "interval"),
+                       (["1", "x"], "count"), (["--bogus"], "bogus")):
+        r = run(["lat"] + args)
+        assert r.returncode == 2, (args, r)
+        lines = r.stderr.splitlines()
+        assert len(lines) == 1 and what in lines[0], (args, r.stderr)
