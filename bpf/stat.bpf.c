@@ -99,8 +99,11 @@ struct {
 	__type(value, struct owner);
 } owners SEC(".maps");
 
+/* Not preallocated: a split costs 9 KiB, and few of the possible ones
+ * occur. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 1);		/* set with IOLENS_STAT_BY_PROC/_FLAGS */
 	__type(key, struct iolens_lat_key);
 	__type(value, struct iolens_lat_hist);
@@ -266,6 +269,7 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v)
 		if (w->owner)
 			__builtin_memcpy(h->comm, w->owner->comm, IOLENS_COMM_LEN);
 	}
+	__sync_fetch_and_add(&h->sum, v);
 	b = hist_index(v);
 	if (b < HIST_BUCKETS)
 		__sync_fetch_and_add(&h->b[b], 1);
@@ -556,8 +560,15 @@ int BPF_PROG(stat_done, struct request *rq)
 	struct iolens_stat *st;
 	struct where w;
 
+	__u64 key = (__u64)rq;
+
 	st = counters_of(rq, &w, &ds, &s);
-	if (st && accounted(rq->rq_flags, w.sg))
-		time_request(rq, &w, st, bpf_ktime_get_ns());
+	if (!st || !accounted(rq->rq_flags, w.sg))
+		return 0;
+	w.owner = owner_of(rq);
+	time_request(rq, &w, st, bpf_ktime_get_ns());
+	/* Requests that are not accounted leave theirs to the LRU. */
+	if (w.owner)
+		bpf_map_delete_elem(&owners, &key);
 	return 0;
 }

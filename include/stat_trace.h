@@ -26,6 +26,7 @@ struct stat_keyed {
 	struct iolens_lat_key key;
 	__u32 dev;			/* of key.slot */
 	char comm[IOLENS_COMM_LEN];	/* of key.tgid */
+	__u64 sum;			/* of the values (bytes, ns) */
 	__u64 hist[HIST_BUCKETS];
 };
 

@@ -38,6 +38,7 @@ struct slot_state {
 /* A split histogram and its per-map counts at the last read. */
 struct keyed {
 	struct stat_keyed out;
+	__u64 prev_sum;
 	__u32 prev[HIST_BUCKETS];
 };
 
@@ -444,8 +445,10 @@ static int read_keyed(struct stat_trace *st)
 	struct keyed *k;
 	bool first = true;
 
-	for (int i = 0; i < st->nkeyed; i++)
+	for (int i = 0; i < st->nkeyed; i++) {
 		memset(st->keyed[i]->out.hist, 0, sizeof(st->keyed[i]->out.hist));
+		st->keyed[i]->out.sum = 0;
+	}
 	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
 		first = false;
 		key = next;
@@ -457,6 +460,8 @@ static int read_keyed(struct stat_trace *st)
 		memcpy(k->out.comm, st->kbuf->comm, sizeof(k->out.comm));
 		if (key.slot < st->nslots)
 			k->out.dev = st->slots[key.slot].dev;
+		k->out.sum = st->kbuf->sum - k->prev_sum;
+		k->prev_sum = st->kbuf->sum;
 		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
 			k->out.hist[b] = (__u32)(st->kbuf->b[b] - k->prev[b]);
 			k->prev[b] = st->kbuf->b[b];
