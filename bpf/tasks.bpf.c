@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-task I/O for `iolens top`.
+ *
+ *   - task_rec (iter/task) writes one struct iolens_task_rec per thread:
+ *     task->ioac as /proc/<tid>/io shows it, the leader's signal->ioac, and
+ *     the syscall counters below.  Userspace reads a whole pass with one
+ *     bpf_iter_create() and a few big read()s: no per-task syscall.
+ *   - With syscall counting, the enter/exit tracepoints of the read and
+ *     write families and of fsync/fdatasync time each call and count it in
+ *     the calling thread's task storage, split by what the fd is, and in a
+ *     per-CPU latency histogram per class.
+ *   - task_exit (tp_btf/sched_process_exit) folds an exiting thread's
+ *     counters into its leader's sys_dead, as the kernel folds task->ioac
+ *     into signal->ioac (__exit_signal), so per-process sums never go back.
+ *
+ * Only the syscalls listed here are counted: io_uring, aio, sendfile,
+ * splice, copy_file_range and mmap I/O do not pass through them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iolens.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Macros, so not in vmlinux.h: include/linux/sched.h, include/uapi/linux/stat.h */
+#define PF_KTHREAD	0x00200000
+#define S_IFMT		00170000
+#define S_IFREG		0100000
+#define S_IFBLK		0060000
+
+/*
+ * Set by userspace once the syscall programs are attached, cleared if they
+ * are not: records carry IOLENS_TASK_SYS only when the counters are live.
+ * Not rodata, so that a failed attach after load can still turn it off.
+ */
+volatile __u32 sys_on;
+
+/* One thread's syscall state; sys_dead is used in leaders only. */
+struct task_sys {
+	__u64 start;		/* entry time of the call in progress, 0 = none */
+	__u32 sc;		/* its enum iolens_sys_class */
+	__u32 pad;
+	struct iolens_sys sys;
+	struct iolens_sys sys_dead;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_sys);
+} sys_store SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOLENS_SC_NR);
+	__type(key, __u32);
+	__type(value, struct iolens_hist);
+} sys_hists SEC(".maps");
+
+/* The record is built here: at 400 bytes it does not fit the stack with
+ * anything else on it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iolens_task_rec);
+} scratch SEC(".maps");
+
+static __always_inline void ioac_copy(struct iolens_ioac *d,
+				      const struct task_io_accounting *s)
+{
+	d->rchar = s->rchar;
+	d->wchar = s->wchar;
+	d->syscr = s->syscr;
+	d->syscw = s->syscw;
+	d->read_bytes = s->read_bytes;
+	d->write_bytes = s->write_bytes;
+	d->cancelled_write_bytes = s->cancelled_write_bytes;
+}
+
+SEC("iter/task")
+int task_rec(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct iolens_task_rec *r;
+	struct task_sys *s;
+	__u32 zero = 0;
+
+	if (!t)
+		return 0;	/* the end-of-iteration call */
+	r = bpf_map_lookup_elem(&scratch, &zero);
+	if (!r)
+		return 0;
+	r->tid = t->pid;
+	r->tgid = t->tgid;
+	r->uid = BPF_CORE_READ(t, cred, euid.val);
+	r->flags = t->flags & PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
+	r->start_ns = t->start_time;
+	r->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	ioac_copy(&r->io, &t->ioac);
+	/* signal->ioac: what the group's exited threads did.  Only the leader
+	 * carries it, so that summing a process's records counts it once. */
+	if (t->pid == t->tgid)
+		ioac_copy(&r->dead, &t->signal->ioac);
+	else
+		__builtin_memset(&r->dead, 0, sizeof(r->dead));
+	s = NULL;
+	if (sys_on) {
+		r->flags |= IOLENS_TASK_SYS;
+		s = bpf_task_storage_get(&sys_store, t, 0, 0);
+	}
+	if (s) {
+		__builtin_memcpy(&r->sys, &s->sys, sizeof(r->sys));
+		if (t->pid == t->tgid)
+			__builtin_memcpy(&r->sys_dead, &s->sys_dead, sizeof(r->sys_dead));
+		else
+			__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+	} else {
+		__builtin_memset(&r->sys, 0, sizeof(r->sys));
+		__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+	}
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
+	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
+	return 0;
+}
+
+/* ---- syscall counting ---- */
+
+enum dir { D_READ, D_WRITE };
+
+/*
+ * Whether fd of task t is a regular file or a block device: the page cache
+ * (or the device) serves it, unlike a pipe or a socket.  Read through the
+ * fd table as fget() would, minus the reference: a racing close() can only
+ * make us read a stale file, and the probe reads fail safely then.
+ */
+static __always_inline bool fd_is_file(struct task_struct *t, unsigned int fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds, *f = NULL;
+	umode_t mode;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return false;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return false;
+	mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
+	return mode == S_IFREG || mode == S_IFBLK;
+}
+
+/* Entry: one storage lookup (created on a thread's first call). */
+static __always_inline void enter(__u32 sc)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_sys *s;
+
+	s = bpf_task_storage_get(&sys_store, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s)
+		return;
+	s->sc = sc;
+	s->start = bpf_ktime_get_ns();
+}
+
+static __always_inline void enter_rw(struct trace_event_raw_sys_enter *ctx,
+				     enum dir d)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	bool file = fd_is_file(t, (unsigned int)ctx->args[0]);
+
+	if (d == D_READ)
+		enter(file ? IOLENS_SC_FILE_READ : IOLENS_SC_OTHER_READ);
+	else
+		enter(file ? IOLENS_SC_FILE_WRITE : IOLENS_SC_OTHER_WRITE);
+}
+
+/*
+ * Exit: one storage lookup and one histogram lookup.  Only the thread
+ * itself writes its `sys`, so plain adds are exact.  The histograms are
+ * per CPU with plain adds too: the syscall tracepoints are faultable since
+ * 6.13, but the perf/BPF probe of sys_enter/sys_exit still runs with
+ * preemption off (kernel/trace/trace_syscalls.c), so nothing on this CPU
+ * interleaves with the increment.
+ *
+ * A call that returns -ERESTART* and is restarted counts twice: the kernel
+ * runs the entry again, and the exit cannot tell a restart from an EINTR.
+ */
+static __always_inline void leave(long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct iolens_hist *h;
+	struct task_sys *s;
+	__u64 now, d;
+	__u32 sc, b;
+
+	s = bpf_task_storage_get(&sys_store, t, 0, 0);
+	if (!s || !s->start)
+		return;	/* entered before we attached */
+	now = bpf_ktime_get_ns();
+	d = now - s->start;
+	sc = s->sc;
+	s->start = 0;
+	if (sc >= IOLENS_SC_NR)
+		return;
+	s->sys.calls[sc]++;
+	if (ret > 0)
+		s->sys.bytes[sc] += ret;
+	s->sys.ns[sc] += d;
+	h = bpf_map_lookup_elem(&sys_hists, &sc);
+	if (!h)
+		return;
+	b = hist_index(d);
+	if (b < HIST_BUCKETS)	/* always; the verifier wants the bound */
+		h->b[b]++;
+}
+
+#define RW_SYSCALL(name, dir)						\
+SEC("tracepoint/syscalls/sys_enter_" #name)				\
+int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
+{									\
+	enter_rw(ctx, dir);						\
+	return 0;							\
+}									\
+SEC("tracepoint/syscalls/sys_exit_" #name)				\
+int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
+{									\
+	leave(ctx->ret);						\
+	return 0;							\
+}
+
+#define SYNC_SYSCALL(name)						\
+SEC("tracepoint/syscalls/sys_enter_" #name)				\
+int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
+{									\
+	enter(IOLENS_SC_SYNC);						\
+	return 0;							\
+}									\
+SEC("tracepoint/syscalls/sys_exit_" #name)				\
+int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
+{									\
+	leave(ctx->ret);						\
+	return 0;							\
+}
+
+RW_SYSCALL(read, D_READ)
+RW_SYSCALL(pread64, D_READ)
+RW_SYSCALL(readv, D_READ)
+RW_SYSCALL(preadv, D_READ)
+RW_SYSCALL(preadv2, D_READ)
+RW_SYSCALL(write, D_WRITE)
+RW_SYSCALL(pwrite64, D_WRITE)
+RW_SYSCALL(writev, D_WRITE)
+RW_SYSCALL(pwritev, D_WRITE)
+RW_SYSCALL(pwritev2, D_WRITE)
+SYNC_SYSCALL(fsync)
+SYNC_SYSCALL(fdatasync)
+
+#define SYS_WORDS (sizeof(struct iolens_sys) / sizeof(__u64))
+
+/*
+ * A thread other than the leader exits: its counters move to the leader's
+ * sys_dead, and its own are cleared, so that a pass seeing both the dying
+ * thread (still hashed until release_task()) and the leader does not count
+ * them twice.  Atomic adds: threads of one group may exit on several CPUs
+ * at once.  A leader that exits first stays a zombie until the last thread
+ * is reaped, and its storage with it (freed in __put_task_struct()).
+ *
+ * Not handled: a non-leader thread that execs takes over the leader's tid
+ * (de_thread()); the old leader's own counters are lost then.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(task_exit, struct task_struct *p)
+{
+	struct task_sys *s, *l;
+	__u64 *src, *dst;
+
+	if (p->pid == p->tgid)
+		return 0;
+	s = bpf_task_storage_get(&sys_store, p, 0, 0);
+	if (!s)
+		return 0;
+	l = bpf_task_storage_get(&sys_store, p->group_leader, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!l)
+		return 0;
+	src = (__u64 *)&s->sys;
+	dst = (__u64 *)&l->sys_dead;
+	for (int i = 0; i < SYS_WORDS; i++) {
+		__u64 v = src[i];
+
+		if (v)
+			__sync_fetch_and_add(&dst[i], v);
+		src[i] = 0;
+	}
+	return 0;
+}
