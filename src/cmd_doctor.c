@@ -33,6 +33,7 @@
 #include "log.h"
 #include "opts.h"
 #include "priv.h"
+#include "task_trace.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC	0x74726163
@@ -544,6 +545,28 @@ static enum status probe_row(struct doctor *d, const char *check,
 	return absent;
 }
 
+/* The iterator `iolens top` really loads: beyond the bare program above,
+ * its CO-RE reads of task->ioac and signal->ioac must relocate. */
+static void check_top_source(struct doctor *d)
+{
+	int err;
+
+	if (!d->may_load) {
+		add_row(d, "top source", ST_NOPRIV, "unknown: rerun as root to check",
+			"not loaded");
+		return;
+	}
+	err = task_trace_probe();
+	if (err)
+		add_row(d, "top source", ST_FALLBACK,
+			"top reads /proc/<pid>/task/<tid>/io: slower, no syscall-level counters",
+			"/proc fallback: %s", errno_name(-err));
+	else
+		add_row(d, "top source", ST_OK,
+			"top reads every thread's I/O counters in one pass",
+			"iter/task");
+}
+
 static void check_programs(struct doctor *d)
 {
 	struct probe tp, raw, btf, iter, kp, fentry;
@@ -588,6 +611,7 @@ static void check_programs(struct doctor *d)
 	probe_row(d, "iter/task", &iter, ST_FALLBACK,
 		  "top reads every task's I/O counters in one pass",
 		  "top falls back to /proc/<pid>/io");
+	check_top_source(d);
 
 	/* kprobes need CONFIG_KPROBES for the PMU (4.17+) or, before that,
 	 * kprobe_events; the program type itself loads without either. */
