@@ -60,7 +60,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/.deps-test
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 run: $(OUT)/iolens
-	$(OUT)/iolens snoop
+	$(OUT)/iolens top
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done

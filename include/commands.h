@@ -8,6 +8,7 @@ int cmd_doctor(int argc, char **argv);
 int cmd_snoop(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_lat(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

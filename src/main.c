@@ -13,6 +13,7 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
+	{ "top",    cmd_top,    "live I/O per process: disk, page cache and syscalls, devices on top" },
 	{ "snoop",  cmd_snoop,  "one line per block request: who, where, how long (iosnoop, biosnoop)" },
 	{ "stat",   cmd_stat,   "iostat -x from the kernel, with latency percentiles and queue depth" },
 	{ "lat",    cmd_lat,    "latency, size and queue-depth histograms, per disk, op or process" },

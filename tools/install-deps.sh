@@ -8,8 +8,8 @@
 set -eu
 
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev pkg-config make gcc"
-test="$build libcmocka-dev python3 python3-pytest util-linux fio"
-bench="$test libbpf-tools sysstat"
+test="$build libcmocka-dev python3 python3-pytest util-linux fio tmux e2fsprogs"
+bench="$test libbpf-tools sysstat iotop iotop-c"
 
 case "${1:-build}" in
 build) want=$build ;;

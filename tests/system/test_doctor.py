@@ -73,7 +73,8 @@ def test_doctor_as_nobody(iolens, root):
     assert "rerun as root" in text.stdout.rstrip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("cmd", [["snoop"], ["record", "-o", "/tmp/iolens-never.iol"]])
+@pytest.mark.parametrize("cmd", [["snoop"], ["record", "-o", "/tmp/iolens-never.iol"],
+                                 ["top"], ["top", "-b", "-n", "1"]])
 def test_tracing_as_nobody_says_what_is_missing(iolens, root, cmd):
     p = run(cmd, nobody=True, timeout=20)
     assert p.returncode == 1

@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens top: on the terminal (driven through tmux) and in batch/JSON,
+against /proc/<pid>/io of a process whose I/O the test controls."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import IOLENS, wait_idle
+
+# A reader the test drives through a pipe: 'c' reads the file cold (its
+# pages dropped first), 'h' reads it from the page cache; both pace the
+# reads over about `secs` seconds and answer 'k' when done.
+WORKER = r"""
+import os, sys, time
+path, size, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+with open("/proc/self/comm", "w") as f:
+    f.write("iolens-reader")
+fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o600)
+chunk = b"x" * (1 << 20)
+for i in range(size >> 20):
+    os.write(fd, chunk)
+os.fsync(fd)
+os.write(1, b"r")
+while True:
+    cmd = os.read(0, 1)
+    if cmd in (b"", b"q"):
+        break
+    if cmd == b"c":
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    n = size >> 20
+    t0 = time.monotonic()
+    for i in range(n):
+        os.pread(fd, 1 << 20, i << 20)
+        ahead = t0 + secs * (i + 1) / n - time.monotonic()
+        if ahead > 0:
+            time.sleep(ahead)
+    os.write(1, b"k")
+"""
+
+SIZE = 48 << 20
+
+
+@pytest.fixture
+def ext4(loop, tmp_path):
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    loop.dev], check=True, capture_output=True)
+    subprocess.run(["mount", "-o", "noatime", loop.dev, str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+class Reader:
+    def __init__(self, mnt, secs):
+        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(mnt / "f"),
+                                   str(SIZE), str(secs)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.p.stdout.read(1) == b"r"
+
+    def start(self, cmd):
+        self.p.stdin.write(cmd)
+        self.p.stdin.flush()
+
+    def done(self):
+        assert self.p.stdout.read(1) == b"k"
+
+    def io(self):
+        with open("/proc/%d/io" % self.p.pid) as f:
+            return {k: int(v) for k, v in (l.split(": ") for l in f)}
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            self.p.wait(timeout=10)
+
+
+@pytest.fixture
+def reader(ext4, loop):
+    made = []
+
+    def start(secs):
+        r = Reader(ext4, secs)
+        made.append(r)
+        wait_idle(loop)
+        return r
+    try:
+        yield start
+    finally:
+        for r in made:
+            r.close()
+
+
+class Tmux:
+    """A shell in a detached tmux session of a known size."""
+
+    def __init__(self):
+        self.name = "iolens-test-%d" % os.getpid()
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        env = dict(os.environ, TERM="xterm-256color")
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160",
+                        "-y", "50", "bash --norc --noprofile"], check=True, env=env)
+        self.keys("PS1='PROMPT$ '", "Enter", "clear", "Enter")
+
+    def keys(self, *keys):
+        subprocess.run(["tmux", "send-keys", "-t", self.name] + list(keys), check=True)
+
+    def screen(self):
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
+                              check=True, capture_output=True, text=True).stdout
+
+    def var(self, name):
+        return subprocess.run(["tmux", "display-message", "-p", "-t", self.name,
+                               "#{%s}" % name], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def wait_for(self, pred, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.1)
+        raise AssertionError("screen never matched:\n" + self.screen())
+
+    def close(self):
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def tmux():
+    t = Tmux()
+    try:
+        yield t
+    finally:
+        t.close()
+
+
+def row_of(screen, pid):
+    for line in screen.splitlines():
+        f = line.split()
+        if f and f[0] == str(pid):
+            return f
+    return None
+
+
+def hit_of(screen, pid):
+    """HIT% of pid's row: PID USER DISK-READ DISK-WRITE FILE-READ HIT% ..."""
+    f = row_of(screen, pid)
+    return None if not f or f[5] == "-" else int(f[5].rstrip("%"))
+
+
+def test_top_screen_hit_ratio_sort_filter_quit(iolens, reader, tmux):
+    r = reader(2.5)
+    tmux.keys("%s top -d 0.5" % IOLENS, "Enter")
+    tmux.wait_for(lambda s: "sort DISK READ" in s and "COMMAND" in s)
+    # The filter keeps the reader's row on screen whatever the sort.
+    tmux.keys("f")
+    tmux.wait_for(lambda s: "filter (pid, name or user):" in s)
+    tmux.keys(str(r.p.pid), "Enter")
+    tmux.wait_for(lambda s: "filter: %d" % r.p.pid in s)
+    r.start(b"c")
+    s = tmux.wait_for(lambda s: hit_of(s, r.p.pid) is not None, timeout=5)
+    f = row_of(s, r.p.pid)
+    assert f[-1] == "iolens-reader" and f[1] == "root", f
+    assert hit_of(s, r.p.pid) <= 10, s
+    r.done()
+    r.start(b"h")
+    s = tmux.wait_for(lambda s: (hit_of(s, r.p.pid) or 0) >= 90, timeout=5)
+    r.done()
+    assert "request latency (start to end):" in s
+    tmux.keys("l")
+    tmux.wait_for(lambda s: "file_read syscall latency (all tasks)" in s)
+    # Only the filtered process is listed.
+    rows = [l for l in s.splitlines() if l.split() and l.split()[0].isdigit()]
+    assert [row_of(s, r.p.pid)] == [l.split() for l in rows], s
+    tmux.keys(">")
+    tmux.wait_for(lambda s: "sort DISK WRITE" in s)
+    tmux.keys("r")
+    tmux.wait_for(lambda s: "(reversed)" in s)
+    tmux.keys("q")
+    s = tmux.wait_for(lambda s: s.rstrip().endswith("PROMPT$"))
+    assert tmux.var("alternate_on") == "0"
+    assert tmux.var("cursor_flag") == "1"
+    assert "COMMAND" not in s
+
+
+def test_top_json_and_batch_equal_proc_io(iolens, reader):
+    """The frames' counts of the reader sum to its /proc/<pid>/io delta: it
+    is idle at the first scan and at the last one."""
+    r = reader(1.0)
+    before = r.io()
+    p = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.5", "-n", "7", "-p", str(r.p.pid)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = json.loads(p.stdout.readline())
+        r.start(b"c")
+        r.done()
+        r.start(b"h")
+        r.done()
+        after = r.io()
+        rest, err = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    frames = [first] + [json.loads(l) for l in rest.splitlines()]
+    assert len(frames) == 7
+    assert after["read_bytes"] - before["read_bytes"] >= SIZE // 2
+    got = {k: 0 for k in before}
+    file_read = calls = all_calls = 0
+    for fr in frames:
+        all_calls += fr["syscall_latency"]["file_read"]["calls"]
+        (proc,) = [x for x in fr["processes"] if x["pid"] == r.p.pid]
+        assert proc["comm"] == "iolens-reader"
+        for k in got:
+            got[k] += proc[k]
+        file_read += proc["file_read_bytes"]
+        calls += proc["file_read_calls"]
+        assert fr["total"]["read_bytes"] == proc["read_bytes"]  # -p: one row
+    assert got == {k: after[k] - before[k] for k in before}
+    # Two passes of the file through pread(); rchar counts the same bytes.
+    assert file_read == 2 * SIZE
+    assert calls == 2 * (SIZE >> 20)
+    # The syscall latency histograms count every task's calls.
+    assert all_calls >= calls
+
+
+def test_top_batch_text(iolens, reader):
+    r = reader(0.5)
+    p = subprocess.Popen([IOLENS, "top", "-b", "-o", "-d", "0.5", "-n", "3"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r.start(b"c")
+    r.done()
+    out, err = p.communicate(timeout=15)
+    assert p.returncode == 0, err
+    assert out.count("iolens top - ") == 3
+    assert "Device" in out and "COMMAND" in out and "Total of" in out
+    assert any(row_of(frame, r.p.pid) for frame in out.split("iolens top - ")), out
+    assert "\x1b" not in out
+
+
+def test_top_usage_errors(iolens):
+    for args, what in ((["-n", "0"], "-n"), (["-d", "0"], "-d"), (["-p", "x"], "-p"),
+                       (["-u", "no-such-user-here"], "no-such-user-here"),
+                       (["--cgroup", "/nonexistent"], "cgroup"), (["--bogus"], "bogus"),
+                       (["extra"], "extra")):
+        p = subprocess.run([IOLENS, "top"] + args, capture_output=True, text=True)
+        assert p.returncode == 2, (args, p)
+        lines = p.stderr.splitlines()
+        assert len(lines) == 1 and what in lines[0], (args, p.stderr)
+        assert p.stdout == ""
