@@ -48,6 +48,7 @@ const volatile __u32 queue_flag_stats = 7;
 volatile __u64 attach_ns = ~0ULL;
 
 #define MAX_BIOS 256		/* merges counted per request, at most */
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h, stable since 2.6 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -89,6 +90,8 @@ struct {
 /* The submitter of each request, with IOLENS_STAT_BY_PROC. */
 struct owner {
 	__u32 tgid;
+	__u32 io_hier;		/* see struct iolens_lat_key */
+	__u64 io_cgroup;
 	char comm[IOLENS_COMM_LEN];
 };
 
@@ -254,8 +257,11 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v)
 	struct iolens_lat_hist *h;
 	__u32 b;
 
-	if (w->owner)
+	if (w->owner) {
 		key.tgid = w->owner->tgid;
+		key.io_hier = w->owner->io_hier;
+		key.io_cgroup = w->owner->io_cgroup;
+	}
 	h = bpf_map_lookup_elem(&lat_hists, &key);
 	if (!h) {
 		bpf_map_update_elem(&lat_hists, &key, &zero_hist, BPF_NOEXIST);
@@ -356,6 +362,15 @@ int BPF_PROG(stat_start, struct request *rq)
 		    (__u32)disk->major << 20 | (__u32)disk->first_minor))
 		return 0;
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
+	/* A kernel thread submits for others: writeback, charged to the
+	 * cgroup of the first bio's blkcg (CONFIG_BLK_CGROUP). */
+	if ((t->flags & PF_KTHREAD) && bpf_core_field_exists(struct bio, bi_blkg) &&
+	    rq->bio && rq->bio->bi_blkg) {
+		struct cgroup *cg = rq->bio->bi_blkg->blkcg->css.cgroup;
+
+		o.io_cgroup = cg->kn->id;
+		o.io_hier = cg->root->hierarchy_id;
+	}
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 	return 0;
 }

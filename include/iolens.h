@@ -281,6 +281,12 @@ struct iolens_lat_key {
 	__u16 slot;		/* device slot */
 	__u8 sg;		/* enum iolens_sgrp */
 	__u8 kind;		/* enum iolens_hist_kind */
+	/* With -P, for a kernel thread's requests (the flusher's writeback):
+	 * the cgroup they are charged to (the first bio's blkcg, on cgroup2
+	 * the cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
+	 * else the v1 hierarchy holding blkio); else 0. */
+	__u32 io_hier;
+	__u64 io_cgroup;
 };
 
 struct iolens_lat_hist {

@@ -57,6 +57,13 @@ struct top_dev {
 	__u64 *hist;		/* total latency, this frame */
 };
 
+/* Writes kernel threads submitted for a cgroup (writeback), this frame. */
+struct top_wb {
+	unsigned int hier;	/* 0 = cgroup2, else a v1 hierarchy */
+	__u64 cgroup;
+	__u64 ios, bytes;
+};
+
 struct top_frame {
 	double secs;		/* length of the frame */
 	char when[32];		/* UTC */
@@ -70,7 +77,12 @@ struct top_frame {
 	struct proc_io total;	/* sum over rows */
 	bool syscalls;		/* syscall-level counts known */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
+	struct top_wb *wb;
+	int nwb, wb_cap;
 };
+
+/* "blkio:/x" or "/x.slice", or the id when the cgroup is gone. */
+void top_wb_name(char *buf, size_t len, const struct top_wb *w);
 
 /* Names of enum iolens_sys_class in JSON and on screen. */
 extern const char *const top_sc_names[IOLENS_SC_NR];

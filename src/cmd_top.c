@@ -16,6 +16,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "block_trace.h"
+#include "cgroups.h"
 #include "commands.h"
 #include "hist.h"
 #include "json.h"
@@ -275,14 +276,55 @@ void top_arrange(struct top_frame *f, const struct top_opts *o)
 	qsort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
 }
 
-static void fold_block(struct top_state *s, struct top_frame *f)
+void top_wb_name(char *buf, size_t len, const struct top_wb *w)
 {
+	const char *p = cgroup_path(w->hier, w->cgroup);
+
+	if (p)
+		snprintf(buf, len, "%s", p);
+	else
+		snprintf(buf, len, "cgroup %llu", (unsigned long long)w->cgroup);
+}
+
+/* Writes a kernel thread submitted for cgroup (hier, id): writeback. */
+static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
+		  __u64 ios, __u64 bytes)
+{
+	struct top_wb *w = NULL;
+
+	for (int i = 0; i < f->nwb && !w; i++)
+		if (f->wb[i].hier == k->io_hier && f->wb[i].cgroup == k->io_cgroup)
+			w = &f->wb[i];
+	if (!w) {
+		if (f->nwb == f->wb_cap) {
+			int cap = f->wb_cap ? 2 * f->wb_cap : 8;
+			struct top_wb *v = realloc(f->wb, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			f->wb = v;
+			f->wb_cap = cap;
+		}
+		w = &f->wb[f->nwb++];
+		*w = (struct top_wb){ .hier = k->io_hier, .cgroup = k->io_cgroup };
+	}
+	w->ios += ios;
+	w->bytes += bytes;
+	return 0;
+}
+
+static int fold_block(struct top_state *s, struct top_frame *f)
+{
+	f->nwb = 0;
 	for (int i = 0; i < stat_trace_nkeyed(s->st); i++) {
 		const struct stat_keyed *k = stat_trace_keyed(s->st, i);
 		__u64 n = hist_count(k->hist);
 
 		if (!n)
 			continue;
+		if (k->key.io_cgroup && k->key.kind == IOLENS_H_SIZE &&
+		    k->key.sg == IOLENS_SG_WRITE && add_wb(f, &k->key, n, k->sum))
+			return -ENOMEM;
 		if (k->key.kind == IOLENS_H_TOTAL) {
 			proctable_add_block(s->pt, k->key.tgid, n, 0, k->sum, n);
 			for (int d = 0; d < f->ndev; d++)
@@ -292,6 +334,7 @@ static void fold_block(struct top_state *s, struct top_frame *f)
 			proctable_add_block(s->pt, k->key.tgid, 0, k->sum, 0, 0);
 		}
 	}
+	return 0;
 }
 
 static double div_or_nan(double a, double b)
@@ -381,7 +424,9 @@ static int collect(struct top_frame *f, void *arg)
 	err = build_devs(s, f, f->secs > 0 ? f->secs : 1);
 	if (err)
 		return err;
-	fold_block(s, f);
+	err = fold_block(s, f);
+	if (err)
+		return err;
 	for (int d = 0; d < f->ndev; d++) {
 		bool over;
 
@@ -460,6 +505,13 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	for (int c = TC_READ; c <= TC_BLK_IOS; c++) {
 		top_cell(cell, sizeof(cell), &tot, c, f->secs, o->accumulated);
 		printf(" %s %s%s", top_col_title(c), cell, c < TC_BLK_IOS ? "," : "\n");
+	}
+	for (int i = 0; i < f->nwb; i++) {
+		top_wb_name(cell, sizeof(cell), &f->wb[i]);
+		printf("%s %s: %.1f writes/s, ", i ? "," : "Writeback charged to", cell,
+		       f->wb[i].ios / f->secs);
+		fmt_bytes(cell, sizeof(cell), f->wb[i].bytes / f->secs);
+		printf("%s/s%s", cell, i == f->nwb - 1 ? "\n" : "");
 	}
 	for (int c = 0; c < TC_NR; c++)
 		printf(c == TC_COMM ? "%-*s" : "%*s ", cols[c].width, cols[c].title);
@@ -548,6 +600,19 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	json_obj_open(&j, "total");
 	json_io(&j, &f->total, f->syscalls);
 	json_obj_close(&j);
+	json_arr_open(&j, "writeback");
+	for (int i = 0; i < f->nwb; i++) {
+		char name[256];
+
+		top_wb_name(name, sizeof(name), &f->wb[i]);
+		json_obj_open(&j, NULL);
+		json_str(&j, "cgroup", name);
+		json_u64(&j, "cgroup_id", f->wb[i].cgroup);
+		json_u64(&j, "requests", f->wb[i].ios);
+		json_u64(&j, "bytes", f->wb[i].bytes);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
 	/* All tasks, not only the rows: the kernel keeps one histogram per
 	 * class. */
 	json_obj_open(&j, "syscall_latency");
@@ -781,6 +846,7 @@ out:
 	for (int i = 0; i < f.ndev; i++)
 		free(f.devs[i].hist);
 	free(f.devs);
+	free(f.wb);
 	free(f.all);
 	free(f.rows);
 	proctable_free(s.pt);

@@ -314,6 +314,18 @@ static void draw(const struct top_frame *f, const struct top_opts *o,
 	attr(CP_TITLE, false);
 	draw_devices(f, v, &y);
 	draw_total(f, o, y++);
+	if (f->nwb) {
+		char name[128], rate[32];
+
+		move(y++, 0);
+		printw("Writeback charged to");
+		for (int i = 0; i < f->nwb; i++) {
+			top_wb_name(name, sizeof(name), &f->wb[i]);
+			fmt_bytes(rate, sizeof(rate), f->wb[i].bytes / f->secs);
+			printw("%s %s %s/s", i ? "," : "", name, rate);
+		}
+		clrtoeol();
+	}
 	draw_table(f, o, v, y, bottom);
 	if (pane)
 		draw_pane(f, v, bottom);

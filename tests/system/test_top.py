@@ -257,3 +257,33 @@ def test_top_usage_errors(iolens):
         lines = p.stderr.splitlines()
         assert len(lines) == 1 and what in lines[0], (args, p.stderr)
         assert p.stdout == ""
+
+
+def test_top_writeback_charged_to_cgroup(iolens, ext4, loop):
+    """Buffered writes reach the disk from a flusher kworker: top shows
+    them under the kworker and as writeback charged to the cgroup the
+    kernel charged them to (the dirtier's on cgroup2 with the io and memory
+    controllers; the root otherwise, as on cgroup v1 blkio)."""
+    wait_idle(loop)
+    p = subprocess.Popen([IOLENS, "top", "-j", "-o", "-d", "0.5", "-n", "6"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        json.loads(p.stdout.readline())
+        subprocess.run(["dd", "if=/dev/zero", "of=%s/w" % ext4, "bs=64k", "count=128",
+                        "status=none"], check=True)
+        subprocess.run(["sync"], check=True)
+        rest, err = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err
+    frames = [json.loads(l) for l in rest.splitlines()]
+    with open("/proc/self/cgroup") as f:
+        mine = dict(l.strip().split(":", 2)[1:] for l in f)
+    expect = {"blkio:/"} if "blkio" in mine else {"/", mine.get("", "/")}
+    wb = [w for fr in frames for w in fr["writeback"]]
+    assert {w["cgroup"] for w in wb} <= expect, wb
+    assert sum(w["bytes"] for w in wb) >= 8 << 20
+    flushed = sum(x["block_bytes"] for fr in frames for x in fr["processes"]
+                  if x["comm"].startswith("kworker/") and x["kernel_thread"])
+    assert flushed >= 8 << 20
