@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +11,7 @@
 #include "block.skel.h"	/* after iolens.h: its rodata holds our cfg */
 #include "block_trace.h"
 #include "log.h"
+#include "stop.h"
 #include "priv.h"
 #include "reqflags.h"
 #include "rqfilter.h"
@@ -33,14 +33,6 @@ struct block_trace {
 	void *ctx;
 	int stop;
 };
-
-static volatile sig_atomic_t signalled;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	signalled = 1;
-}
 
 __u64 mono_ns(void)
 {
@@ -245,17 +237,13 @@ static void report_table(struct block_trace *bt)
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx)
 {
-	/* SA_RESTART: a signal must not cut a write to a pipe short, stdio
-	 * would lose the rest of its buffer. */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	__u64 start = mono_ns(), next_tick = start + 1000000000ULL, now;
 	int n;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_catch();
 	bt->fn = fn;
 	bt->ctx = ctx;
-	while (!signalled && !bt->stop) {
+	while (!stop_requested() && !bt->stop) {
 		/* The kernel side never wakes us (see block_hooks.bpf.h), so
 		 * drain on a timer: 20 ms of records at a million requests/s
 		 * is a tenth of the ring. */

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "hist.h"
 #include "json.h"
 #include "log.h"
+#include "stop.h"
 #include "opts.h"
 #include "reqflags.h"
 #include "stat_trace.h"
@@ -69,14 +69,6 @@ static const struct {
 	[IOLENS_H_SIZE] = { "size", "request size at issue", "bytes" },
 	[IOLENS_H_QD] = { "qd", "requests in flight at issue", "requests" },
 };
-
-static volatile sig_atomic_t signalled;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	signalled = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -497,7 +489,6 @@ static int run(const struct lat_opts *o)
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
 	};
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct groups gs = {};
 	struct stat_trace *st;
 	unsigned long done = 0;
@@ -509,22 +500,13 @@ static int run(const struct lat_opts *o)
 	st = stat_trace_start(CMD, &so);
 	if (!st)
 		return 1;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
 	prev = next = stat_trace_read_ns(st);
-	while (!signalled) {
-		struct timespec ts;
-
-		if (o->interval_ns) {
-			next += o->interval_ns;
-			ts.tv_sec = next / 1000000000ULL;
-			ts.tv_nsec = next % 1000000000ULL;
-			/* Interrupted by Ctrl-C: report the interval so far. */
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		} else {
-			pause();
-		}
+	while (!stop_requested()) {
+		/* Interrupted by Ctrl-C: report the interval so far. */
+		next = o->interval_ns ? next + o->interval_ns : ~0ULL;
+		stop_sleep_until(next);
 		err = stat_trace_read(st);
 		err = err ?: build_groups(o, st, &gs);
 		if (err) {

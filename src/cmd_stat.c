@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "hist.h"
 #include "json.h"
 #include "log.h"
+#include "stop.h"
 #include "opts.h"
 #include "stat_trace.h"
 #include "units.h"
@@ -50,14 +50,6 @@ struct row {
 static const char *const sg_names[IOLENS_SG_NR] = {
 	"read", "write", "discard", "flush",
 };
-
-static volatile sig_atomic_t signalled;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	signalled = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -604,7 +596,6 @@ static int run(const struct stat_opts *o)
 		.own_clock = o->own_clock,
 		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD,
 	};
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct table t = {};
 	struct stat_trace *st;
 	unsigned long done = 0;
@@ -620,17 +611,12 @@ static int run(const struct stat_opts *o)
 	st = stat_trace_start(CMD, &so);
 	if (!st)
 		return 1;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_catch();
 	prev = next = stat_trace_read_ns(st);
-	while (!signalled) {
-		struct timespec ts;
-
+	while (!stop_requested()) {
 		next += o->interval_ns;
-		ts.tv_sec = next / 1000000000ULL;
-		ts.tv_nsec = next % 1000000000ULL;
 		/* Interrupted by Ctrl-C: report the interval so far. */
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		stop_sleep_until(next);
 		err = stat_trace_read(st);
 		err = err ?: build_rows(o, st, &t);
 		if (err) {

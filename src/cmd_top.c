@@ -9,7 +9,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "hist.h"
 #include "json.h"
 #include "log.h"
+#include "stop.h"
 #include "opts.h"
 #include "stat_trace.h"
 #include "task_trace.h"
@@ -37,14 +37,6 @@ struct top_state {
 	__u64 last_ns;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
 };
-
-static volatile sig_atomic_t signalled;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	signalled = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -655,20 +647,15 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 
 static int run_batch(struct top_opts *o, struct top_frame *f, struct top_state *s)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	__u64 next = s->last_ns;
 	unsigned long done = 0;
 	int err;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	while (!signalled) {
-		struct timespec ts;
-
+	stop_catch();
+	while (!stop_requested()) {
 		next += o->delay_ns;
-		ts.tv_sec = next / 1000000000ULL;
-		ts.tv_nsec = next % 1000000000ULL;
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) && signalled)
+		stop_sleep_until(next);
+		if (stop_requested())
 			break;
 		err = collect(f, s);
 		if (err) {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include "block_trace.h"
 #include "hist.h"
+#include "stop.h"
 #include "top.h"
 #include "units.h"
 
@@ -21,7 +22,6 @@
 enum { CP_TITLE = 1, CP_HEAD, CP_SORT, CP_BAR };
 
 static bool curses_on;
-static volatile sig_atomic_t quit_signal;
 
 static void tui_end(void)
 {
@@ -29,12 +29,6 @@ static void tui_end(void)
 		curses_on = false;
 		endwin();
 	}
-}
-
-static void on_quit(int sig)
-{
-	(void)sig;
-	quit_signal = 1;
 }
 
 static void on_fatal(int sig)
@@ -47,14 +41,12 @@ static void on_fatal(int sig)
 static void tui_begin(void)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct sigaction sa = { .sa_handler = on_quit };
+	struct sigaction sa = { .sa_handler = on_fatal };
 
 	initscr();
 	curses_on = true;
 	atexit(tui_end);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = on_fatal;
+	stop_catch();
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		sigaction(fatal[i], &sa, NULL);
 	cbreak();
@@ -352,7 +344,7 @@ static void read_filter(struct view *v)
 			memcpy(v->filter, buf, sizeof(buf));
 			break;
 		}
-		if (ch == 27 || quit_signal)
+		if (ch == 27 || stop_requested())
 			break;
 		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n)
 			buf[--n] = 0;
@@ -372,7 +364,7 @@ int top_tui_run(struct top_opts *o, struct top_frame *f,
 	tui_begin();
 	o->filter = v.filter;
 	next += o->delay_ns;
-	while (!quit_signal) {
+	while (!stop_requested()) {
 		__u64 now = mono_ns();
 
 		if (now >= next) {
@@ -398,7 +390,7 @@ int top_tui_run(struct top_opts *o, struct top_frame *f,
 		}
 		switch (ch) {
 		case 'q': case 'Q':
-			quit_signal = 1;
+			stop_request();
 			break;
 		case '<': case KEY_LEFT:
 			o->sort = (o->sort + TC_NR - 1) % TC_NR;
