@@ -98,22 +98,17 @@ static void draw_devices(const struct top_frame *f, const struct view *v,
 	attr(CP_HEAD, false);
 	for (int i = 0; i < f->ndev && *y < LINES - 4; i++) {
 		const struct top_dev *d = &f->devs[i];
-		char p99[16] = "-";
+		double ms[3] = { d->await_ms, d->queue_ms, d->device_ms };
+		char t[3][16], p99[16] = "-";
 
+		/* ms with three decimals, or "-" when nothing was timed. */
+		for (int k = 0; k < 3; k++)
+			snprintf(t[k], sizeof(t[k]), isnan(ms[k]) ? "-" : "%.3f", ms[k]);
 		if (d->p99_ns)
 			fmt_ns(p99, sizeof(p99), d->p99_ns);
 		mvprintw((*y)++, 0, "%c%-10s %9.1f %9.1f %9.1f %9.1f %8s %8s %8s %8s %7.2f %6.1f",
 			 i == v->focus ? '>' : ' ', d->info.name, d->r_s, d->rkb_s,
-			 d->w_s, d->wkb_s, "", "", "", p99, d->aqu_sz, d->util);
-		/* ms with three decimals, or "-" when nothing was timed. */
-		for (int k = 0; k < 3; k++) {
-			double ms = k == 0 ? d->await_ms : k == 1 ? d->queue_ms : d->device_ms;
-
-			if (isnan(ms))
-				mvprintw(*y - 1, 52 + 9 * k, "%8s", "-");
-			else
-				mvprintw(*y - 1, 52 + 9 * k, "%8.3f", ms);
-		}
+			 d->w_s, d->wkb_s, t[0], t[1], t[2], p99, d->aqu_sz, d->util);
 		clrtoeol();
 	}
 }
@@ -202,6 +197,12 @@ static void draw_pane(const struct top_frame *f, const struct view *v, int y)
 		snprintf(what, sizeof(what), "%s request latency (start to end)",
 			 f->devs[v->focus].info.name);
 	}
+	for (n = 1; n < PANE_ROWS; n++) {
+		move(y + n, 0);
+		clrtoeol();
+	}
+	n = 0;
+	move(y, 0);
 	if (!h) {
 		printw(sc < 0 ? "(no disk has had requests yet)" :
 		       "(no syscall counts: the task iterator did not load)");
@@ -239,13 +240,8 @@ static void draw_pane(const struct top_frame *f, const struct view *v, int y)
 			 (unsigned long long)rows[r]);
 		attr(CP_BAR, true);
 		for (int k = 0; k < w; k++)
-			addch(ACS_CKBOARD);
+			addch('*');
 		attr(CP_BAR, false);
-		clrtoeol();
-	}
-	for (; n < PANE_ROWS - 1; n++) {
-		move(y + 1 + n, 0);
-		clrtoeol();
 	}
 }
 
