@@ -306,14 +306,18 @@ static __u64 proc_cgroup(struct task_trace *tt, const char *path)
 }
 
 /* /proc's start times are boot-time clock ticks; task->start_time is
- * CLOCK_MONOTONIC.  Returns boottime - monotonic (time spent suspended). */
+ * CLOCK_MONOTONIC.  Returns boottime - monotonic (time spent suspended);
+ * monotonic is read first, so that without suspend the two reads cannot
+ * make it negative. */
 static __u64 suspend_offset(void)
 {
 	struct timespec b, m;
+	__s64 d;
 
-	clock_gettime(CLOCK_BOOTTIME, &b);
 	clock_gettime(CLOCK_MONOTONIC, &m);
-	return (b.tv_sec - m.tv_sec) * 1000000000ULL + b.tv_nsec - m.tv_nsec;
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	d = (__s64)(b.tv_sec - m.tv_sec) * 1000000000LL + b.tv_nsec - m.tv_nsec;
+	return d > 0 ? d : 0;
 }
 
 /* One thread from /proc/<pid>/task/<tid>/; 0, or -1 if it went away. */
