@@ -38,6 +38,11 @@ char LICENSE[] SEC("license") = "GPL";
  */
 volatile __u32 sys_on;
 
+/* Linux 6.2 (a35b9af4ec2c, "bpf: Add a kfunc for generic type cast").
+ * Without it the syscall programs do not load, and task_trace.c goes on
+ * without syscall counters. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
 /* One thread's syscall state; sys_dead is used in leaders only. */
 struct task_sys {
 	__u64 start;		/* entry time of the call in progress, 0 = none */
@@ -136,20 +141,31 @@ enum dir { D_READ, D_WRITE };
  * Whether fd of task t is a regular file or a block device: the page cache
  * (or the device) serves it, unlike a pipe or a socket.  Read through the
  * fd table as fget() would, minus the reference: a racing close() can only
- * make us read a stale file, and the probe reads fail safely then.
+ * make us read a stale file, and the reads fail safely then.
+ *
+ * t comes from bpf_get_current_task_btf(), so the verifier lets even a
+ * classic tracepoint program load through it directly (faulting loads);
+ * the file pointer, read at a variable index, is a plain number to it
+ * until bpf_rdonly_cast() types it again.  Helper calls were most of the
+ * cost: on 6.18 the entry hook took 375 ns with 7 probe reads, 290 ns with
+ * 3, 170 ns with this one.
  */
 static __always_inline bool fd_is_file(struct task_struct *t, unsigned int fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	struct file **fds, *f = NULL;
+	struct files_struct *files = t->files;
+	struct fdtable *fdt;
+	struct file *f = NULL;
 	umode_t mode;
 
-	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+	if (!files)
 		return false;
-	fds = BPF_CORE_READ(fdt, fd);
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+	fdt = files->fdt;
+	if (!fdt || fd >= fdt->max_fds)
 		return false;
-	mode = BPF_CORE_READ(f, f_inode, i_mode) & S_IFMT;
+	if (bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]) || !f)
+		return false;
+	f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+	mode = f->f_inode->i_mode & S_IFMT;
 	return mode == S_IFREG || mode == S_IFBLK;
 }
 

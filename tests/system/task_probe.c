@@ -16,8 +16,9 @@
  *            oldest first
  *   hist SC  one JSON line: the count of syscall latency histogram SC
  *
- * With -b N it instead times N scans and prints wall and CPU time per scan,
- * the records of the last one and the peak RSS.
+ * With -b N it instead times N scans and prints wall and CPU time per scan
+ * (user and system), the records of the last one, the RSS after them and
+ * the peak RSS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -175,9 +176,30 @@ static double ts(clockid_t c)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+/* Resident set now, in KiB (VmRSS). */
+static long rss_kb(void)
+{
+	char buf[4096], *p;
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "VmRSS:");
+	return p ? strtol(p + 6, NULL, 10) : -1;
+}
+
+static double tv(const struct timeval *t)
+{
+	return t->tv_sec + t->tv_usec / 1e6;
+}
+
 static int bench(struct task_trace *tt, int n)
 {
-	double w0, c0, w, c;
+	double w0, c0, w, c, u0, s0;
 	struct rusage ru;
 	long recs = 0;
 	int err;
@@ -186,6 +208,9 @@ static int bench(struct task_trace *tt, int n)
 	err = task_trace_scan(tt, count, &recs);
 	if (err)
 		return err;
+	getrusage(RUSAGE_SELF, &ru);
+	u0 = tv(&ru.ru_utime);
+	s0 = tv(&ru.ru_stime);
 	w0 = ts(CLOCK_MONOTONIC);
 	c0 = ts(CLOCK_PROCESS_CPUTIME_ID);
 	for (int i = 0; i < n; i++) {
@@ -197,9 +222,10 @@ static int bench(struct task_trace *tt, int n)
 	w = ts(CLOCK_MONOTONIC) - w0;
 	c = ts(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	getrusage(RUSAGE_SELF, &ru);
-	printf("{\"source\":\"%s\",\"scans\":%d,\"records\":%ld,\"wall_ms\":%.3f,\"cpu_ms\":%.3f,\"maxrss_kb\":%ld}\n",
+	printf("{\"source\":\"%s\",\"scans\":%d,\"records\":%ld,\"wall_ms\":%.3f,\"cpu_ms\":%.3f,\"user_ms\":%.3f,\"sys_ms\":%.3f,\"rss_kb\":%ld,\"maxrss_kb\":%ld}\n",
 	       task_trace_source(tt), n, recs, w * 1e3 / n, c * 1e3 / n,
-	       ru.ru_maxrss);
+	       (tv(&ru.ru_utime) - u0) * 1e3 / n, (tv(&ru.ru_stime) - s0) * 1e3 / n,
+	       rss_kb(), ru.ru_maxrss);
 	return 0;
 }
 
