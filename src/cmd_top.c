@@ -452,7 +452,7 @@ static int collect(struct top_frame *f, void *arg)
 			s->sys_prev[c][b] = v;
 		}
 	}
-	f->syscalls = strcmp(task_trace_source(s->tt), "/proc") != 0;
+	f->syscalls = task_trace_syscalls(s->tt);
 	f->source = task_trace_source(s->tt);
 	gmtime_r(&t, &tm);
 	strftime(f->when, sizeof(f->when), "%Y-%m-%dT%H:%M:%SZ", &tm);
