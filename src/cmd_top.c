@@ -130,6 +130,12 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 	double v = col_value(r, col), per = accumulated || secs <= 0 ? 1 : secs;
 	char t[32];
 
+	/* Syscall-level columns of a task nobody counted syscalls for. */
+	if ((col == TC_FREAD || col == TC_FSYNC) && !(r->e->flags & IOLENS_TASK_SYS)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+
 	switch (cols[col].fmt) {
 	case F_NUM:
 		snprintf(buf, len, "%.0f", v);
@@ -473,7 +479,8 @@ static void print_ms(double ms)
 static void print_batch(const struct top_frame *f, const struct top_opts *o)
 {
 	char cell[64];
-	struct top_row tot = { .e = &(struct proc_ent){ .comm = "" }, .user = "" };
+	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
+	struct top_row tot = { .e = &none, .user = "" };
 
 	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
 	       o->accumulated ? "totals since start" : "rates", f->source);

@@ -58,6 +58,8 @@ struct task_trace {
 	const struct iolens_task_rec **order;
 	size_t ocap;
 	/* /proc fallback */
+	__u64 susp;			/* suspend_offset() at the first scan */
+	bool susp_known;
 	char cgroot[CG_PATH];		/* cgroup2 mount point, "" if none */
 	struct cg_ent cg[CG_CACHE];
 	unsigned int cg_next;
@@ -432,10 +434,18 @@ static int proc_process(struct task_trace *tt, __u32 pid, __u64 tick_ns,
 static int proc_scan(struct task_trace *tt)
 {
 	__u64 tick_ns = 1000000000ULL / sysconf(_SC_CLK_TCK);
-	__u64 susp = suspend_offset();
+	__u64 susp;
 	struct dirent *e;
 	DIR *d;
 	int err = 0;
+
+	/* Once: the two clock reads differ by some ns each time, and a start
+	 * time that moves makes the same task look like a new one. */
+	if (!tt->susp_known) {
+		tt->susp = suspend_offset();
+		tt->susp_known = true;
+	}
+	susp = tt->susp;
 
 	tt->nrec = 0;
 	d = opendir("/proc");

@@ -116,7 +116,7 @@ static void draw_devices(const struct top_frame *f, const struct view *v,
 static void draw_total(const struct top_frame *f, const struct top_opts *o,
 		       int y)
 {
-	struct proc_ent none = { .comm = "" };
+	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
 	struct top_row t = { .e = &none, .d = f->total, .user = "" };
 	char cell[32];
 	int x;
