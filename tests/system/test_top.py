@@ -192,13 +192,16 @@ def test_top_screen_hit_ratio_sort_filter_quit(iolens, reader, tmux):
     assert "COMMAND" not in s
 
 
-def test_top_json_and_batch_equal_proc_io(iolens, reader):
+@pytest.mark.parametrize("source", ["iter", "proc"])
+def test_top_json_equals_proc_io(iolens, reader, source):
     """The frames' counts of the reader sum to its /proc/<pid>/io delta: it
-    is idle at the first scan and at the last one."""
+    is idle at the first scan and at the last one.  Both task sources: the
+    iterator, and the /proc fallback (which has no syscall level)."""
     r = reader(1.0)
     before = r.io()
     p = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.5", "-n", "7", "-p", str(r.p.pid)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, IOLENS_TASKS=source))
     try:
         first = json.loads(p.stdout.readline())
         r.start(b"c")
@@ -217,15 +220,21 @@ def test_top_json_and_batch_equal_proc_io(iolens, reader):
     got = {k: 0 for k in before}
     file_read = calls = all_calls = 0
     for fr in frames:
-        all_calls += fr["syscall_latency"]["file_read"]["calls"]
+        assert fr["task_source"] == {"iter": "iter/task", "proc": "/proc"}[source]
         (proc,) = [x for x in fr["processes"] if x["pid"] == r.p.pid]
         assert proc["comm"] == "iolens-reader"
         for k in got:
             got[k] += proc[k]
+        assert fr["total"]["read_bytes"] == proc["read_bytes"]  # -p: one row
+        if source == "proc":
+            assert "file_read_bytes" not in proc and proc["hit_ratio"] is None
+            continue
+        all_calls += fr["syscall_latency"]["file_read"]["calls"]
         file_read += proc["file_read_bytes"]
         calls += proc["file_read_calls"]
-        assert fr["total"]["read_bytes"] == proc["read_bytes"]  # -p: one row
     assert got == {k: after[k] - before[k] for k in before}
+    if source == "proc":
+        return
     # Two passes of the file through pread(); rchar counts the same bytes.
     assert file_read == 2 * SIZE
     assert calls == 2 * (SIZE >> 20)
