@@ -247,8 +247,11 @@ static __always_inline const struct owner *owner_of(struct request *rq)
 	return bpf_map_lookup_elem(&owners, &key);
 }
 
-/* A value into lat_hists: the split entry, created on first use. */
-static __always_inline void keyed_put(const struct where *w, int kind, __u64 v)
+/* A value into lat_hists, `d` = 1, or -1 to take one back: the split
+ * entry, created on first use.  Counts are differences modulo 2^32 to
+ * userspace, so a take-back on any CPU cancels. */
+static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
+				      int d)
 {
 	struct iolens_lat_key key = {
 		.flags = w->flags, .slot = w->slot, .sg = w->sg, .kind = kind,
@@ -275,13 +278,14 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v)
 		if (w->owner)
 			__builtin_memcpy(h->comm, w->owner->comm, IOLENS_COMM_LEN);
 	}
-	__sync_fetch_and_add(&h->sum, v);
+	__sync_fetch_and_add(&h->sum, d * v);
 	b = hist_index(v);
 	if (b < HIST_BUCKETS)
-		__sync_fetch_and_add(&h->b[b], 1);
+		__sync_fetch_and_add(&h->b[b], d);
 }
 
-static __always_inline void hist_put(const struct where *w, int kind, __u64 v)
+static __always_inline void hist_add_one(const struct where *w, int kind,
+					 __u64 v, int d)
 {
 	int k = cfg.hist_slot[kind];
 	struct iolens_hist *h;
@@ -290,7 +294,7 @@ static __always_inline void hist_put(const struct where *w, int kind, __u64 v)
 	if (k < 0)
 		return;
 	if (cfg.flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS)) {
-		keyed_put(w, kind, v);
+		keyed_put(w, kind, v, d);
 		return;
 	}
 	idx = (w->slot * IOLENS_SG_NR + w->sg) * cfg.nkinds + k;
@@ -299,7 +303,12 @@ static __always_inline void hist_put(const struct where *w, int kind, __u64 v)
 		return;
 	b = hist_index(v);
 	if (b < HIST_BUCKETS)	/* always; the verifier wants the bound */
-		h->b[b]++;
+		h->b[b] += d;
+}
+
+static __always_inline void hist_put(const struct where *w, int kind, __u64 v)
+{
+	hist_add_one(w, kind, v, 1);
 }
 
 static __always_inline bool lat_mode(void)
@@ -324,8 +333,8 @@ static __always_inline bool counted(struct request *rq)
  * `sign` -1 takes them back for a requeued request. */
 static __always_inline void issue_shape(struct request *rq,
 					struct iolens_dev_slot *s,
-					struct iolens_stat *st, __u32 sg,
-					__s64 sign)
+					struct iolens_stat *st,
+					const struct where *w, __s64 sign)
 {
 	struct bio *bio = rq->bio;
 	__u64 n = 0;
@@ -336,13 +345,14 @@ static __always_inline void issue_shape(struct request *rq,
 	}
 	if (n > 1)
 		st->merges += sign * (n - 1);
-	if (sg == IOLENS_SG_WRITE && rq->__data_len && s->pbs) {
+	if (w->sg == IOLENS_SG_WRITE && rq->__data_len && s->pbs) {
 		__u32 mask = s->pbs - 1;
 
 		st->checked += sign;
 		if ((((__u32)rq->__sector << 9) | rq->__data_len) & mask) {
 			st->misaligned += sign;
 			st->misaligned_bytes += sign * rq->__data_len;
+			hist_add_one(w, IOLENS_H_MISALIGNED, rq->__data_len, sign);
 		}
 	}
 }
@@ -386,12 +396,12 @@ int BPF_PROG(stat_issue, struct request *rq)
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
+	w.owner = owner_of(rq);
 	if (!lat_mode()) {
 		if (!s->pbs)
 			s->pbs = rq->q->limits.physical_block_size;
-		issue_shape(rq, s, st, w.sg, 1);
+		issue_shape(rq, s, st, &w, 1);
 	}
-	w.owner = owner_of(rq);
 	hist_put(&w, IOLENS_H_SIZE, rq->__data_len);
 	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
 	    ((cfg.flags & IOLENS_STAT_FALLBACK) &&
@@ -423,8 +433,9 @@ int BPF_PROG(stat_requeue, struct request *rq)
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
+	w.owner = owner_of(rq);
 	if (!lat_mode())
-		issue_shape(rq, s, st, w.sg, -1);
+		issue_shape(rq, s, st, &w, -1);
 	if (counted(rq))
 		__sync_fetch_and_add(&ds->inflight, -1);
 	return 0;

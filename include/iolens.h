@@ -214,6 +214,8 @@ enum iolens_hist_kind {
 	IOLENS_H_SIZE,		/* request bytes at issue */
 	IOLENS_H_QD,		/* requests in flight on the device at issue,
 				 * this one included */
+	IOLENS_H_MISALIGNED,	/* bytes of writes misaligned to the physical
+				 * block, at issue (stat mode only) */
 	IOLENS_H_NR,
 };
 

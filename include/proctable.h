@@ -17,6 +17,8 @@ struct proc_io {
 	struct iolens_sys sys;
 	/* Block requests it submitted (the aggregation core's -P split). */
 	__u64 blk_ios, blk_bytes, blk_ns, blk_timed;
+	/* Of its writes: misaligned to the disk's physical block. */
+	__u64 misaligned, misaligned_bytes;
 };
 
 struct proc_ent {
@@ -44,11 +46,11 @@ void proctable_free(struct proctable *pt);
 void proctable_begin(struct proctable *pt);
 /* One thread's record of the scan (fits task_trace_scan()'s callback). */
 void proctable_add(const struct iolens_task_rec *r, void *pt);
-/* Block requests process `tgid` submitted over the last frame, added to
- * its entry, or in thread mode to its leader's (ignored for a process not
- * in the scan). */
-void proctable_add_block(struct proctable *pt, __u32 tgid, __u64 ios,
-			 __u64 bytes, __u64 ns, __u64 timed);
+/* Block requests process `tgid` submitted over the last frame: their
+ * block and misaligned fields added to its entry, or in thread mode to its
+ * leader's (ignored for a process not in the scan). */
+void proctable_add_block(struct proctable *pt, __u32 tgid,
+			 const struct proc_io *blk);
 /* Ends the scan: entries not seen are dropped. */
 void proctable_end(struct proctable *pt);
 

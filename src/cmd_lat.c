@@ -68,6 +68,7 @@ static const struct {
 	[IOLENS_H_DEVICE] = { "device", "device time (issue to completion)", "ns" },
 	[IOLENS_H_SIZE] = { "size", "request size at issue", "bytes" },
 	[IOLENS_H_QD] = { "qd", "requests in flight at issue", "requests" },
+	[IOLENS_H_MISALIGNED] = { "misaligned", "size of misaligned writes", "bytes" },
 };
 
 static void usage(FILE *f)

@@ -89,6 +89,7 @@ static const struct {
 	[TC_FSYNC] = { "FSYNC", 6, F_COUNT },
 	[TC_BLK_IOS] = { "BLK IO", 7, F_COUNT },
 	[TC_BLK_LAT] = { "BLK LAT", 7, F_NS },
+	[TC_MISALIGN] = { "MISALIGN", 8, F_COUNT },
 	[TC_COMM] = { "COMMAND", 16, F_TEXT },
 };
 
@@ -120,6 +121,7 @@ static double col_value(const struct top_row *r, int col)
 	case TC_FSYNC: return d->sys.calls[IOLENS_SC_SYNC];
 	case TC_BLK_IOS: return d->blk_ios;
 	case TC_BLK_LAT: return d->blk_timed ? (double)d->blk_ns / d->blk_timed : -1;
+	case TC_MISALIGN: return d->misaligned;
 	default: return 0;
 	}
 }
@@ -324,12 +326,17 @@ static int fold_block(struct top_state *s, struct top_frame *f)
 		    k->key.sg == IOLENS_SG_WRITE && add_wb(f, &k->key, n, k->sum))
 			return -ENOMEM;
 		if (k->key.kind == IOLENS_H_TOTAL) {
-			proctable_add_block(s->pt, k->key.tgid, n, 0, k->sum, n);
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.blk_ios = n, .blk_ns = k->sum, .blk_timed = n });
 			for (int d = 0; d < f->ndev; d++)
 				if (f->devs[d].info.dev == k->dev)
 					hist_add(f->devs[d].hist, k->hist);
 		} else if (k->key.kind == IOLENS_H_SIZE) {
-			proctable_add_block(s->pt, k->key.tgid, 0, k->sum, 0, 0);
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.blk_bytes = k->sum });
+		} else if (k->key.kind == IOLENS_H_MISALIGNED) {
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.misaligned = n, .misaligned_bytes = k->sum });
 		}
 	}
 	return 0;
@@ -501,9 +508,9 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	tot.d = f->total;
 	tot.hit = hit_ratio(&f->total, f->syscalls);
 	printf("Total of %d rows:", f->nrows);
-	for (int c = TC_READ; c <= TC_BLK_IOS; c++) {
+	for (int c = TC_READ; c <= TC_MISALIGN; c++) {
 		top_cell(cell, sizeof(cell), &tot, c, f->secs, o->accumulated);
-		printf(" %s %s%s", top_col_title(c), cell, c < TC_BLK_IOS ? "," : "\n");
+		printf(" %s %s%s", top_col_title(c), cell, c < TC_MISALIGN ? "," : "\n");
 	}
 	for (int i = 0; i < f->nwb; i++) {
 		top_wb_name(cell, sizeof(cell), &f->wb[i]);
@@ -562,6 +569,8 @@ static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
 		json_u64(j, "block_avg_ns", d->blk_ns / d->blk_timed);
 	else
 		json_null(j, "block_avg_ns");
+	json_u64(j, "misaligned_writes", d->misaligned);
+	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
 }
 
 static void print_json(const struct top_frame *f, const struct top_opts *o)
@@ -792,7 +801,8 @@ int cmd_top(int argc, char **argv)
 	struct top_opts o = { .delay_ns = 1000000000ULL, .sort = TC_READ };
 	struct task_trace_opts to = { .syscalls = true };
 	struct stat_trace_opts so = {
-		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE,
+		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE |
+			 1U << IOLENS_H_MISALIGNED,
 		.by_proc = true,
 	};
 	struct top_state s = { .o = &o };

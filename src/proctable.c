@@ -166,8 +166,8 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	}
 }
 
-void proctable_add_block(struct proctable *pt, __u32 tgid, __u64 ios,
-			 __u64 bytes, __u64 ns, __u64 timed)
+void proctable_add_block(struct proctable *pt, __u32 tgid,
+			 const struct proc_io *blk)
 {
 	unsigned int s;
 
@@ -177,10 +177,12 @@ void proctable_add_block(struct proctable *pt, __u32 tgid, __u64 ios,
 		struct proc_ent *e = &pt->v[pt->idx[s]];
 
 		if (e->id == tgid && e->seen == pt->gen) {
-			e->cur.blk_ios += ios;
-			e->cur.blk_bytes += bytes;
-			e->cur.blk_ns += ns;
-			e->cur.blk_timed += timed;
+			e->cur.blk_ios += blk->blk_ios;
+			e->cur.blk_bytes += blk->blk_bytes;
+			e->cur.blk_ns += blk->blk_ns;
+			e->cur.blk_timed += blk->blk_timed;
+			e->cur.misaligned += blk->misaligned;
+			e->cur.misaligned_bytes += blk->misaligned_bytes;
 			return;
 		}
 	}

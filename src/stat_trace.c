@@ -287,7 +287,8 @@ static void stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
 }
 
 /* Differences of one histogram's per-CPU 32-bit counts since the last read,
- * modulo 2^32 (see struct iolens_hist), summed over CPUs into `out`. */
+ * summed over CPUs into `out`, modulo 2^32 (see struct iolens_hist): a
+ * count taken back on another CPU than it was made on cancels. */
 static void hist_delta(const struct stat_trace *st, const void *buf,
 		       __u32 *prev, __u64 *out)
 {
@@ -302,6 +303,8 @@ static void hist_delta(const struct stat_trace *st, const void *buf,
 			p[b] = h->b[b];
 		}
 	}
+	for (__u32 b = 0; b < HIST_BUCKETS; b++)
+		out[b] = (__u32)out[b];
 }
 
 /* The first `n` numbers of a device's sysfs file `file` ("stat", whose

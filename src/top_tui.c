@@ -123,7 +123,7 @@ static void draw_total(const struct top_frame *f, const struct top_opts *o,
 
 	t.hit = NAN;
 	mvprintw(y, 0, "Total of %d %s:", f->nrows, o->threads ? "threads" : "processes");
-	for (int c = TC_READ; c <= TC_BLK_IOS; c++) {
+	for (int c = TC_READ; c <= TC_MISALIGN; c++) {
 		if (c == TC_HIT)
 			continue;
 		top_cell(cell, sizeof(cell), &t, c, f->secs, o->accumulated);
@@ -268,7 +268,8 @@ static void draw_help(void)
 		"read_bytes, write_bytes); FILE READ: bytes read from files by",
 		"syscalls; HIT%: file reads served by the page cache; RCHAR/WCHAR,",
 		"SYSCR/SYSCW: all read/write syscalls; BLK IO/LAT: block requests",
-		"the process submitted and their average latency.",
+		"the process submitted and their average latency; MISALIGN: its",
+		"writes not aligned to the disk's physical block.",
 		"",
 		"any key to go back",
 	};
