@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iolens load: a load generator that takes fio's option names.  Parts:
+ * load_opts.c (the option table every source of options feeds: argv today,
+ * job files later), load_target.c (opening the file or device, and the
+ * safety checks before any write), load_engines.c (psync, io_uring,
+ * libaio), load_job.c (one thread per job: offsets, timing, statistics),
+ * load_report.c (fio's normal text and JSON).
+ */
+#ifndef IOLENS_LOAD_H
+#define IOLENS_LOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "iolens.h"
+
+#define LOAD_CMD "load"
+
+enum load_dir { LOAD_READ, LOAD_WRITE, LOAD_TRIM, LOAD_DIRS };
+
+enum load_rw {
+	LOAD_RW_READ, LOAD_RW_WRITE, LOAD_RW_RANDREAD, LOAD_RW_RANDWRITE,
+	LOAD_RW_RW, LOAD_RW_RANDRW,
+};
+
+enum load_engine_id { LOAD_PSYNC, LOAD_IO_URING, LOAD_LIBAIO };
+
+enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
+
+/* What the user set, as text, for "job options" / "global options". */
+#define LOAD_MAX_GIVEN 48
+struct load_given {
+	const char *name;
+	const char *value;
+};
+
+/* One job's options; the fields the table in load_opts.c writes into. */
+struct load_job_opts {
+	char *name;
+	char *filename;
+	__u64 size;		/* 0: the whole file or device from offset */
+	__u64 offset;
+	int rw;			/* enum load_rw */
+	unsigned int rwmixread;	/* percent */
+	__u64 bs;
+	bool direct;
+	int ioengine;		/* enum load_engine_id */
+	unsigned int iodepth;
+	unsigned int numjobs;
+	__u64 runtime_ns;	/* 0: until size is done */
+	bool time_based;
+	__u64 ramp_ns;
+	__u64 randseed;
+	bool norandommap;
+	unsigned int fsync;	/* fsync after every this many writes; 0 off */
+	bool end_fsync;
+	/* Settings of the whole run; read from the global section. */
+	bool group_reporting;
+	int format;		/* enum load_format */
+	char *output;
+	bool allow_destroy;
+
+	struct load_given given[LOAD_MAX_GIVEN];
+	int ngiven;
+};
+
+/* Default options, as fio's defaults. */
+void load_opts_init(struct load_job_opts *o);
+
+/*
+ * Sets option `name` from the text `value` (NULL: given without a value,
+ * which only a flag takes).  Returns 0; or -1 for an unknown option and -2
+ * for a bad value, with *err set to a reason (the caller knows where the
+ * option came from, so it prints the line).
+ */
+int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
+		 const char **err);
+
+/* Whether `name` is an option that takes no value (a flag). */
+bool load_opt_is_flag(const char *name);
+
+/* Whether `name` is a known option. */
+bool load_opt_known(const char *name);
+
+/* The options and their help, for --help. */
+void load_opts_help(FILE *f);
+
+const char *load_rw_name(int rw);
+const char *load_engine_name(int engine);
+
+/* Parses fio sizes: "4k", "1m", "2GiB", "512" (bytes); k = 1024. */
+int load_parse_size(const char *s, __u64 *v);
+
+/* Parses fio times: "10" (`unit_ns` each), "500ms", "2m", "1h". */
+int load_parse_time(const char *s, double unit_ns, __u64 *ns);
+
+/* ---- the target: load_target.c ---- */
+
+struct load_target {
+	bool is_blkdev;
+	bool writes;
+	__u64 dev_size;		/* bytes of the device or the file */
+	unsigned int lbs;	/* logical block size; 0 if unknown */
+	char lbs_from[64];	/* what lbs is of: "loop0" or "vda" */
+};
+
+/*
+ * Checks the job's target before anything starts: creates or extends a
+ * regular file, refuses a device that is mounted, held or carries a
+ * signature when the job writes (unless --allow-destroy), and direct I/O
+ * the device cannot take.  Fills in size when it was 0.  Returns 0, or the
+ * exit code after printing one line.
+ */
+int load_target_prepare(struct load_job_opts *o, struct load_target *t);
+
+/* Claims a block device the job writes with an O_EXCL open, kept for the
+ * whole run; -1 with errno, or -1 and errno 0 when there is nothing to claim. */
+int load_target_claim(const struct load_job_opts *o, const struct load_target *t);
+
+/* Opens the target for one thread. */
+int load_target_open(const struct load_job_opts *o, const struct load_target *t);
+
+/* ---- statistics ---- */
+
+struct load_lat {
+	__u64 n, min, max, sum;
+	unsigned __int128 sumsq;	/* exact: ns^2 sums overflow 64 bits */
+};
+
+struct load_dir_stats {
+	__u64 ios, bytes, short_ios;
+	struct load_lat slat, clat, lat;
+	__u64 clat_hist[HIST_BUCKETS];
+};
+
+/* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64. */
+#define LOAD_DEPTH_BUCKETS 7
+
+struct load_stats {
+	struct load_dir_stats dir[LOAD_DIRS];
+	__u64 depth[LOAD_DEPTH_BUCKETS];	/* submits by depth after them */
+	__u64 runtime_ns;
+	__u64 usr_ns, sys_ns, ctx, majf, minf;
+	int error;			/* first errno, 0 none */
+};
+
+void load_lat_add(struct load_lat *l, __u64 ns);
+void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
+
+/* ---- engines: load_engines.c ---- */
+
+/* One I/O slot: iodepth of them per thread, each with its own buffer. */
+struct load_io {
+	void *buf;
+	__u64 offset;
+	__u32 len;
+	__u16 index;		/* slot number, the fixed-buffer index */
+	__u8 dir;		/* enum load_dir */
+	bool counted;		/* issued after the ramp: goes in the stats */
+	__u64 t_start;		/* before it was prepared */
+	__u64 t_issue;		/* after the submit call returned */
+	void *engine_priv;
+};
+
+struct load_thread;
+
+struct load_usage {
+	__u64 usr_ns, sys_ns, ctx, majf, minf;
+};
+
+enum load_queued { LOAD_Q_QUEUED, LOAD_Q_COMPLETED };
+
+struct load_engine {
+	const char *name;
+	bool sync;		/* queue() does the I/O: no slat */
+	int (*init)(struct load_thread *t);
+	/* Adds io to the batch; a sync engine does it and returns
+	 * LOAD_Q_COMPLETED with *res the byte count or -errno. */
+	int (*queue)(struct load_thread *t, struct load_io *io, long *res);
+	/* Submits the batch; returns how many went, or -errno. */
+	int (*commit)(struct load_thread *t);
+	/* Waits for at least `min` completions and hands each to
+	 * load_io_done(); returns how many, or -errno. */
+	int (*reap)(struct load_thread *t, unsigned int min);
+	void (*exit)(struct load_thread *t);
+};
+
+const struct load_engine *load_engine_get(int id);
+
+/* ---- one job thread: load_job.c ---- */
+
+struct load_thread {
+	pthread_t tid;
+	const struct load_job_opts *o;
+	const struct load_target *target;
+	const struct load_engine *eng;
+	int job_index;		/* among all threads: seeds the generators */
+	int fd;
+	unsigned int depth;
+	struct load_io *ios;
+	struct load_io **queued;	/* the batch not yet submitted */
+	unsigned int nqueued;
+	struct load_io **free;
+	unsigned int nfree;
+	void *bufs;
+	void *engine_data;
+
+	/* Offsets: blocks of bs in [offset, offset + size). */
+	__u64 nblocks;
+	__u64 seq_next[LOAD_DIRS];
+	__u64 perm_pos;		/* next index of the permutation */
+	__u64 rng;		/* xorshift state for mix and norandommap */
+	__u64 feistel_keys[4];
+	unsigned int feistel_half;	/* bits per half */
+
+	__u64 issued, budget;	/* I/Os issued after the ramp; budget 0: none */
+	__u64 writes_since_fsync;
+	bool fsync_pending;
+	bool ramping;
+	bool stop;
+	__u64 start_ns, deadline_ns, ramp_end_ns;
+	struct load_usage ru0;	/* at the start of the statistics */
+	struct load_stats st;
+};
+
+/* For engines: a completion of `io` with `res` bytes or -errno at `now`. */
+void load_io_done(struct load_thread *t, struct load_io *io, long res,
+		  __u64 now);
+
+/* The thread body; `arg` is a struct load_thread. */
+void *load_thread_run(void *arg);
+
+__u64 load_now_ns(void);
+
+/* ---- report: load_report.c ---- */
+
+struct load_result {
+	const struct load_job_opts *o;
+	const struct load_job_opts *global;
+	int groupid;
+	unsigned int nthreads;	/* folded into it by group_reporting */
+	struct load_stats st;
+};
+
+void load_report_normal(FILE *f, const struct load_result *r, int n);
+void load_report_json(FILE *f, const struct load_result *r, int n,
+		      const struct load_job_opts *global);
+
+#endif
