@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One job thread of iolens load: picks offsets, keeps iodepth I/Os in
+ * flight through its engine, and times each I/O with CLOCK_MONOTONIC
+ * (vDSO, no syscall).  The clock is read once per batch, not per I/O: a
+ * batch is prepared, submitted or reaped within nanoseconds, and the
+ * reads would otherwise be a good part of the cost per I/O.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include "hist.h"
+#include "load.h"
+#include "stop.h"
+
+__u64 load_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void load_lat_add(struct load_lat *l, __u64 ns)
+{
+	if (!l->n || ns < l->min)
+		l->min = ns;
+	if (ns > l->max)
+		l->max = ns;
+	l->n++;
+	l->sum += ns;
+	l->sumsq += (unsigned __int128)ns * ns;
+}
+
+static void lat_merge(struct load_lat *d, const struct load_lat *s)
+{
+	if (!s->n)
+		return;
+	if (!d->n || s->min < d->min)
+		d->min = s->min;
+	if (s->max > d->max)
+		d->max = s->max;
+	d->n += s->n;
+	d->sum += s->sum;
+	d->sumsq += s->sumsq;
+}
+
+void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
+{
+	for (int i = 0; i < LOAD_DIRS; i++) {
+		struct load_dir_stats *d = &dst->dir[i];
+		const struct load_dir_stats *s = &src->dir[i];
+
+		d->ios += s->ios;
+		d->bytes += s->bytes;
+		d->short_ios += s->short_ios;
+		lat_merge(&d->slat, &s->slat);
+		lat_merge(&d->clat, &s->clat);
+		lat_merge(&d->lat, &s->lat);
+		hist_add(d->clat_hist, s->clat_hist);
+	}
+	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
+		dst->depth[i] += src->depth[i];
+	if (src->runtime_ns > dst->runtime_ns)
+		dst->runtime_ns = src->runtime_ns;
+	dst->usr_ns += src->usr_ns;
+	dst->sys_ns += src->sys_ns;
+	dst->ctx += src->ctx;
+	dst->majf += src->majf;
+	dst->minf += src->minf;
+	if (!dst->error)
+		dst->error = src->error;
+}
+
+/* ---- offsets ---- */
+
+static __u64 splitmix(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* xorshift64*: a few cycles per number for the mix and norandommap. */
+static __u64 rnd(struct load_thread *t)
+{
+	__u64 x = t->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* A uniform number below n without division's bias worth speaking of. */
+static __u64 below(struct load_thread *t, __u64 n)
+{
+	return (__u64)(((unsigned __int128)rnd(t) * n) >> 64);
+}
+
+/*
+ * The random map: rather than a bitmap of blocks done (fio's axmap), a
+ * keyed permutation of 0..nblocks-1, so that each block comes exactly once
+ * per pass with O(1) memory and work.  A four-round Feistel network is a
+ * bijection on 2^(2 * half) values; values past nblocks are walked on
+ * through the permutation until one falls inside (fewer than four steps
+ * on average, as the domain is under four times nblocks).
+ */
+static __u64 feistel(const struct load_thread *t, __u64 x)
+{
+	unsigned int h = t->feistel_half;
+	__u64 mask = (1ULL << h) - 1, l = x >> h, r = x & mask;
+
+	for (int i = 0; i < 4; i++) {
+		__u64 f = (r ^ t->feistel_keys[i]) * 0x9e3779b97f4a7c15ULL;
+		__u64 nl = r;
+
+		f ^= f >> 29;
+		r = (l ^ f) & mask;
+		l = nl;
+	}
+	return l << h | r;
+}
+
+static void new_pass(struct load_thread *t)
+{
+	t->perm_pos = 0;
+	for (int i = 0; i < 4; i++)
+		t->feistel_keys[i] = rnd(t);
+}
+
+static __u64 perm_next(struct load_thread *t)
+{
+	__u64 x;
+
+	if (t->perm_pos >= t->nblocks)
+		new_pass(t);
+	x = feistel(t, t->perm_pos++);
+	while (x >= t->nblocks)
+		x = feistel(t, x);
+	return x;
+}
+
+static bool is_random(int rw)
+{
+	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
+	       rw == LOAD_RW_RANDRW;
+}
+
+static int pick_dir(struct load_thread *t)
+{
+	switch (t->o->rw) {
+	case LOAD_RW_READ:
+	case LOAD_RW_RANDREAD:
+		return LOAD_READ;
+	case LOAD_RW_WRITE:
+	case LOAD_RW_RANDWRITE:
+		return LOAD_WRITE;
+	default:
+		return below(t, 100) < t->o->rwmixread ? LOAD_READ : LOAD_WRITE;
+	}
+}
+
+static __u64 pick_block(struct load_thread *t, int dir)
+{
+	__u64 b;
+
+	if (is_random(t->o->rw))
+		return t->o->norandommap ? below(t, t->nblocks) : perm_next(t);
+	/* Sequential: each direction walks the range on its own, as fio's
+	 * last position per direction. */
+	b = t->seq_next[dir];
+	t->seq_next[dir] = b + 1 == t->nblocks ? 0 : b + 1;
+	return b;
+}
+
+/* ---- the loop ---- */
+
+static unsigned int depth_bucket(unsigned int depth)
+{
+	unsigned int b = 0;
+
+	while (depth > 1 && b < LOAD_DEPTH_BUCKETS - 1) {
+		depth >>= 1;
+		b++;
+	}
+	return b;
+}
+
+static void job_err(struct load_thread *t, const char *what, __u64 offset,
+		    int err)
+{
+	if (!t->st.error)
+		t->st.error = err;
+	fprintf(stderr, "iolens load: job '%s': %s at offset %llu failed: %s (errno %d)\n",
+		t->o->name, what, (unsigned long long)offset, strerror(err), err);
+	t->stop = true;
+}
+
+void load_io_done(struct load_thread *t, struct load_io *io, long res,
+		  __u64 now)
+{
+	struct load_dir_stats *d;
+	__u64 clat;
+
+	t->free[t->nfree++] = io;
+	if (res < 0) {
+		job_err(t, io->dir == LOAD_WRITE ? "write" : "read", io->offset,
+			(int)-res);
+		return;
+	}
+	if (!io->counted)
+		return;		/* issued in the ramp */
+	d = &t->st.dir[io->dir];
+	d->ios++;
+	d->bytes += res;
+	if ((__u64)res != io->len)
+		d->short_ios++;
+	clat = now - io->t_issue;
+	if (!t->eng->sync)
+		load_lat_add(&d->slat, io->t_issue - io->t_start);
+	load_lat_add(&d->clat, clat);
+	load_lat_add(&d->lat, now - io->t_start);
+	d->clat_hist[hist_index(clat)]++;
+}
+
+/* This thread's CPU time, context switches and faults so far. */
+static struct load_usage thread_usage(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (struct load_usage){
+		.usr_ns = ru.ru_utime.tv_sec * 1000000000ULL + ru.ru_utime.tv_usec * 1000ULL,
+		.sys_ns = ru.ru_stime.tv_sec * 1000000000ULL + ru.ru_stime.tv_usec * 1000ULL,
+		.ctx = ru.ru_nvcsw + ru.ru_nivcsw,
+		.majf = ru.ru_majflt, .minf = ru.ru_minflt,
+	};
+}
+
+/* The statistics start here: after the ramp, or at the start. */
+static void stats_start(struct load_thread *t, __u64 now)
+{
+	memset(t->st.dir, 0, sizeof(t->st.dir));
+	memset(t->st.depth, 0, sizeof(t->st.depth));
+	t->issued = 0;
+	memset(t->seq_next, 0, sizeof(t->seq_next));
+	new_pass(t);
+	t->start_ns = now;
+	t->ramping = false;
+	t->ru0 = thread_usage();
+	if (t->o->runtime_ns)
+		t->deadline_ns = now + t->o->runtime_ns;
+}
+
+static bool may_issue(const struct load_thread *t)
+{
+	return !t->stop && !t->fsync_pending &&
+	       (t->ramping || !t->budget || t->issued < t->budget);
+}
+
+static void do_fsync(struct load_thread *t)
+{
+	if (fsync(t->fd))
+		job_err(t, "fsync", 0, errno);
+	t->writes_since_fsync = 0;
+	t->fsync_pending = false;
+}
+
+/* Prepares as many I/Os as there are free slots and budget. */
+static void fill(struct load_thread *t, __u64 now)
+{
+	const struct load_job_opts *o = t->o;
+
+	while (t->nfree && may_issue(t)) {
+		struct load_io *io = t->free[--t->nfree];
+		long res;
+
+		io->dir = pick_dir(t);
+		io->offset = o->offset + pick_block(t, io->dir) * o->bs;
+		io->len = o->bs;
+		io->counted = !t->ramping;
+		t->issued += io->counted;
+		if (io->dir == LOAD_WRITE && o->fsync &&
+		    ++t->writes_since_fsync >= o->fsync)
+			t->fsync_pending = true;
+		if (t->eng->sync) {
+			/* The call is the I/O: its time is clat. */
+			io->t_start = io->t_issue = load_now_ns();
+			t->st.depth[0] += io->counted;
+			if (t->eng->queue(t, io, &res) == LOAD_Q_COMPLETED)
+				load_io_done(t, io, res, load_now_ns());
+			continue;
+		}
+		io->t_start = now;
+		t->eng->queue(t, io, &res);
+		t->queued[t->nqueued++] = io;
+	}
+}
+
+static int submit(struct load_thread *t)
+{
+	unsigned int inflight, n = t->nqueued;
+	__u64 now;
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = t->eng->commit(t);
+	now = load_now_ns();
+	t->nqueued = 0;
+	if (rc < 0) {
+		/* Nothing of the batch is out: give the slots back. */
+		for (unsigned int i = 0; i < n; i++)
+			t->free[t->nfree++] = t->queued[i];
+		job_err(t, "submit", t->queued[0]->offset, -rc);
+		return rc;
+	}
+	inflight = t->depth - t->nfree;
+	for (unsigned int i = 0; i < n; i++) {
+		t->queued[i]->t_issue = now;
+		t->st.depth[depth_bucket(inflight)] += t->queued[i]->counted;
+	}
+	return 0;
+}
+
+static void run_loop(struct load_thread *t)
+{
+	__u64 now = load_now_ns();
+	int rc;
+
+	for (;;) {
+		if (stop_requested() || (t->deadline_ns && now >= t->deadline_ns))
+			t->stop = true;
+		if (t->ramping && now >= t->ramp_end_ns)
+			stats_start(t, now);
+		fill(t, now);
+		if (submit(t) < 0)
+			break;
+		if (t->nfree == t->depth) {
+			if (t->fsync_pending && !t->stop) {
+				do_fsync(t);
+			} else if (!may_issue(t)) {
+				break;
+			}
+			now = load_now_ns();
+			continue;
+		}
+		rc = t->eng->reap(t, 1);
+		if (rc < 0) {
+			job_err(t, "reap", 0, -rc);
+			break;
+		}
+		now = load_now_ns();
+	}
+	/* After an error or a failed submit, still collect what is out. */
+	while (t->nfree < t->depth && !t->eng->sync) {
+		if (t->eng->reap(t, 1) < 0)
+			break;
+	}
+}
+
+static int thread_setup(struct load_thread *t)
+{
+	const struct load_job_opts *o = t->o;
+	size_t len;
+	__u64 seed;
+	int rc;
+
+	t->depth = t->eng->sync ? 1 : o->iodepth;
+	len = (size_t)t->depth * o->bs;
+	if (posix_memalign(&t->bufs, 4096, len))
+		return -ENOMEM;
+	t->ios = calloc(t->depth, sizeof(*t->ios));
+	t->free = calloc(t->depth, sizeof(*t->free));
+	t->queued = calloc(t->depth, sizeof(*t->queued));
+	if (!t->ios || !t->free || !t->queued)
+		return -ENOMEM;
+	seed = o->randseed + (__u64)t->job_index * 0x1000193ULL;
+	t->rng = splitmix(&seed) | 1;
+	/* Data to write: random, so that compressing or deduplicating
+	 * devices are not flattered; the same every run. */
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		__u64 v = rnd(t);
+
+		memcpy((char *)t->bufs + i, &v, 8);
+	}
+	for (unsigned int i = 0; i < t->depth; i++) {
+		t->ios[i].buf = (char *)t->bufs + (size_t)i * o->bs;
+		t->ios[i].index = i;
+		t->free[i] = &t->ios[t->depth - 1 - i];
+	}
+	t->nfree = t->depth;
+	t->nblocks = o->size / o->bs;
+	t->feistel_half = 1;
+	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
+		t->feistel_half++;
+	t->budget = o->time_based ? 0 : t->nblocks;
+	new_pass(t);
+	rc = t->eng->init(t);
+	return rc < 0 ? rc : 0;
+}
+
+void *load_thread_run(void *arg)
+{
+	struct load_thread *t = arg;
+	struct load_usage u;
+	__u64 now;
+	int rc;
+
+	rc = thread_setup(t);
+	if (rc < 0) {
+		t->st.error = -rc;
+		fprintf(stderr, "iolens load: job '%s': cannot set up %s: %s\n",
+			t->o->name, t->eng->name, strerror(-rc));
+		return NULL;
+	}
+	now = load_now_ns();
+	t->ramping = t->o->ramp_ns > 0;
+	t->ramp_end_ns = now + t->o->ramp_ns;
+	if (t->o->runtime_ns)
+		t->deadline_ns = now + t->o->ramp_ns + t->o->runtime_ns;
+	if (!t->ramping)
+		stats_start(t, now);
+	run_loop(t);
+	if (t->o->end_fsync && !t->st.error && !stop_requested())
+		do_fsync(t);
+	now = load_now_ns();
+	if (!t->ramping) {
+		u = thread_usage();
+		t->st.runtime_ns = now - t->start_ns;
+		t->st.usr_ns = u.usr_ns - t->ru0.usr_ns;
+		t->st.sys_ns = u.sys_ns - t->ru0.sys_ns;
+		t->st.ctx = u.ctx - t->ru0.ctx;
+		t->st.majf = u.majf - t->ru0.majf;
+		t->st.minf = u.minf - t->ru0.minf;
+	}
+	t->eng->exit(t);
+	return NULL;
+}
