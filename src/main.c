@@ -19,6 +19,7 @@ static const struct cmd cmds[] = {
 	{ "lat",    cmd_lat,    "latency, size and queue-depth histograms, per disk, op or process" },
 	{ "record", cmd_record, "write every block request to a compressed trace file" },
 	{ "report", cmd_report, "print a trace file as text, CSV, JSON lines or a Perfetto trace" },
+	{ "load",   cmd_load,   "synthetic load with fio's options and output (psync, io_uring, libaio)" },
 	{ "doctor", cmd_doctor, "what this kernel and this user can do, and what falls back" },
 };
 

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolens load: synthetic I/O with fio's option names, fio's reports, and
+ * nothing written where it could destroy data (see load_target.c).  Each
+ * --name starts a job; options before the first are global and every job
+ * starts from them, as on fio's command line.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "commands.h"
+#include "load.h"
+#include "log.h"
+#include "stop.h"
+
+#define CMD LOAD_CMD
+
+struct jobs {
+	struct load_job_opts global;
+	struct load_job_opts *v;
+	int n;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolens load [--name=NAME] --filename=PATH [OPTIONS]...\n"
+		"\n"
+		"Synthetic block I/O with fio's options and output: a run of fio's jobs\n"
+		"from the command line gives the same I/O and fio-shaped results.\n"
+		"Writes go only to regular files (created if absent, never truncated) or\n"
+		"to block devices that are not mounted, have no holders and carry no\n"
+		"filesystem or partition table.  Ctrl-C stops and reports so far.\n"
+		"\n"
+		"options (each --name starts a job; options before it are global):\n");
+	load_opts_help(f);
+	fprintf(f,
+		"  %-26s %s\n"
+		"\n"
+		"sizes take k, m, g, t (1024-based; KiB and KB alike); times take\n"
+		"us, ms, s, m, h (default seconds).\n"
+		"\n"
+		"examples:\n"
+		"  iolens load --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
+		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
+		"  iolens load --name=w --filename=/tmp/f --size=1g --rw=write --bs=1m \\\n"
+		"      --end_fsync=1 --output-format=json\n",
+		"-h, --help", "this help");
+}
+
+/* Settings of the whole run that fio takes anywhere on the line. */
+static bool run_wide(const char *key)
+{
+	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
+	       !strcmp(key, "group_reporting") || !strcmp(key, "allow-destroy");
+}
+
+static struct load_job_opts *new_job(struct jobs *js)
+{
+	struct load_job_opts *v = realloc(js->v, (js->n + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	js->v = v;
+	v[js->n] = js->global;
+	v[js->n].ngiven = 0;	/* "job options" are the job's own */
+	return &v[js->n++];
+}
+
+static int parse_args(int argc, char **argv, struct jobs *js)
+{
+	struct load_job_opts *cur = &js->global;
+
+	load_opts_init(&js->global);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq, *val = NULL, *err;
+		char key[64];
+		int rc;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		}
+		if (strncmp(a, "--", 2))
+			return usage_err(CMD, "unexpected argument '%s' (job files are not read yet)", a);
+		eq = strchr(a, '=');
+		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+			 a + 2);
+		if (!load_opt_known(key))
+			return usage_err(CMD, "unknown option '--%s'", key);
+		if (eq)
+			val = eq + 1;
+		else if (!load_opt_is_flag(key) && i + 1 < argc)
+			val = argv[++i];
+		if (!strcmp(key, "name")) {
+			cur = new_job(js);
+			if (!cur) {
+				pr_err("out of memory");
+				return 1;
+			}
+		}
+		rc = load_opt_set(cur, key, val, &err);
+		if (!rc && cur != &js->global && run_wide(key))
+			rc = load_opt_set(&js->global, key, val, &err);
+		if (rc)
+			return usage_err(CMD, "--%s%s%s: %s", key, val ? "=" : "",
+					 val ? val : "", err);
+	}
+	if (!js->n) {
+		/* No --name: the global options are the one job. */
+		cur = new_job(js);
+		if (!cur) {
+			pr_err("out of memory");
+			return 1;
+		}
+		cur->given[0] = (struct load_given){ "name", "iolens" };
+		cur->ngiven = 1;
+		cur->name = "iolens";
+	}
+	return 0;
+}
+
+static void print_header(FILE *f, const struct jobs *js, unsigned int nthreads)
+{
+	for (int i = 0; i < js->n; i++) {
+		const struct load_job_opts *o = &js->v[i];
+
+		fprintf(f, "%s: (g=0): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
+			o->name, load_rw_name(o->rw),
+			(unsigned long long)o->bs, (unsigned long long)o->bs,
+			(unsigned long long)o->bs, (unsigned long long)o->bs,
+			(unsigned long long)o->bs, (unsigned long long)o->bs,
+			load_engine_name(o->ioengine),
+			o->ioengine == LOAD_PSYNC ? 1 : o->iodepth);
+	}
+	fprintf(f, "iolens-%s\nStarting %u thread%s\n\n", IOLENS_VERSION, nthreads,
+		nthreads == 1 ? "" : "s");
+	fflush(f);
+}
+
+/* Claims each block device written to, once: a second O_EXCL open of
+ * the same device would fail against our own first one. */
+static int claim(const struct load_job_opts *o, const struct load_target *t,
+		 int *fds, dev_t *devs, int *nclaimed)
+{
+	struct stat st;
+	int fd;
+
+	if (!t->is_blkdev || !t->writes || stat(o->filename, &st))
+		return 0;
+	for (int i = 0; i < *nclaimed; i++) {
+		if (devs[i] == st.st_rdev)
+			return 0;
+	}
+	fd = load_target_claim(o, t);
+	if (fd < 0) {
+		if (errno == EBUSY)
+			fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
+				o->filename);
+		else
+			pr_err("%s: %s", o->filename, strerror(errno));
+		return errno == EBUSY ? 2 : 1;
+	}
+	fds[*nclaimed] = fd;
+	devs[(*nclaimed)++] = st.st_rdev;
+	return 0;
+}
+
+static int run(struct jobs *js)
+{
+	struct load_target *targets = calloc(js->n, sizeof(*targets));
+	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
+	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
+	struct load_thread *th = NULL;
+	struct load_result *res = NULL;
+	unsigned int nth = 0, started = 0;
+	int rc = 0, nres = 0;
+	sigset_t block, old;
+	FILE *out = stdout;
+
+	if (!targets || !claimed || !claimed_dev) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
+	}
+	/* Every check of every job before any job starts: a refusal must
+	 * come before a single byte is written anywhere. */
+	for (int i = 0; i < js->n && !rc; i++) {
+		rc = load_target_prepare(&js->v[i], &targets[i]);
+		nth += js->v[i].numjobs;
+	}
+	for (int i = 0; i < js->n && !rc; i++)
+		rc = claim(&js->v[i], &targets[i], claimed, claimed_dev, &nclaimed);
+	if (rc)
+		goto out;
+	if (js->global.output) {
+		out = fopen(js->global.output, "we");
+		if (!out) {
+			pr_err("%s: %s", js->global.output, strerror(errno));
+			out = stdout;
+			rc = 1;
+			goto out;
+		}
+	}
+	th = calloc(nth, sizeof(*th));
+	res = calloc(nth, sizeof(*res));
+	if (!th || !res) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
+	}
+	for (unsigned int i = 0; i < nth; i++)
+		th[i].fd = -1;
+	nth = 0;
+	for (int i = 0; i < js->n; i++) {
+		for (unsigned int k = 0; k < js->v[i].numjobs; k++, nth++) {
+			struct load_thread *t = &th[nth];
+
+			t->o = &js->v[i];
+			t->target = &targets[i];
+			t->eng = load_engine_get(t->o->ioengine);
+			t->job_index = nth;
+			t->fd = load_target_open(t->o, t->target);
+			if (t->fd < 0) {
+				pr_err("%s: %s", t->o->filename, strerror(errno));
+				rc = 1;
+				goto out;
+			}
+		}
+	}
+	if (js->global.format == LOAD_FMT_NORMAL)
+		print_header(out, js, nth);
+	stop_catch();
+	/* Only this thread takes SIGINT and SIGTERM: the jobs never see a
+	 * wait cut short, they see the stop flag at their next batch. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (; started < nth; started++) {
+		if (pthread_create(&th[started].tid, NULL, load_thread_run, &th[started])) {
+			pr_err("cannot start a thread: %s", strerror(errno));
+			stop_request();
+			rc = 1;
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(th[i].tid, NULL);
+
+	for (unsigned int i = 0; i < started; i++) {
+		struct load_result *r;
+
+		if (!js->global.group_reporting || !nres) {
+			r = &res[nres++];
+			r->o = th[i].o;
+			r->global = &js->global;
+		} else {
+			r = &res[0];
+		}
+		r->nthreads++;
+		load_stats_merge(&r->st, &th[i].st);
+		if (th[i].st.error)
+			rc = 1;
+	}
+	if (js->global.format == LOAD_FMT_JSON)
+		load_report_json(out, res, nres, &js->global);
+	else
+		load_report_normal(out, res, nres);
+out:
+	for (unsigned int i = 0; th && i < nth; i++) {
+		if (th[i].fd >= 0)
+			close(th[i].fd);
+		free(th[i].ios);
+		free(th[i].free);
+		free(th[i].queued);
+		free(th[i].bufs);
+	}
+	for (int i = 0; i < nclaimed; i++)
+		close(claimed[i]);
+	if (out != stdout && fclose(out)) {
+		pr_err("%s: %s", js->global.output, strerror(errno));
+		rc = 1;
+	}
+	free(th);
+	free(res);
+	free(targets);
+	free(claimed);
+	free(claimed_dev);
+	return rc;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	struct jobs js = {};
+	int rc = parse_args(argc, argv, &js);
+
+	if (rc < 0)
+		rc = 0;
+	else if (!rc)
+		rc = run(&js);
+	free(js.v);
+	return rc;
+}
