@@ -119,6 +119,20 @@ def loop(root):
         lo.close()
 
 
+@pytest.fixture
+def ext4(loop, tmp_path):
+    """ext4 made on the test's loop device, mounted under tmp_path."""
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    loop.dev], check=True, capture_output=True)
+    subprocess.run(["mount", "-o", "noatime", loop.dev, str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
 def diskstats(name):
     """Fields of /proc/diskstats for a device, by iostat's names."""
     with open("/proc/diskstats") as f:

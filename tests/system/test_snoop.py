@@ -214,24 +214,16 @@ def test_snoop_requests_in_flight_at_attach(iolens, loop, tracer):
             assert 1 <= r["qd"] <= 16 + summary["unseen"], str(summary)
 
 
-def test_snoop_writeback_attributed_to_flusher(iolens, loop, tracer, tmp_path):
+def test_snoop_writeback_attributed_to_flusher(iolens, loop, ext4, tracer):
     """Buffered writes reach the disk from the flusher: snoop says so instead
     of charging them to the process that wrote the page cache."""
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    loop.dev], check=True, capture_output=True)
-    subprocess.run(["mount", "-o", "noatime", loop.dev, str(mnt)], check=True)
-    try:
-        wait_idle(loop)
-        t = tracer(["snoop", "-j", "-d", loop.name])
-        subprocess.run(["dd", "if=/dev/zero", "of=%s/f" % mnt, "bs=64k",
-                        "count=32", "status=none"], check=True)
-        subprocess.run(["sync"], check=True)
-        wait_idle(loop)
-        recs, summary = json_lines(t.stop())
-    finally:
-        subprocess.run(["umount", str(mnt)], check=False)
+    wait_idle(loop)
+    t = tracer(["snoop", "-j", "-d", loop.name])
+    subprocess.run(["dd", "if=/dev/zero", "of=%s/f" % ext4, "bs=64k",
+                    "count=32", "status=none"], check=True)
+    subprocess.run(["sync"], check=True)
+    wait_idle(loop)
+    recs, summary = json_lines(t.stop())
     # (ctx "none": a journal write already in flight when snoop attached)
     data = [r for r in recs if r["op"] == "write" and r["ctx"] != "none" and
             not r["comm"].startswith("jbd2/")]

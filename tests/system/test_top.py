@@ -45,19 +45,6 @@ while True:
 SIZE = 48 << 20
 
 
-@pytest.fixture
-def ext4(loop, tmp_path):
-    mnt = tmp_path / "mnt"
-    mnt.mkdir()
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    loop.dev], check=True, capture_output=True)
-    subprocess.run(["mount", "-o", "noatime", loop.dev, str(mnt)], check=True)
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=False)
-
-
 class Reader:
     def __init__(self, mnt, secs):
         self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(mnt / "f"),
