@@ -275,6 +275,30 @@ RW_SYSCALL(pwritev2, D_WRITE)
 SYNC_SYSCALL(fsync)
 SYNC_SYSCALL(fdatasync)
 
+/*
+ * A data read submitted by a task inside a write to a file: the write
+ * covers part of a page that is not in the page cache, so the page is read
+ * first (read-modify-write).  block_io_start runs where the bio becomes a
+ * request, in the submitting task.  Metadata reads (REQ_META: bitmaps,
+ * inode tables) are the filesystem's own and are left out.
+ */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(task_rmw, struct request *rq)
+{
+	__u32 cmd = rq->cmd_flags;
+	struct task_sys *s;
+
+	if ((cmd & ((1U << 8) - 1)) != bpf_core_enum_value(enum req_op, REQ_OP_READ) ||
+	    (cmd & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META))))
+		return 0;
+	s = bpf_task_storage_get(&sys_store, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !s->start || s->sc != IOLENS_SC_FILE_WRITE)
+		return 0;
+	s->sys.rmw_reads++;
+	s->sys.rmw_bytes += rq->__data_len;
+	return 0;
+}
+
 #define SYS_WORDS (sizeof(struct iolens_sys) / sizeof(__u64))
 
 /*

@@ -351,6 +351,10 @@ struct iolens_sys {
 	__u64 calls[IOLENS_SC_NR];	/* completed calls */
 	__u64 bytes[IOLENS_SC_NR];	/* bytes moved: the positive returns */
 	__u64 ns[IOLENS_SC_NR];		/* time spent in them */
+	/* Data reads the task submitted while inside a write to a file: the
+	 * page cache reading a page the write covers only partly
+	 * (read-modify-write). */
+	__u64 rmw_reads, rmw_bytes;
 };
 
 #define IOLENS_TASK_KTHREAD	(1U << 0)	/* a kernel thread */

@@ -36,7 +36,7 @@ struct top_opts {
 enum top_col {
 	TC_PID, TC_USER, TC_READ, TC_WRITE, TC_FREAD, TC_HIT, TC_RCHAR,
 	TC_WCHAR, TC_SYSCR, TC_SYSCW, TC_FSYNC, TC_BLK_IOS, TC_BLK_LAT,
-	TC_MISALIGN, TC_COMM, TC_NR,
+	TC_RMW, TC_MISALIGN, TC_COMM, TC_NR,
 };
 
 /* One process or thread over the frame (or since start, accumulated). */

@@ -89,6 +89,7 @@ static const struct {
 	[TC_FSYNC] = { "FSYNC", 6, F_COUNT },
 	[TC_BLK_IOS] = { "BLK IO", 7, F_COUNT },
 	[TC_BLK_LAT] = { "BLK LAT", 7, F_NS },
+	[TC_RMW] = { "RMW", 6, F_COUNT },
 	[TC_MISALIGN] = { "MISALIGN", 8, F_COUNT },
 	[TC_COMM] = { "COMMAND", 16, F_TEXT },
 };
@@ -121,6 +122,7 @@ static double col_value(const struct top_row *r, int col)
 	case TC_FSYNC: return d->sys.calls[IOLENS_SC_SYNC];
 	case TC_BLK_IOS: return d->blk_ios;
 	case TC_BLK_LAT: return d->blk_timed ? (double)d->blk_ns / d->blk_timed : -1;
+	case TC_RMW: return d->sys.rmw_reads;
 	case TC_MISALIGN: return d->misaligned;
 	default: return 0;
 	}
@@ -133,7 +135,8 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 	char t[32];
 
 	/* Syscall-level columns of a task nobody counted syscalls for. */
-	if ((col == TC_FREAD || col == TC_FSYNC) && !(r->e->flags & IOLENS_TASK_SYS)) {
+	if ((col == TC_FREAD || col == TC_FSYNC || col == TC_RMW) &&
+	    !(r->e->flags & IOLENS_TASK_SYS)) {
 		snprintf(buf, len, "-");
 		return;
 	}
@@ -558,6 +561,10 @@ static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
 		}
 		snprintf(key, sizeof(key), "%s_ns", top_sc_names[c]);
 		json_u64(j, key, d->sys.ns[c]);
+	}
+	if (syscalls) {
+		json_u64(j, "rmw_reads", d->sys.rmw_reads);
+		json_u64(j, "rmw_bytes", d->sys.rmw_bytes);
 	}
 	if (isnan(hit))
 		json_null(j, "hit_ratio");

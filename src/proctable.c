@@ -110,6 +110,8 @@ static void sys_add(struct iolens_sys *d, const struct iolens_sys *s)
 		d->bytes[c] += s->bytes[c];
 		d->ns[c] += s->ns[c];
 	}
+	d->rmw_reads += s->rmw_reads;
+	d->rmw_bytes += s->rmw_bytes;
 }
 
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,

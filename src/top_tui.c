@@ -268,8 +268,9 @@ static void draw_help(void)
 		"read_bytes, write_bytes); FILE READ: bytes read from files by",
 		"syscalls; HIT%: file reads served by the page cache; RCHAR/WCHAR,",
 		"SYSCR/SYSCW: all read/write syscalls; BLK IO/LAT: block requests",
-		"the process submitted and their average latency; MISALIGN: its",
-		"writes not aligned to the disk's physical block.",
+		"the process submitted and their average latency; RMW: data reads",
+		"its writes to files made (read-modify-write of a page not in the",
+		"cache); MISALIGN: its writes not aligned to the physical block.",
 		"",
 		"any key to go back",
 	};

@@ -283,3 +283,49 @@ def test_top_writeback_charged_to_cgroup(iolens, ext4, loop):
     flushed = sum(x["block_bytes"] for fr in frames for x in fr["processes"]
                   if x["comm"].startswith("kworker/") and x["kernel_thread"])
     assert flushed >= 8 << 20
+
+
+RMW_WORKER = r"""
+import os, sys
+path = sys.argv[1]
+fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o600)
+os.write(fd, b"x" * (16 << 20))
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+os.write(1, b"r")
+os.read(0, 1)
+for i in range(20):                 # 100 bytes into 20 pages not cached
+    os.pwrite(fd, b"y" * 100, (i << 19) + 7)
+for i in range(20):                 # whole pages: nothing to read first
+    os.pwrite(fd, b"z" * 4096, (i << 19) + (1 << 18))
+os.write(1, b"k")
+os.read(0, 1)
+"""
+
+
+def test_top_rmw_reads_of_partial_page_writes(iolens, ext4, loop):
+    """Writes of 100 bytes into 20 pages that are not cached make the page
+    cache read the block under each first; 20 whole-page writes read
+    nothing."""
+    w = subprocess.Popen([sys.executable, "-c", RMW_WORKER, str(ext4 / "rmw")],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert w.stdout.read(1) == b"r"
+        wait_idle(loop)
+        p = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.5", "-n", "3", "-p", str(w.pid)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        json.loads(p.stdout.readline())
+        w.stdin.write(b"g")
+        w.stdin.flush()
+        assert w.stdout.read(1) == b"k"
+        rest, err = p.communicate(timeout=15)
+        assert p.returncode == 0, err
+    finally:
+        w.kill()
+        w.wait()
+    procs = [x for l in rest.splitlines() for x in json.loads(l)["processes"]]
+    assert sum(x["file_write_calls"] for x in procs) == 40
+    assert sum(x["rmw_reads"] for x in procs) == 20
+    # The page cache reads what the write does not cover, in filesystem
+    # blocks: 1 KiB ones on an ext4 this small.
+    assert sum(x["rmw_bytes"] for x in procs) == 20 * os.statvfs(ext4).f_bsize
