@@ -274,8 +274,10 @@ static void do_fsync(struct load_thread *t)
 	t->fsync_pending = false;
 }
 
-/* Prepares as many I/Os as there are free slots and budget. */
-static void fill(struct load_thread *t, __u64 now)
+/* Prepares as many I/Os as there are free slots and budget; a sync
+ * engine does one and returns, so that the loop sees the clock and the
+ * stop flag between any two.  Returns the latest clock read. */
+static __u64 fill(struct load_thread *t, __u64 now)
 {
 	const struct load_job_opts *o = t->o;
 
@@ -295,14 +297,16 @@ static void fill(struct load_thread *t, __u64 now)
 			/* The call is the I/O: its time is clat. */
 			io->t_start = io->t_issue = load_now_ns();
 			t->st.depth[0] += io->counted;
-			if (t->eng->queue(t, io, &res) == LOAD_Q_COMPLETED)
-				load_io_done(t, io, res, load_now_ns());
-			continue;
+			t->eng->queue(t, io, &res);
+			now = load_now_ns();
+			load_io_done(t, io, res, now);
+			return now;
 		}
 		io->t_start = now;
 		t->eng->queue(t, io, &res);
 		t->queued[t->nqueued++] = io;
 	}
+	return now;
 }
 
 static int submit(struct load_thread *t)
@@ -341,16 +345,16 @@ static void run_loop(struct load_thread *t)
 			t->stop = true;
 		if (t->ramping && now >= t->ramp_end_ns)
 			stats_start(t, now);
-		fill(t, now);
+		now = fill(t, now);
 		if (submit(t) < 0)
 			break;
 		if (t->nfree == t->depth) {
 			if (t->fsync_pending && !t->stop) {
 				do_fsync(t);
+				now = load_now_ns();
 			} else if (!may_issue(t)) {
 				break;
 			}
-			now = load_now_ns();
 			continue;
 		}
 		rc = t->eng->reap(t, 1);

@@ -285,8 +285,9 @@ def test_short_file_extended_and_read(iolens, tmpfile):
     assert job["read"]["total_ios"] == 512
 
 
-def test_sigint_prints_results_so_far(iolens, loop):
-    p = subprocess.Popen([IOLENS, "load"] + job_args(loop.dev, "randread", "io_uring") +
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sigint_prints_results_so_far(iolens, loop, engine):
+    p = subprocess.Popen([IOLENS, "load"] + job_args(loop.dev, "randread", engine) +
                          ["--time_based", "--runtime=60", "--output-format=json"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -305,9 +306,10 @@ def test_sigint_prints_results_so_far(iolens, loop):
     assert 1000 <= r["runtime"] <= 3000
 
 
-def test_time_based_runs_for_runtime(iolens, loop):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_time_based_runs_for_runtime(iolens, loop, engine):
     t0 = time.time()
-    job = load_json(job_args(loop.dev, "randread", "libaio", size="1m") +
+    job = load_json(job_args(loop.dev, "randread", engine, size="1m") +
                     ["--time_based", "--runtime=1", "--ramp_time=300ms"])["jobs"][0]
     took = time.time() - t0
     assert 1.2 <= took < 3
