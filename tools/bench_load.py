@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""iolens load against fio 3.33 on the same jobs: 4 KiB random reads,
+O_DIRECT, on a 1 GiB loop device over tmpfs; io_uring at queue depth 32 and
+1, psync at queue depth 1.
+
+fio and iolens load alternate, one run each per round, so that drift hits
+both alike.  For each: IOPS from its own JSON (the same field for both), and
+CPU per I/O: the whole process's user+sys time (wait4's rusage: every thread,
+setup included) over the I/Os it reported.  Medians over --rounds, and the
+ratios iolens/fio (IOPS: higher is better; CPU per I/O: lower is better).
+
+usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH]
+Needs root and fio; tools/install-deps.sh bench installs them.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchlib import bench_device  # noqa: E402
+
+WORKLOADS = [
+    ("randread 4k io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"]),
+    ("randread 4k io_uring QD1", ["--ioengine=io_uring", "--iodepth=1"]),
+    ("randread 4k psync QD1", ["--ioengine=psync", "--iodepth=1"]),
+]
+
+
+def job(dev, runtime, extra):
+    return ["--name=bench", "--filename=" + dev, "--rw=randread", "--bs=4k",
+            "--direct=1", "--time_based", "--runtime=%d" % runtime,
+            "--norandommap", "--output-format=json"] + extra
+
+
+def one_run(cmd):
+    """(IOPS, CPU ns per I/O) of one run of cmd."""
+    with open(os.devnull, "w") as null:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null)
+        out = p.stdout.read()
+        _, status, ru = os.wait4(p.pid, 0)
+    if status:
+        raise RuntimeError("%s failed: status %d" % (cmd[0], status))
+    r = json.loads(out)["jobs"][0]["read"]
+    return r["iops"], (ru.ru_utime + ru.ru_stime) * 1e9 / r["total_ios"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--iolens", default=os.path.join(HERE, "../build/iolens"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("bench_load: needs root (loop devices)")
+
+    rows = []
+    with bench_device() as (dev, _):
+        tools = {"fio": ["fio"], "iolens": [args.iolens, "load"]}
+        for name, extra in WORKLOADS:
+            one_run(["fio"] + job(dev, 1, extra))  # warm up
+            res = {t: [] for t in tools}
+            for rnd in range(args.rounds):
+                for t, cmd in tools.items():
+                    res[t].append(one_run(cmd + job(dev, args.runtime, extra)))
+                    print("%s round %d %-6s %.0f IOPS %.0f ns CPU/IO" % (
+                        name, rnd + 1, t, *res[t][-1]), file=sys.stderr)
+            med = {t: (statistics.median(r[0] for r in rs),
+                       statistics.median(r[1] for r in rs))
+                   for t, rs in res.items()}
+            rows.append((name, med))
+
+    print("%s; %d rounds of %d s alternating, medians; kernel %s\n" % (
+        "4 KiB random reads, O_DIRECT, loop device on tmpfs",
+        args.rounds, args.runtime, os.uname().release))
+    print("| workload | fio IOPS | iolens IOPS | IOPS ratio | fio CPU/IO | iolens CPU/IO | CPU ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, m in rows:
+        (fi, fc), (ii, ic) = m["fio"], m["iolens"]
+        print("| %s | %.0f | %.0f | %.2f | %.0f ns | %.0f ns | %.2f |" % (
+            name, fi, ii, ii / fi, fc, ic, ic / fc))
+
+
+if __name__ == "__main__":
+    main()
