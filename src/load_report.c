@@ -112,9 +112,10 @@ static void show_pcts(FILE *f, const __u64 *hist)
 		if (!hist_percentile(hist, pcts[i], &v[i], &over))
 			return;
 	}
-	if (v[NPCTS - 1] > 99999999) {
+	/* The unit of the smallest: none shows as 0 for being under it. */
+	if (v[0] >= 1000000) {
 		scale = 1000000, unit = "msec";
-	} else if (v[NPCTS - 1] > 99999) {
+	} else if (v[0] >= 1000) {
 		scale = 1000, unit = "usec";
 	}
 	fprintf(f, "    clat percentiles (%s):\n", unit);
