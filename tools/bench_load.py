@@ -13,7 +13,6 @@ ratios iolens/fio (IOPS: higher is better; CPU per I/O: lower is better).
 usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root and fio; tools/install-deps.sh bench installs them.
 """
-import argparse
 import json
 import os
 import statistics
@@ -22,7 +21,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import bench_device  # noqa: E402
+from benchlib import parse_args, bench_device  # noqa: E402
 
 WORKLOADS = [
     ("randread 4k io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"]),
@@ -50,13 +49,7 @@ def one_run(cmd):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--runtime", type=int, default=5)
-    ap.add_argument("--iolens", default=os.path.join(HERE, "../build/iolens"))
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench_load: needs root (loop devices)")
+    args = parse_args(__doc__, "bench_load", "loop devices")
 
     rows = []
     with bench_device() as (dev, _):

@@ -16,7 +16,6 @@ Medians over --rounds.
 usage: tools/bench_stat.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root, fio, bpftool, biolatency; tools/install-deps.sh bench installs them.
 """
-import argparse
 import os
 import signal
 import statistics
@@ -25,7 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (alternate, bench_device, cpu_seconds,  # noqa: E402
+from benchlib import (parse_args, alternate, bench_device, cpu_seconds,  # noqa: E402
                       diskstats_reads, fio, medians, new_prog_ns,
                       prog_stats, wait_new_progs, workload_line)
 
@@ -58,13 +57,7 @@ def one_run(cmd, dev, name, runtime):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--runtime", type=int, default=5)
-    ap.add_argument("--iolens", default=os.path.join(HERE, "../build/iolens"))
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench_stat: needs root (BPF, loop devices)")
+    args = parse_args(__doc__, "bench_stat", "BPF, loop devices")
     if not os.access(BIOLATENCY, os.X_OK):
         sys.exit("bench_stat: %s missing: tools/install-deps.sh bench" % BIOLATENCY)
 

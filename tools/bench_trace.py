@@ -16,7 +16,6 @@ biosnoop, is tried too and reported as it fares (it needs kprobes or fentry).
 usage: tools/bench_trace.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root, fio, bpftool; tools/install-deps.sh bench installs them.
 """
-import argparse
 import os
 import re
 import signal
@@ -26,7 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (alternate, bench_device, cpu_seconds,  # noqa: E402
+from benchlib import (parse_args, alternate, bench_device, cpu_seconds,  # noqa: E402
                       diskstats_reads, fio, medians, new_prog_ns,
                       prog_stats, workload_line)
 
@@ -78,13 +77,7 @@ def try_biosnoop():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--runtime", type=int, default=5)
-    ap.add_argument("--iolens", default=os.path.join(HERE, "../build/iolens"))
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        sys.exit("bench_trace: needs root (BPF, loop devices)")
+    args = parse_args(__doc__, "bench_trace", "BPF, loop devices")
 
     with bench_device() as (dev, backing):
         trace_file = backing + ".iol"

@@ -2,6 +2,7 @@
 """What the overhead benchmarks share: the workload (fio 4 KiB random reads,
 io_uring, QD32, O_DIRECT on a loop device over tmpfs), in-kernel cost from
 bpf_stats, and a tool's own CPU time."""
+import argparse
 import contextlib
 import json
 import statistics
@@ -113,3 +114,16 @@ def medians(rs, base_iops):
     return (iops, iops / base_iops,
             statistics.median(r["kernel_ns"] / r["requests"] for r in rs),
             statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs))
+
+
+def parse_args(doc, name, why="BPF, loop devices"):
+    """The options every benchmark takes, and the root check."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--iolens", default=os.path.join(here, "../build/iolens"))
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("%s: needs root (%s)" % (name, why))
+    return args
