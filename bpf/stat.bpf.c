@@ -48,7 +48,6 @@ const volatile __u32 queue_flag_stats = 7;
 volatile __u64 attach_ns = ~0ULL;
 
 #define MAX_BIOS 256		/* merges counted per request, at most */
-#define PF_KTHREAD 0x00200000	/* include/linux/sched.h, stable since 2.6 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -122,15 +121,22 @@ static __always_inline struct iolens_stat_counters *losses(void)
 	return bpf_map_lookup_elem(&stat_counters, &zero);
 }
 
-/* The device a request is accounted to: its partition (rq->part, set when
- * the block layer started accounting it) with IOLENS_STAT_PARTS, else the
- * whole disk.  Kernel-internal dev_t: MINORBITS is 20. */
-static __always_inline __u32 rq_dev(struct request *rq, __u32 *disk_dev)
+/* The whole disk of a request.  Kernel-internal dev_t: MINORBITS is 20. */
+static __always_inline __u32 disk_dev_of(struct request *rq)
 {
 	struct gendisk *disk = rq->q->disk;
+
+	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
+}
+
+/* The device a request is accounted to: its partition (rq->part, set when
+ * the block layer started accounting it) with IOLENS_STAT_PARTS, else the
+ * whole disk, which is also put in *disk_dev. */
+static __always_inline __u32 rq_dev(struct request *rq, __u32 *disk_dev)
+{
 	struct block_device *part;
 
-	*disk_dev = (__u32)disk->major << 20 | (__u32)disk->first_minor;
+	*disk_dev = disk_dev_of(rq);
 	if (cfg.flags & IOLENS_STAT_PARTS) {
 		part = rq->part;
 		if (part)
@@ -191,7 +197,7 @@ static __always_inline struct iolens_dev_slot *slots_of(struct request *rq,
 
 static __always_inline __u32 op_group(__u32 cmd_flags)
 {
-	__u32 op = cmd_flags & ((1 << 8) - 1);	/* REQ_OP_BITS */
+	__u32 op = cmd_flags & KERNEL_REQ_OP_MASK;
 
 	if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
 		return IOLENS_SG_FLUSH;
@@ -216,8 +222,6 @@ struct where {
 	const struct owner *owner;	/* lat_hists key: submitter */
 };
 
-#define REQ_OP_MASK ((1U << 8) - 1)	/* REQ_OP_BITS */
-
 /* The counters a request's event goes to, NULL if it is not wanted; fills
  * *w but for the owner, and the whole-disk slot in *ds. */
 static __always_inline struct iolens_stat *counters_of(struct request *rq,
@@ -232,7 +236,7 @@ static __always_inline struct iolens_stat *counters_of(struct request *rq,
 		return NULL;
 	cmd = rq->cmd_flags;
 	w->sg = op_group(cmd);
-	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~REQ_OP_MASK : 0;
+	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~KERNEL_REQ_OP_MASK : 0;
 	w->owner = NULL;
 	return stat_of(w->slot, w->sg);
 }
@@ -364,17 +368,15 @@ SEC("tp_btf/block_io_start")
 int BPF_PROG(stat_start, struct request *rq)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct gendisk *disk = rq->q->disk;
 	struct owner o = { .tgid = t->tgid };
 	__u64 key = (__u64)rq;
 
-	if (!dev_in(cfg.dev, cfg.ndev,
-		    (__u32)disk->major << 20 | (__u32)disk->first_minor))
+	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
 		return 0;
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
 	/* A kernel thread submits for others: writeback, charged to the
 	 * cgroup of the first bio's blkcg (CONFIG_BLK_CGROUP). */
-	if ((t->flags & PF_KTHREAD) && bpf_core_field_exists(struct bio, bi_blkg) &&
+	if ((t->flags & KERNEL_PF_KTHREAD) && bpf_core_field_exists(struct bio, bi_blkg) &&
 	    rq->bio && rq->bio->bi_blkg) {
 		struct cgroup *cg = rq->bio->bi_blkg->blkcg->css.cgroup;
 
@@ -584,9 +586,8 @@ int BPF_PROG(stat_done, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	struct where w;
-
 	__u64 key = (__u64)rq;
+	struct where w;
 
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st || !accounted(rq->rq_flags, w.sg))

@@ -25,8 +25,7 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Macros, so not in vmlinux.h: include/linux/sched.h, include/uapi/linux/stat.h */
-#define PF_KTHREAD	0x00200000
+/* Macros, so not in vmlinux.h: include/uapi/linux/stat.h */
 #define S_IFMT		00170000
 #define S_IFREG		0100000
 #define S_IFBLK		0060000
@@ -103,7 +102,7 @@ int task_rec(struct bpf_iter__task *ctx)
 	r->tid = t->pid;
 	r->tgid = t->tgid;
 	r->uid = BPF_CORE_READ(t, cred, euid.val);
-	r->flags = t->flags & PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
+	r->flags = t->flags & KERNEL_PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
 	r->start_ns = t->start_time;
 	r->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
 	ioac_copy(&r->io, &t->ioac);
@@ -288,7 +287,7 @@ int BPF_PROG(task_rmw, struct request *rq)
 	__u32 cmd = rq->cmd_flags;
 	struct task_sys *s;
 
-	if ((cmd & ((1U << 8) - 1)) != bpf_core_enum_value(enum req_op, REQ_OP_READ) ||
+	if ((cmd & KERNEL_REQ_OP_MASK) != bpf_core_enum_value(enum req_op, REQ_OP_READ) ||
 	    (cmd & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META))))
 		return 0;
 	s = bpf_task_storage_get(&sys_store, bpf_get_current_task_btf(), 0, 0);

@@ -15,6 +15,12 @@
 #define IOLENS_COMM_LEN		16
 #define IOLENS_MAX_DEV_FILTER	8
 
+/* Kernel macros both sides read kernel data with; BTF does not carry
+ * macros.  The op is the low REQ_OP_BITS (8) bits of cmd_flags since Linux
+ * 4.10; PF_KTHREAD is include/linux/sched.h's, unchanged since 2.6. */
+#define KERNEL_REQ_OP_MASK	0xffU
+#define KERNEL_PF_KTHREAD	0x00200000U
+
 /* Where the submitter of a request was seen (struct iolens_rq.ctx). */
 enum iolens_ctx {
 	IOLENS_CTX_NONE = 0,	/* request was already in flight at attach */

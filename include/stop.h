@@ -15,7 +15,14 @@ bool stop_requested(void);
 /* Requests the stop from inside (a quit key). */
 void stop_request(void);
 
-/* Sleeps until CLOCK_MONOTONIC reaches `ns`, or a stop is requested. */
-void stop_sleep_until(__u64 ns);
+/*
+ * The loop of a periodic report: calls tick() every `interval_ns` from
+ * CLOCK_MONOTONIC `start_ns` on (interval 0: never on time), at most
+ * `count` times (0: no limit), until a stop is requested; then once more
+ * for the time so far if `last`.  Catches the signals.  Returns tick()'s
+ * first error, or 0.
+ */
+int stop_every(__u64 start_ns, __u64 interval_ns, unsigned long count,
+	       bool last, int (*tick)(void *arg), void *arg);
 
 #endif

@@ -483,6 +483,29 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 	fflush(stdout);
 }
 
+struct tick_ctx {
+	const struct lat_opts *o;
+	struct stat_trace *st;
+	struct groups *gs;
+	__u64 prev;		/* CLOCK_MONOTONIC of the previous read */
+};
+
+/* Interrupted by Ctrl-C: reports the interval so far. */
+static int tick(void *arg)
+{
+	struct tick_ctx *c = arg;
+	int err = stat_trace_read(c->st);
+
+	err = err ?: build_groups(c->o, c->st, c->gs);
+	if (err) {
+		pr_err("reading the aggregation maps: %s", strerror(-err));
+		return err;
+	}
+	report(c->o, c->gs, c->st, (stat_trace_read_ns(c->st) - c->prev) / 1e9);
+	c->prev = stat_trace_read_ns(c->st);
+	return 0;
+}
+
 static int run(const struct lat_opts *o)
 {
 	struct stat_trace_opts so = {
@@ -491,38 +514,22 @@ static int run(const struct lat_opts *o)
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
 	};
 	struct groups gs = {};
-	struct stat_trace *st;
-	unsigned long done = 0;
-	__u64 next, prev;
-	int err = 0;
+	struct tick_ctx c = { .o = o, .gs = &gs };
+	int err;
 
 	if (o->per_flags)
 		reqflags_init();
-	st = stat_trace_start(CMD, &so);
-	if (!st)
+	c.st = stat_trace_start(CMD, &so);
+	if (!c.st)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	prev = next = stat_trace_read_ns(st);
-	while (!stop_requested()) {
-		/* Interrupted by Ctrl-C: report the interval so far. */
-		next = o->interval_ns ? next + o->interval_ns : ~0ULL;
-		stop_sleep_until(next);
-		err = stat_trace_read(st);
-		err = err ?: build_groups(o, st, &gs);
-		if (err) {
-			pr_err("reading the aggregation maps: %s", strerror(-err));
-			break;
-		}
-		report(o, &gs, st, (stat_trace_read_ns(st) - prev) / 1e9);
-		prev = stat_trace_read_ns(st);
-		if (++done == o->count)
-			break;
-	}
+	c.prev = stat_trace_read_ns(c.st);
+	err = stop_every(c.prev, o->interval_ns, o->count, true, tick, &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);
-	stat_trace_stop(st);
+	stat_trace_stop(c.st);
 	return err ? 1 : 0;
 }
 

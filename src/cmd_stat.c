@@ -589,6 +589,30 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	return 0;
 }
 
+struct tick_ctx {
+	const struct stat_opts *o;
+	struct stat_trace *st;
+	struct table *t;
+	__u64 prev;		/* CLOCK_MONOTONIC of the previous read */
+};
+
+/* Interrupted by Ctrl-C: reports the interval so far. */
+static int tick(void *arg)
+{
+	struct tick_ctx *c = arg;
+	int err = stat_trace_read(c->st);
+
+	err = err ?: build_rows(c->o, c->st, c->t);
+	if (err) {
+		pr_err("reading the aggregation maps: %s", strerror(-err));
+		return err;
+	}
+	report(c->o, c->t->rows, c->t->n, (stat_trace_read_ns(c->st) - c->prev) / 1e9,
+	       false, c->st);
+	c->prev = stat_trace_read_ns(c->st);
+	return 0;
+}
+
 static int run(const struct stat_opts *o)
 {
 	struct stat_trace_opts so = {
@@ -597,43 +621,28 @@ static int run(const struct stat_opts *o)
 		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD,
 	};
 	struct table t = {};
-	struct stat_trace *st;
-	unsigned long done = 0;
-	__u64 next, prev;
-	int err = 0;
+	struct tick_ctx c = { .o = o, .t = &t };
+	unsigned long count = o->count;
+	int err;
 
 	if (!o->skip_boot) {
 		if (report_boot(o))
 			return 1;
-		if (++done == o->count)
+		/* The report since boot is the first of COUNT. */
+		if (count && !--count)
 			return 0;
 	}
-	st = stat_trace_start(CMD, &so);
-	if (!st)
+	c.st = stat_trace_start(CMD, &so);
+	if (!c.st)
 		return 1;
-	stop_catch();
-	prev = next = stat_trace_read_ns(st);
-	while (!stop_requested()) {
-		next += o->interval_ns;
-		/* Interrupted by Ctrl-C: report the interval so far. */
-		stop_sleep_until(next);
-		err = stat_trace_read(st);
-		err = err ?: build_rows(o, st, &t);
-		if (err) {
-			pr_err("reading the aggregation maps: %s", strerror(-err));
-			break;
-		}
-		report(o, t.rows, t.n, (stat_trace_read_ns(st) - prev) / 1e9, false, st);
-		prev = stat_trace_read_ns(st);
-		if (++done == o->count)
-			break;
-	}
+	c.prev = stat_trace_read_ns(c.st);
+	err = stop_every(c.prev, o->interval_ns, count, true, tick, &c);
 	for (int i = 0; i < t.cap; i++)
 		stat_dev_free(t.sums[i]);
 	free(t.sums);
 	free(t.rows);
 	free(t.info);
-	stat_trace_stop(st);
+	stat_trace_stop(c.st);
 	return err ? 1 : 0;
 }
 

@@ -668,31 +668,34 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	fflush(stdout);
 }
 
+struct batch_ctx {
+	struct top_frame *f;
+	struct top_state *s;
+};
+
+static int batch_frame(void *arg)
+{
+	struct batch_ctx *c = arg;
+	int err = collect(c->f, c->s);
+
+	if (err) {
+		pr_err("reading the task and block counters: %s", strerror(-err));
+		return err;
+	}
+	if (c->s->o->json)
+		print_json(c->f, c->s->o);
+	else
+		print_batch(c->f, c->s->o);
+	return 0;
+}
+
+/* Ctrl-C ends batch mode without a frame of its own, as iotop -b. */
 static int run_batch(struct top_opts *o, struct top_frame *f, struct top_state *s)
 {
-	__u64 next = s->last_ns;
-	unsigned long done = 0;
-	int err;
+	struct batch_ctx c = { .f = f, .s = s };
 
-	stop_catch();
-	while (!stop_requested()) {
-		next += o->delay_ns;
-		stop_sleep_until(next);
-		if (stop_requested())
-			break;
-		err = collect(f, s);
-		if (err) {
-			pr_err("reading the task and block counters: %s", strerror(-err));
-			return 1;
-		}
-		if (o->json)
-			print_json(f, o);
-		else
-			print_batch(f, o);
-		if (++done == o->frames)
-			break;
-	}
-	return 0;
+	return stop_every(s->last_ns, o->delay_ns, o->frames, false,
+			  batch_frame, &c) ? 1 : 0;
 }
 
 /* --- options ------------------------------------------------------------ */

@@ -11,9 +11,6 @@
 #include "kbtf.h"
 #include "reqflags.h"
 
-/* Since Linux 4.10 the op is the low REQ_OP_BITS (8) bits of cmd_flags. */
-#define REQ_OP_MASK 0xff
-
 struct flag_def {
 	const char *kname;	/* enumerator in enum req_flag_bits */
 	unsigned int iolens;	/* enum iolens_rq_flag */
@@ -98,7 +95,7 @@ int reqflags_init(void)
 
 void reqflags_normalize(struct iolens_rq *rq)
 {
-	unsigned int kop = rq->kflags & REQ_OP_MASK;
+	unsigned int kop = rq->kflags & KERNEL_REQ_OP_MASK;
 	size_t i;
 
 	rq->op = IOLENS_OP_OTHER;

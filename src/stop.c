@@ -32,7 +32,8 @@ void stop_request(void)
 	stopped = 1;
 }
 
-void stop_sleep_until(__u64 ns)
+/* Sleeps until CLOCK_MONOTONIC reaches `ns`, or a stop is requested. */
+static void sleep_until(__u64 ns)
 {
 	struct timespec ts = {
 		.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL,
@@ -41,4 +42,26 @@ void stop_sleep_until(__u64 ns)
 	while (!stopped &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 		;
+}
+
+int stop_every(__u64 start_ns, __u64 interval_ns, unsigned long count,
+	       bool last, int (*tick)(void *arg), void *arg)
+{
+	__u64 next = start_ns;
+	unsigned long done = 0;
+	int err;
+
+	stop_catch();
+	while (!stop_requested()) {
+		next = interval_ns ? next + interval_ns : ~0ULL;
+		sleep_until(next);
+		if (stop_requested() && !last)
+			break;
+		err = tick(arg);
+		if (err)
+			return err;
+		if (++done == count)
+			break;
+	}
+	return 0;
 }

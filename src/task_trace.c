@@ -24,8 +24,6 @@
 #include "log.h"
 #include "priv.h"
 
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
-
 /* A pass of the iterator comes back in read()s of at most the seq_file
  * buffer, 8 pages (bpf_iter_seq_info); the record buffer starts at room for
  * about a thousand tasks and doubles as the system grows. */
@@ -356,7 +354,7 @@ static int proc_thread(struct task_trace *tt, __u32 pid, __u32 tid,
 			break;
 		p = end + 1;
 	}
-	if (flags & PF_KTHREAD)
+	if (flags & KERNEL_PF_KTHREAD)
 		r->flags |= IOLENS_TASK_KTHREAD;
 	r->start_ns = start * tick_ns > susp ? start * tick_ns - susp : 0;
 

@@ -24,9 +24,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (parse_args, alternate, bench_device, cpu_seconds,  # noqa: E402
-                      diskstats_reads, fio, medians, new_prog_ns,
-                      prog_stats, wait_new_progs, workload_line)
+from benchlib import (alternate, bench_device, measure, medians,  # noqa: E402
+                      parse_args, prog_stats, wait_new_progs, workload_line)
 
 BIOLATENCY = "/usr/sbin/biolatency"
 
@@ -39,14 +38,7 @@ def one_run(cmd, dev, name, runtime):
                              stderr=subprocess.PIPE, text=True)
         wait_new_progs(before)
     try:
-        r0 = diskstats_reads(name)
-        cpu0 = cpu_seconds(p.pid) if p else 0
-        iops = fio(dev, runtime)
-        r1 = diskstats_reads(name)
-        res = {"iops": iops, "requests": r1 - r0}
-        if p:
-            res["cpu"] = cpu_seconds(p.pid) - cpu0
-            res["kernel_ns"] = new_prog_ns(before)
+        res = measure(p, dev, name, runtime, before)
     finally:
         if p:
             p.send_signal(signal.SIGINT)

@@ -25,9 +25,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import (parse_args, alternate, bench_device, cpu_seconds,  # noqa: E402
-                      diskstats_reads, fio, medians, new_prog_ns,
-                      prog_stats, workload_line)
+from benchlib import (alternate, bench_device, measure, medians,  # noqa: E402
+                      parse_args, prog_stats, workload_line)
 
 
 def start_tracer(cmd):
@@ -52,14 +51,8 @@ def stop_tracer(p):
 def one_run(cmd, dev, name, runtime):
     before_stats = prog_stats()
     p = start_tracer(cmd) if cmd else None
-    r0 = diskstats_reads(name)
-    cpu0 = cpu_seconds(p.pid) if p else 0
-    iops = fio(dev, runtime)
-    r1 = diskstats_reads(name)
-    res = {"iops": iops, "requests": r1 - r0}
+    res = measure(p, dev, name, runtime, before_stats)
     if p:
-        res["cpu"] = cpu_seconds(p.pid) - cpu0
-        res["kernel_ns"] = new_prog_ns(before_stats)
         res["lost"] = stop_tracer(p)
     return res
 

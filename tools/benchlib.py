@@ -127,3 +127,18 @@ def parse_args(doc, name, why="BPF, loop devices"):
     if os.geteuid() != 0:
         sys.exit("%s: needs root (%s)" % (name, why))
     return args
+
+
+def measure(p, dev, name, runtime, before):
+    """One fio run on dev while tool process p (None: untraced) runs:
+    IOPS, requests completed, and p's CPU seconds and in-kernel ns of the
+    programs loaded since the bpf_stats snapshot `before`."""
+    r0 = diskstats_reads(name)
+    cpu0 = cpu_seconds(p.pid) if p else 0
+    iops = fio(dev, runtime)
+    r1 = diskstats_reads(name)
+    res = {"iops": iops, "requests": r1 - r0}
+    if p:
+        res["cpu"] = cpu_seconds(p.pid) - cpu0
+        res["kernel_ns"] = new_prog_ns(before)
+    return res
