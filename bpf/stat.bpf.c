@@ -416,8 +416,10 @@ int BPF_PROG(stat_issue, struct request *rq)
 		return 0;
 	qd = __sync_fetch_and_add(&ds->inflight, 1) + 1 - ds->leaked;
 	/* Idle to busy: the only clock read on this path, rare under load. */
-	if (qd == 1)
+	if (qd == 1) {
 		ds->busy_since = bpf_ktime_get_ns();
+		__sync_fetch_and_add(&ds->busy_periods, 1);
+	}
 	st->issues++;
 	st->qd_sum += qd;
 	hist_put(&w, IOLENS_H_QD, qd);

@@ -273,6 +273,7 @@ struct iolens_dev_slot {
 	__u64 busy_since;	/* when inflight - leaked last left 0 */
 	__u64 busy_ns;		/* closed busy periods: time with a request
 				 * issued and not completed */
+	__u64 busy_periods;	/* times inflight - leaked left 0 */
 };
 
 /*

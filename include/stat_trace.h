@@ -39,6 +39,7 @@ struct stat_dev {
 	 * interval: busy_ns is then unknown (see stat_trace_read()). */
 	__u64 missed;
 	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
+	__u64 busy_periods;	/* idle to busy, in this interval */
 	/* Histograms of the kinds asked for, NULL for the others. */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
 	__u64 *hist_mem;	/* owns them */

@@ -24,8 +24,13 @@
 
 #define CMD "stat"
 
-/* io_ticks counts in jiffies: up to 10 ms at HZ=100. */
-#define IO_TICKS_SLACK_NS 10000000ULL
+/*
+ * io_ticks counts whole jiffies: each busy period is rounded to them (the
+ * kernel adds now - stamp in jiffies at its start and end), and an
+ * interval's ends are cut at jiffies too, so it may fall short of our busy
+ * time by a jiffy per busy period and two more: 10 ms each at HZ=100.
+ */
+#define JIFFY_MAX_NS 10000000ULL
 
 struct stat_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
@@ -480,10 +485,12 @@ static void row_from(struct row *r, const struct dev_info *info,
 		r->time_ns[g] = d->op[g].total_ns;
 	}
 	/* Busy time is kept per disk: partitions share its queue.  It cannot
-	 * exceed the kernel's io_ticks (which also counts queue time, in whole
-	 * jiffies) unless a completion was never delivered to us: then ours is
-	 * unknown, and iostat's io_ticks is shown. */
-	r->io_ticks = !partition && (d->missed || d->busy_ns > d->io_ticks_ns + IO_TICKS_SLACK_NS);
+	 * exceed the kernel's io_ticks (which also counts queue time) by more
+	 * than their rounding, unless a completion was never delivered to us:
+	 * then our busy period never ends, ours is unknown, and iostat's
+	 * io_ticks is shown. */
+	r->io_ticks = !partition && (d->missed || d->busy_ns > d->io_ticks_ns +
+				     (d->busy_periods + 2) * JIFFY_MAX_NS);
 	r->busy_ns = partition ? -1 : r->io_ticks ? d->io_ticks_ns : (double)d->busy_ns;
 	r->d = d;
 }

@@ -14,6 +14,7 @@
 #include "stat_trace.h"
 #include "hist.h"
 #include "block_trace.h"
+#include "diskstats.h"
 #include "kbtf.h"
 #include "log.h"
 #include "priv.h"
@@ -31,7 +32,9 @@
 struct slot_state {
 	struct iolens_stat sum[IOLENS_SG_NR];	/* CPUs summed, at last read */
 	__u64 busy;				/* busy time at last read */
+	__u64 busy_periods;			/* at last read */
 	__u64 io_ticks_ms;			/* kernel's, at last read */
+	bool seen;				/* read since the slot filled */
 	__u32 *raw;				/* per-CPU histograms at last read */
 };
 
@@ -61,6 +64,8 @@ struct stat_trace {
 	struct keyed **keyed;		/* sorted by key */
 	int nkeyed;
 	struct iolens_lat_hist *kbuf;	/* one lookup of lat_hists */
+	struct diskstat *ticks0;	/* io_ticks of every disk at attach */
+	int nticks0;
 };
 
 static int count_dir(const char *path)
@@ -260,6 +265,9 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	}
 	st->read_ns = mono_ns();
 	st->skel->data->attach_ns = st->read_ns;
+	/* A disk's first interval starts here, not at boot (its io_ticks
+	 * stand in for our busy time after a missed completion). */
+	st->nticks0 = diskstats_read(&st->ticks0);
 	return st;
 }
 
@@ -347,7 +355,17 @@ static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p
 	return n;
 }
 
-static int read_slot(struct stat_trace *st, int s, __u64 now)
+/* The kernel's io_ticks of `dev` when we attached: 0 for a disk made
+ * since, whose every tick is ours. */
+static __u64 ticks_at_attach(const struct stat_trace *st, __u32 dev)
+{
+	for (int i = 0; i < st->nticks0; i++)
+		if (st->ticks0[i].dev == dev)
+			return st->ticks0[i].io_ticks_ms;
+	return 0;
+}
+
+static int read_slot(struct stat_trace *st, int s)
 {
 	volatile struct iolens_dev_slot *ds = &st->slots[s];
 	struct slot_state *p = &st->prev[s];
@@ -355,7 +373,7 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 	int sfd = bpf_map__fd(st->skel->maps.stats);
 	int hfd = bpf_map__fd(st->skel->maps.hists);
 	struct iolens_stat sum[IOLENS_SG_NR];
-	__u64 busy, since, stat[10];
+	__u64 busy, since, now, stat[10];
 	__s64 n;
 
 	d->dev = ds->dev;
@@ -366,7 +384,20 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 			return -errno;
 		stat_sum(&sum[g], st->buf, st->ncpu);
 	}
+	if (!p->seen) {
+		p->seen = true;
+		p->io_ticks_ms = ticks_at_attach(st, ds->dev);
+	}
 	d->missed = reconcile(ds, p, sum);
+	/* The kernel's io_ticks and ours read at one moment: a preemption
+	 * between the two would move time from one interval to the next in
+	 * one of them only, and look like a missed completion. */
+	d->io_ticks_ns = 0;
+	if (!sysfs_fields(d->dev, "stat", stat, 10)) {
+		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
+		p->io_ticks_ms = stat[9];
+	}
+	now = mono_ns();
 	/* The open busy period counts up to now. */
 	busy = ds->busy_ns;
 	since = ds->busy_since;
@@ -377,11 +408,8 @@ static int read_slot(struct stat_trace *st, int s, __u64 now)
 	 * counted for it so far is lost with it, and was partly idle. */
 	d->busy_ns = busy > p->busy && !d->missed ? busy - p->busy : 0;
 	p->busy = busy;
-	d->io_ticks_ns = 0;
-	if (!sysfs_fields(d->dev, "stat", stat, 10)) {
-		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
-		p->io_ticks_ms = stat[9];
-	}
+	d->busy_periods = ds->busy_periods - p->busy_periods;
+	p->busy_periods += d->busy_periods;
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
@@ -496,7 +524,7 @@ int stat_trace_read(struct stat_trace *st)
 	for (int s = 0; s < st->nslots; s++) {
 		if (!st->slots[s].dev)
 			continue;
-		err = read_slot(st, s, now);
+		err = read_slot(st, s);
 		if (err)
 			return err;
 	}
@@ -559,6 +587,7 @@ void stat_dev_zero(struct stat_dev *d)
 	d->busy_ns = 0;
 	d->missed = 0;
 	d->io_ticks_ns = 0;
+	d->busy_periods = 0;
 }
 
 void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
@@ -576,6 +605,7 @@ void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
 	dst->busy_ns += src->busy_ns;
 	dst->missed += src->missed;
 	dst->io_ticks_ns += src->io_ticks_ns;
+	dst->busy_periods += src->busy_periods;
 }
 
 void stat_dev_free(struct stat_dev *d)
@@ -605,6 +635,7 @@ void stat_trace_stop(struct stat_trace *st)
 		free(st->keyed[i]);
 	free(st->keyed);
 	free(st->kbuf);
+	free(st->ticks0);
 	free(st->prev);
 	free(st->cur);
 	free(st->buf);

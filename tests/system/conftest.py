@@ -202,7 +202,7 @@ class TraceInstance:
     """A private tracefs instance recording block events of one device: an
     independent view of every request the block layer issued."""
 
-    def __init__(self, lo, events=("block_rq_issue",)):
+    def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192):
         if not os.path.isdir(os.path.join(TRACEFS, "events")):
             subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
                            check=False, capture_output=True)
@@ -215,7 +215,9 @@ class TraceInstance:
         os.mkdir(self.path)
         self.events = events
         try:
-            self._write("buffer_size_kb", "8192")
+            self._write("buffer_size_kb", str(buffer_kb))
+            # The clock of bpf_ktime_get_ns(): durations compare directly.
+            self._write("trace_clock", "mono")
             for ev in events:
                 d = os.path.join("events/block", ev)
                 # dev is the kernel dev_t: MINORBITS is 20
@@ -231,16 +233,21 @@ class TraceInstance:
             f.write(value)
 
     def read(self):
-        """[(event, rwbs, sector, nr_sector, comm/bytes...)] recorded so far."""
+        """[(event, rwbs, sector, nr_sector)] recorded so far."""
+        return [e[1:] for e in self.read_timed()]
+
+    def read_timed(self):
+        """[(seconds, event, rwbs, sector, nr_sector)] recorded so far."""
         with open(os.path.join(self.path, "trace")) as f:
             text = f.read()
         out = []
         for line in text.splitlines():
             if line.startswith("#"):
                 continue
-            m = re.search(r"(block_rq_\w+): (\d+),(\d+) (\S+) (?:\d+ )?\(.*?\) (\d+) \+ (\d+)", line)
+            m = re.search(r" (\d+\.\d+): (block_rq_\w+): (\d+),(\d+) (\S+) (?:\d+ )?\(.*?\) (\d+) \+ (\d+)", line)
             if m:
-                out.append((m.group(1), m.group(4), int(m.group(5)), int(m.group(6))))
+                out.append((float(m.group(1)), m.group(2), m.group(5),
+                            int(m.group(6)), int(m.group(7))))
         return out
 
     def overruns(self):
