@@ -24,6 +24,9 @@ IOLENS = os.environ.get("IOLENS", os.path.join(os.path.dirname(__file__),
                                                 "../../build/iolens"))
 TMPFS = "/dev/shm"
 PREFIX = "iolens-test-"
+# What this session makes is named OWN...: the pid lets a session clean up
+# after a killed one without touching those of another running at once.
+OWN = "%s%d-" % (PREFIX, os.getpid())
 TRACEFS = "/sys/kernel/tracing"
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -46,12 +49,20 @@ def pytest_runtest_makereport(item, call):
             call.excinfo.value,)
 
 
+def _stale(path):
+    """Whether `path` was made by a test session no longer running."""
+    m = re.match(re.escape(PREFIX) + r"(\d+)-", os.path.basename(path))
+    return not m or not os.path.exists("/proc/" + m.group(1))
+
+
 def _stale_loops():
     out = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
     for line in out.splitlines():
         m = re.match(r"(/dev/loop\d+):.*\((.*)\)", line)
-        if m and os.path.basename(m.group(2).replace(" (deleted)", "")).startswith(PREFIX):
-            yield m.group(1), m.group(2)
+        if m:
+            backing = os.path.basename(m.group(2).replace(" (deleted)", ""))
+            if backing.startswith(PREFIX) and _stale(backing):
+                yield m.group(1), m.group(2)
 
 
 def pytest_sessionstart(session):
@@ -60,7 +71,8 @@ def pytest_sessionstart(session):
     for dev, backing in _stale_loops():
         subprocess.run(["losetup", "-d", dev], check=False)
     for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")):
-        os.unlink(f)
+        if _stale(f):
+            os.unlink(f)
 
 
 @pytest.fixture(scope="session")
@@ -80,7 +92,7 @@ class Loop:
     """A loop device over a file on tmpfs, direct I/O on."""
 
     def __init__(self, size_mb=64, sector_size=512):
-        fd, self.backing = tempfile.mkstemp(prefix=PREFIX, dir=TMPFS)
+        fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
         self.dev = None
         try:
             os.ftruncate(fd, size_mb << 20)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, PREFIX, TMPFS, Loop, TraceInstance, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, run, wait_idle
 
 ENGINES = ["psync", "io_uring", "libaio"]
 
@@ -60,7 +60,7 @@ def loop4k(root):
 
 @pytest.fixture
 def mountpoint():
-    d = tempfile.mkdtemp(prefix=PREFIX)
+    d = tempfile.mkdtemp(prefix=OWN)
     try:
         yield d
     finally:
@@ -254,7 +254,7 @@ def test_unknown_option(iolens, loop):
 
 @pytest.fixture
 def tmpfile():
-    fd, path = tempfile.mkstemp(prefix=PREFIX, dir=TMPFS)
+    fd, path = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
     os.close(fd)
     try:
         yield path

@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, PREFIX, TMPFS
+from conftest import IOLENS, OWN, TMPFS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -141,7 +141,7 @@ def task_probe(root):
     objs = [os.path.join(BUILD, o) for o in ("task_trace.o", "priv.o", "log.o")]
     if not all(os.path.exists(o) for o in objs + [os.path.join(BUILD, "tasks.skel.h")]):
         pytest.skip("build %s lacks task_trace.o or tasks.skel.h" % BUILD)
-    d = tempfile.mkdtemp(prefix=PREFIX)
+    d = tempfile.mkdtemp(prefix=OWN)
     try:
         exe = os.path.join(d, "task_probe")
         # The Makefile's CFLAGS.
@@ -218,7 +218,7 @@ class Child:
     """CHILD, running as nobody with comm PREFIX-ish, file on tmpfs."""
 
     def __init__(self):
-        fd, self.path = tempfile.mkstemp(prefix=PREFIX, dir=TMPFS)
+        fd, self.path = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
         os.close(fd)
         os.chown(self.path, NOBODY, NOBODY)
         self.proc = subprocess.Popen(["/usr/bin/python3", "-c", CHILD, self.path],
