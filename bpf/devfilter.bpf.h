@@ -19,4 +19,13 @@ static __always_inline bool dev_in(const volatile __u32 *list, __u32 n,
 	return false;
 }
 
+/* The whole disk of a request, for tp_btf programs (direct BTF loads).
+ * Kernel-internal dev_t: MINORBITS is 20. */
+static __always_inline __u32 disk_dev_of(struct request *rq)
+{
+	struct gendisk *disk = rq->q->disk;
+
+	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
+}
+
 #endif

@@ -121,13 +121,6 @@ static __always_inline struct iolens_stat_counters *losses(void)
 	return bpf_map_lookup_elem(&stat_counters, &zero);
 }
 
-/* The whole disk of a request.  Kernel-internal dev_t: MINORBITS is 20. */
-static __always_inline __u32 disk_dev_of(struct request *rq)
-{
-	struct gendisk *disk = rq->q->disk;
-
-	return (__u32)disk->major << 20 | (__u32)disk->first_minor;
-}
 
 /* The device a request is accounted to: its partition (rq->part, set when
  * the block layer started accounting it) with IOLENS_STAT_PARTS, else the

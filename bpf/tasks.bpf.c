@@ -22,13 +22,9 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "iolens.h"
+#include "files.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* Macros, so not in vmlinux.h: include/uapi/linux/stat.h */
-#define S_IFMT		00170000
-#define S_IFREG		0100000
-#define S_IFBLK		0060000
 
 /*
  * Set by userspace once the syscall programs are attached, cleared if they
@@ -36,11 +32,6 @@ char LICENSE[] SEC("license") = "GPL";
  * Not rodata, so that a failed attach after load can still turn it off.
  */
 volatile __u32 sys_on;
-
-/* Linux 6.2 (a35b9af4ec2c, "bpf: Add a kfunc for generic type cast").
- * Without it the syscall programs do not load, and task_trace.c goes on
- * without syscall counters. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
 
 /* One thread's syscall state; sys_dead is used in leaders only. */
 struct task_sys {
@@ -136,38 +127,6 @@ int task_rec(struct bpf_iter__task *ctx)
 
 enum dir { D_READ, D_WRITE };
 
-/*
- * Whether fd of task t is a regular file or a block device: the page cache
- * (or the device) serves it, unlike a pipe or a socket.  Read through the
- * fd table as fget() would, minus the reference: a racing close() can only
- * make us read a stale file, and the reads fail safely then.
- *
- * t comes from bpf_get_current_task_btf(), so the verifier lets even a
- * classic tracepoint program load through it directly (faulting loads);
- * the file pointer, read at a variable index, is a plain number to it
- * until bpf_rdonly_cast() types it again.  Helper calls were most of the
- * cost: on 6.18 the entry hook took 375 ns with 7 probe reads, 290 ns with
- * 3, 170 ns with this one.
- */
-static __always_inline bool fd_is_file(struct task_struct *t, unsigned int fd)
-{
-	struct files_struct *files = t->files;
-	struct fdtable *fdt;
-	struct file *f = NULL;
-	umode_t mode;
-
-	if (!files)
-		return false;
-	fdt = files->fdt;
-	if (!fdt || fd >= fdt->max_fds)
-		return false;
-	if (bpf_probe_read_kernel(&f, sizeof(f), &fdt->fd[fd]) || !f)
-		return false;
-	f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
-	mode = f->f_inode->i_mode & S_IFMT;
-	return mode == S_IFREG || mode == S_IFBLK;
-}
-
 /* Entry: one storage lookup (created on a thread's first call). */
 static __always_inline void enter(__u32 sc)
 {
@@ -184,8 +143,9 @@ static __always_inline void enter(__u32 sc)
 static __always_inline void enter_rw(struct trace_event_raw_sys_enter *ctx,
 				     enum dir d)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	bool file = fd_is_file(t, (unsigned int)ctx->args[0]);
+	struct file *f = fd_file(bpf_get_current_task_btf(),
+				 (unsigned int)ctx->args[0]);
+	bool file = f && file_is_data(f);
 
 	if (d == D_READ)
 		enter(file ? IOLENS_SC_FILE_READ : IOLENS_SC_OTHER_READ);
