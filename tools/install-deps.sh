@@ -8,7 +8,7 @@
 set -eu
 
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev pkg-config make gcc"
-test="$build libcmocka-dev python3 python3-pytest util-linux fio tmux e2fsprogs"
+test="$build libcmocka-dev python3 python3-pytest util-linux fio tmux e2fsprogs fdisk"
 bench="$test libbpf-tools sysstat iotop iotop-c"
 
 case "${1:-build}" in

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `iolens check`: the writes that make a device or the page cache
+ * read-modify-write.
+ *
+ *   - The write syscalls (write, pwrite64, writev, pwritev, pwritev2) keep,
+ *     in the thread's task storage, which file it writes, where and how
+ *     much, while the call runs.
+ *   - block_io_start runs in the task that submits, where a bio becomes a
+ *     request: a data read started inside a buffered write is the page
+ *     cache reading a page the write covers only partly, sent at once; a
+ *     write keeps its submitter and syscall until its issue.
+ *   - block_rq_issue sends every data write request in its final shape
+ *     (after merges), as the device gets it.  Userspace judges alignment,
+ *     against the physical block or --align.
+ *
+ * One event per write request: check is a validation tool, run while a
+ * workload runs, not a monitor left on.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "iolens.h"
+#include "devfilter.bpf.h"
+#include "files.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* include/uapi/asm-generic/fcntl.h (x86's values) */
+#define O_APPEND	00002000
+#define O_DIRECT	00040000
+/* include/linux/page-flags.h: low bits of page->mapping */
+#define PAGE_MAPPING_FLAGS	3UL
+
+const volatile struct iolens_check_cfg cfg;
+
+/* Ring buffer records dropped for want of room. */
+__u64 lost;
+
+struct writing {
+	bool active;		/* inside a write syscall on a data file */
+	struct iolens_check_sys sys;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct writing);
+} writing SEC(".maps");
+
+/* A write request's submitter, from its start to its issue. */
+struct owner {
+	__u32 tgid, tid;
+	struct iolens_check_sys sys;
+	char comm[IOLENS_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, struct owner);
+} owners SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct iolens_check_calls);
+} write_calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} check_events SEC(".maps");
+
+static const struct iolens_check_sys no_sys = { .pos = -1, .fd = -1 };
+
+/* The last IOLENS_CHECK_DEPTH components of d's path, up to the root of
+ * its filesystem (whose dentry is its own parent). */
+static __always_inline void file_path(struct dentry *d,
+				      char name[IOLENS_CHECK_DEPTH][32])
+{
+	for (int i = 0; i < IOLENS_CHECK_DEPTH; i++) {
+		struct dentry *up = d->d_parent;
+
+		if (!up || up == d) {
+			name[i][0] = 0;
+			break;
+		}
+		bpf_probe_read_kernel_str(name[i], 32, d->d_name.name);
+		d = up;
+	}
+}
+
+/* `pos` < -1: the file's own position (write(), writev()). */
+static __always_inline void write_enter(unsigned int fd, __s64 pos, __u64 count)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct file *f = fd_file(t, fd);
+	struct writing *w;
+	unsigned int flags;
+
+	if (!f || !file_is_data(f))
+		return;
+	w = bpf_task_storage_get(&writing, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!w)
+		return;
+	flags = f->f_flags;
+	if (pos < -1)
+		pos = flags & O_APPEND ? -1 : f->f_pos;
+	w->active = true;
+	w->sys.fd = fd;
+	w->sys.pos = pos;
+	w->sys.count = count;
+	w->sys.ino = f->f_inode->i_ino;
+	w->sys.sdev = f->f_inode->i_sb->s_dev;
+	w->sys.direct = !!(flags & O_DIRECT);
+	file_path(f->f_path.dentry, w->sys.name);
+}
+
+/* Counts the call in its process: what "RMW reads per write" divides by. */
+static __always_inline void write_leave(long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct iolens_check_calls *c, zero = {};
+	struct writing *w;
+	__u32 tgid;
+
+	w = bpf_task_storage_get(&writing, t, 0, 0);
+	if (!w || !w->active)
+		return;
+	w->active = false;
+	tgid = t->tgid;
+	c = bpf_map_lookup_elem(&write_calls, &tgid);
+	if (!c) {
+		bpf_get_current_comm(zero.comm, sizeof(zero.comm));
+		bpf_map_update_elem(&write_calls, &tgid, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&write_calls, &tgid);
+		if (!c)
+			return;
+	}
+	__sync_fetch_and_add(&c->calls, 1);
+	if (ret > 0)
+		__sync_fetch_and_add(&c->bytes, ret);
+	if (w->sys.direct)
+		__sync_fetch_and_add(&c->direct, 1);
+}
+
+#define WRITE_SYSCALL(name, pos, count)					\
+SEC("tracepoint/syscalls/sys_enter_" #name)				\
+int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
+{									\
+	write_enter((unsigned int)ctx->args[0], pos, count);		\
+	return 0;							\
+}									\
+SEC("tracepoint/syscalls/sys_exit_" #name)				\
+int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
+{									\
+	write_leave(ctx->ret);							\
+	return 0;							\
+}
+
+WRITE_SYSCALL(write, -2, ctx->args[2])
+WRITE_SYSCALL(pwrite64, (__s64)ctx->args[3], ctx->args[2])
+WRITE_SYSCALL(writev, -2, 0)
+WRITE_SYSCALL(pwritev, (__s64)ctx->args[3], 0)
+/* pwritev2 with offset -1 writes at the file's position. */
+WRITE_SYSCALL(pwritev2, (__s64)ctx->args[3] == -1 ? -2 : (__s64)ctx->args[3], 0)
+
+/* The file whose page cache the request's first page belongs to: none for
+ * direct I/O (user memory: anonymous pages). */
+static __always_inline void page_file(struct request *rq,
+				      struct iolens_check_event *e)
+{
+	struct bio *bio = rq->bio;
+	struct address_space *m;
+	unsigned long mapping = 0;
+	struct page *pg;
+
+	if (!bio || !bio->bi_io_vec)
+		return;
+	pg = bio->bi_io_vec->bv_page;
+	/* Read as a number: the low bits flag anonymous and movable pages,
+	 * and the verifier allows no bit tests on a typed pointer. */
+	if (!pg || bpf_probe_read_kernel(&mapping, sizeof(mapping), &pg->mapping) ||
+	    !mapping || (mapping & PAGE_MAPPING_FLAGS))
+		return;
+	m = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
+	e->page_ino = m->host->i_ino;
+	e->page_sdev = m->host->i_sb->s_dev;
+}
+
+static __always_inline struct iolens_check_event *event_new(struct request *rq,
+							    __u8 kind)
+{
+	struct iolens_check_event *e;
+
+	e = bpf_ringbuf_reserve(&check_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost, 1);
+		return NULL;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->sector = rq->__sector;
+	e->bytes = rq->__data_len;
+	e->dev = disk_dev_of(rq);
+	e->lbs = rq->q->limits.logical_block_size;
+	e->pbs = rq->q->limits.physical_block_size;
+	page_file(rq, e);
+	return e;
+}
+
+static __always_inline __u32 req_op_of(struct request *rq)
+{
+	return rq->cmd_flags & KERNEL_REQ_OP_MASK;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(check_start, struct request *rq)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 op = req_op_of(rq);
+	struct iolens_check_event *e;
+	struct writing *w;
+	struct owner o = {};
+	__u64 key;
+
+	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
+		return 0;
+	w = bpf_task_storage_get(&writing, t, 0, 0);
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
+		/* Metadata reads (bitmaps, inode tables) are the
+		 * filesystem's own, not the page the write covers. */
+		if (!w || !w->active || w->sys.direct ||
+		    (rq->cmd_flags & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META))))
+			return 0;
+		e = event_new(rq, IOLENS_CHECK_RMW_READ);
+		if (!e)
+			return 0;
+		e->tgid = t->tgid;
+		e->tid = t->pid;
+		e->sys = w->sys;
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		return 0;
+	}
+	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+		return 0;
+	o.tgid = t->tgid;
+	o.tid = t->pid;
+	o.sys = w && w->active ? w->sys : no_sys;
+	bpf_get_current_comm(o.comm, sizeof(o.comm));
+	key = (__u64)rq;
+	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(check_issue, struct request *rq)
+{
+	struct iolens_check_event *e;
+	struct owner *o;
+	__u64 key;
+
+	/* The empty write of a flush sequence (PREFLUSH) carries no data. */
+	if (req_op_of(rq) != bpf_core_enum_value(enum req_op, REQ_OP_WRITE) ||
+	    !rq->__data_len || !dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
+		return 0;
+	e = event_new(rq, IOLENS_CHECK_WRITE);
+	if (!e)
+		return 0;
+	key = (__u64)rq;
+	o = bpf_map_lookup_elem(&owners, &key);
+	if (o) {
+		e->tgid = o->tgid;
+		e->tid = o->tid;
+		e->sys = o->sys;
+		__builtin_memcpy(e->comm, o->comm, sizeof(e->comm));
+		/* A requeued request is issued again with its owner unknown:
+		 * better than an owner left behind for a reused address. */
+		bpf_map_delete_elem(&owners, &key);
+	} else {
+		e->sys = no_sys;
+	}
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+	return 0;
+}
