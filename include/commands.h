@@ -13,5 +13,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 #endif

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "opts.h"
 #include "partalign.h"
+#include "proctree.h"
 #include "units.h"
 
 #define CMD "check"
@@ -77,19 +78,12 @@ struct disk {
 	__u64 misaligned, small_direct;
 };
 
-/* Whether a process passes -p (itself or a descendant) and -c. */
-struct verdict_cache {
-	__u32 tgid;
-	bool ok;
-};
-
 struct check {
 	const struct check_opts *o;
 	struct disk *disks;
 	int ndisks;
 	struct finding misaligned, rmw, small_direct;
-	struct verdict_cache *pass;
-	int npass;
+	struct proctree tree;	/* of -p */
 	__u64 writes;		/* write requests traced (after filters) */
 };
 
@@ -135,60 +129,12 @@ static void usage(FILE *f)
 
 /* ---- filters ---- */
 
-static __u32 parent_of(__u32 pid)
-{
-	char path[64], buf[512], *p;
-	unsigned int ppid = 0;
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) state ppid": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
-		return 0;
-	return ppid;
-}
-
-static bool pid_wanted(const struct check_opts *o, __u32 tgid)
-{
-	for (int depth = 0; tgid > 1 && depth < 64; depth++) {
-		for (int i = 0; i < o->npid; i++)
-			if ((__u32)o->pids[i] == tgid)
-				return true;
-		tgid = parent_of(tgid);
-	}
-	return false;
-}
-
-/* Decided once per process: a process's ancestry is read while it runs. */
+/* Whether a process passes -c and -p (itself or a descendant). */
 static bool wanted(struct check *c, __u32 tgid, const char *comm)
 {
-	struct verdict_cache *v;
-	bool ok = true;
-
-	if (!c->o->npid && !c->o->comm)
-		return true;
 	if (c->o->comm && strncmp(comm, c->o->comm, IOLENS_COMM_LEN - 1))
 		return false;
-	if (!c->o->npid)
-		return true;
-	for (int i = 0; i < c->npass; i++)
-		if (c->pass[i].tgid == tgid)
-			return c->pass[i].ok;
-	ok = tgid && pid_wanted(c->o, tgid);
-	v = realloc(c->pass, (c->npass + 1) * sizeof(*v));
-	if (v) {
-		c->pass = v;
-		v[c->npass++] = (struct verdict_cache){ tgid, ok };
-	}
-	return ok;
+	return !c->o->npid || proctree_has(&c->tree, tgid);
 }
 
 /* ---- aggregation ---- */
@@ -797,6 +743,7 @@ int cmd_check(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
+	proctree_init(&c.tree, o.pids, o.npid);
 	pa = calloc(optind < argc ? argc - optind : IOLENS_MAX_DEV_FILTER * 4, sizeof(*pa));
 	if (!pa)
 		return 1;
@@ -839,6 +786,7 @@ int cmd_check(int argc, char **argv)
 		traced_parts(&c, pa, &npa);
 		rc = report(&c, out, 3, pa, npa, lost, seconds, true);
 	}
+	proctree_free(&c.tree);
 	free(pa);
 	return rc;
 }

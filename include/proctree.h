@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Whether a process is one of some roots or descends from one of them:
+ * "this benchmark, its children and their threads". */
+#ifndef IOLENS_PROCTREE_H
+#define IOLENS_PROCTREE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct proctree {
+	const int *roots;
+	int nroots;
+	struct proctree_seen *seen;	/* answers so far, by tgid */
+	int nseen;
+};
+
+/* `roots` stays the caller's. */
+void proctree_init(struct proctree *t, const int *roots, int nroots);
+
+/*
+ * Whether tgid is a root or below one.  Decided once per tgid, from its
+ * parent chain in /proc when first asked: a process must still run then
+ * (readers of events ask within a few ms of its I/O), and one reparented
+ * to init before that is no longer found below its root.
+ */
+bool proctree_has(struct proctree *t, __u32 tgid);
+
+/* Whether any root process still runs (a zombie does not). */
+bool proctree_alive(const struct proctree *t);
+
+void proctree_free(struct proctree *t);
+
+#endif

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "proctree.h"
+
+struct proctree_seen {
+	__u32 tgid;
+	bool in;
+};
+
+void proctree_init(struct proctree *t, const int *roots, int nroots)
+{
+	memset(t, 0, sizeof(*t));
+	t->roots = roots;
+	t->nroots = nroots;
+}
+
+/* The state letter and parent of pid from /proc/PID/stat; false if it is
+ * gone. */
+static bool stat_of(__u32 pid, char *state, __u32 *ppid)
+{
+	char path[64], buf[512], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "pid (comm) state ppid": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %c %u", state, ppid) == 2;
+}
+
+static __u32 parent_of(__u32 pid)
+{
+	__u32 ppid;
+	char state;
+
+	return stat_of(pid, &state, &ppid) ? ppid : 0;
+}
+
+static bool below_root(const struct proctree *t, __u32 tgid)
+{
+	/* Bounded: a chain longer than this is not a benchmark's. */
+	for (int depth = 0; tgid > 1 && depth < 64; depth++) {
+		for (int i = 0; i < t->nroots; i++)
+			if ((__u32)t->roots[i] == tgid)
+				return true;
+		tgid = parent_of(tgid);
+	}
+	return false;
+}
+
+bool proctree_has(struct proctree *t, __u32 tgid)
+{
+	struct proctree_seen *v;
+	bool in;
+
+	for (int i = t->nseen - 1; i >= 0; i--)
+		if (t->seen[i].tgid == tgid)
+			return t->seen[i].in;
+	in = tgid && below_root(t, tgid);
+	v = realloc(t->seen, (t->nseen + 1) * sizeof(*v));
+	if (v) {
+		t->seen = v;
+		v[t->nseen++] = (struct proctree_seen){ tgid, in };
+	}
+	return in;
+}
+
+bool proctree_alive(const struct proctree *t)
+{
+	__u32 ppid;
+	char state;
+
+	/* A zombie has exited: its parent just has not reaped it yet. */
+	for (int i = 0; i < t->nroots; i++)
+		if (stat_of(t->roots[i], &state, &ppid) && state != 'Z' && state != 'X')
+			return true;
+	return false;
+}
+
+void proctree_free(struct proctree *t)
+{
+	free(t->seen);
+	t->seen = NULL;
+	t->nseen = 0;
+}
