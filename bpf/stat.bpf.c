@@ -215,8 +215,20 @@ struct where {
 	const struct owner *owner;	/* lat_hists key: submitter */
 };
 
+/* The submitter recorded for a request, with IOLENS_STAT_BY_PROC or
+ * IOLENS_STAT_PROC_FILTER. */
+static __always_inline const struct owner *owner_of(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	if (!(cfg.flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER)))
+		return NULL;
+	return bpf_map_lookup_elem(&owners, &key);
+}
+
 /* The counters a request's event goes to, NULL if it is not wanted; fills
- * *w but for the owner, and the whole-disk slot in *ds. */
+ * *w (the owner only when filtering by submitter), and the whole-disk slot
+ * in *ds. */
 static __always_inline struct iolens_stat *counters_of(struct request *rq,
 						      struct where *w,
 						      struct iolens_dev_slot **ds,
@@ -231,18 +243,15 @@ static __always_inline struct iolens_stat *counters_of(struct request *rq,
 	w->sg = op_group(cmd);
 	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~KERNEL_REQ_OP_MASK : 0;
 	w->owner = NULL;
+	/* Filtered by submitter: a request has an owner only if kept. */
+	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {
+		w->owner = owner_of(rq);
+		if (!w->owner)
+			return NULL;
+	}
 	return stat_of(w->slot, w->sg);
 }
 
-/* The submitter recorded for a request, with IOLENS_STAT_BY_PROC. */
-static __always_inline const struct owner *owner_of(struct request *rq)
-{
-	__u64 key = (__u64)rq;
-
-	if (!(cfg.flags & IOLENS_STAT_BY_PROC))
-		return NULL;
-	return bpf_map_lookup_elem(&owners, &key);
-}
 
 /* A value into lat_hists, `d` = 1, or -1 to take one back: the split
  * entry, created on first use.  Counts are differences modulo 2^32 to
@@ -354,9 +363,43 @@ static __always_inline void issue_shape(struct request *rq,
 	}
 }
 
+static __always_inline bool comm_is(const char *a, const volatile char *b)
+{
+	for (int i = 0; i < IOLENS_COMM_LEN; i++) {
+		if (a[i] != b[i])
+			return false;
+		if (!a[i])
+			break;
+	}
+	return true;
+}
+
+/* Whether t passes cfg.proc: its comm, its cgroup2 ancestor, and itself or
+ * an ancestor process among the pids. */
+static __always_inline bool proc_wanted(struct task_struct *t)
+{
+	const volatile struct iolens_proc_filter *f = &cfg.proc;
+
+	if (f->comm[0] && !comm_is(t->comm, f->comm))
+		return false;
+	if (f->cgroup_level &&
+	    bpf_get_current_ancestor_cgroup_id(f->cgroup_level) != f->cgroup_id)
+		return false;
+	if (!f->npid)
+		return true;
+	for (int depth = 0; depth < 16 && t && t->pid > 1; depth++) {
+		for (int i = 0; i < IOLENS_MAX_PID_FILTER && i < f->npid; i++)
+			if (t->tgid == f->pid[i])
+				return true;
+		t = t->real_parent;
+	}
+	return false;
+}
+
 /* Who submitted the request: block_io_start runs in blk_account_io_start()
  * as the bio becomes a request, in the submitting task (or the kworker
- * writing back for it).  Attached only with IOLENS_STAT_BY_PROC. */
+ * writing back for it).  Attached only with IOLENS_STAT_BY_PROC or
+ * IOLENS_STAT_PROC_FILTER. */
 SEC("tp_btf/block_io_start")
 int BPF_PROG(stat_start, struct request *rq)
 {
@@ -365,6 +408,8 @@ int BPF_PROG(stat_start, struct request *rq)
 	__u64 key = (__u64)rq;
 
 	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
+		return 0;
+	if ((cfg.flags & IOLENS_STAT_PROC_FILTER) && !proc_wanted(t))
 		return 0;
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
 	/* A kernel thread submits for others: writeback, charged to the
@@ -391,7 +436,9 @@ int BPF_PROG(stat_issue, struct request *rq)
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
-	w.owner = owner_of(rq);
+	if (!w.owner)
+		if (!w.owner)
+			w.owner = owner_of(rq);
 	if (!lat_mode()) {
 		if (!s->pbs)
 			s->pbs = rq->q->limits.physical_block_size;
@@ -430,7 +477,9 @@ int BPF_PROG(stat_requeue, struct request *rq)
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
-	w.owner = owner_of(rq);
+	if (!w.owner)
+		if (!w.owner)
+			w.owner = owner_of(rq);
 	if (!lat_mode())
 		issue_shape(rq, s, st, &w, -1);
 	if (counted(rq))
@@ -559,7 +608,9 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	} else if (ends) {
 		__u64 key = (__u64)rq;
 
-		w.owner = owner_of(rq);
+		if (!w.owner)
+		if (!w.owner)
+			w.owner = owner_of(rq);
 		time_request(rq, &w, st, bpf_ktime_get_ns());
 		if (w.owner)
 			bpf_map_delete_elem(&owners, &key);
@@ -587,7 +638,9 @@ int BPF_PROG(stat_done, struct request *rq)
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st || !accounted(rq->rq_flags, w.sg))
 		return 0;
-	w.owner = owner_of(rq);
+	if (!w.owner)
+		if (!w.owner)
+			w.owner = owner_of(rq);
 	time_request(rq, &w, st, bpf_ktime_get_ns());
 	/* Requests that are not accounted leave theirs to the LRU. */
 	if (w.owner)

@@ -11,6 +11,12 @@
  * hierarchy is not mounted, the cgroup no longer exists, or offline. */
 const char *cgroup_path(unsigned int hier, __u64 id);
 
+/* The cgroup2 id of PATH ("/system.slice/x.service", relative to the
+ * cgroup2 mount) and its level (its number of components: what
+ * bpf_get_current_ancestor_cgroup_id() takes); 0, or -ENOENT if cgroup2 is
+ * not mounted or has no such cgroup. */
+int cgroup_v2_id(const char *path, __u64 *id, __u32 *level);
+
 /* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
  * out of memory. */
 int cgroup_set(unsigned int hier, __u64 id, const char *path);

@@ -319,9 +319,28 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_LAT		(1U << 3)
 #define IOLENS_STAT_BY_PROC	(1U << 4)	/* lat_hists keyed by submitter */
 #define IOLENS_STAT_BY_FLAGS	(1U << 5)	/* lat_hists keyed by flags */
+/* Only requests submitted by the processes of `proc` (see
+ * struct iolens_proc_filter): decided at block_io_start. */
+#define IOLENS_STAT_PROC_FILTER	(1U << 6)
 
 /* Read-only configuration of stat.bpf.c, set before load. */
+#define IOLENS_MAX_PID_FILTER	8
+
+/*
+ * Which submitters a request is kept for: all of these that are set must
+ * hold.  A process matches a pid when it is that process or below it (its
+ * parent chain, up to 16 levels): a benchmark, its children and threads.
+ */
+struct iolens_proc_filter {
+	__u32 npid;
+	__u32 pid[IOLENS_MAX_PID_FILTER];
+	char comm[IOLENS_COMM_LEN];	/* "" = any */
+	__u32 cgroup_level;		/* 0 = any cgroup */
+	__u64 cgroup_id;		/* cgroup2 id of the ancestor at that level */
+};
+
 struct iolens_stat_cfg {
+	struct iolens_proc_filter proc;	/* with IOLENS_STAT_PROC_FILTER */
 	__u32 ndev;		/* whole-disk filter, 0 = all */
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
 	__u32 flags;		/* IOLENS_STAT_* */

@@ -19,6 +19,8 @@ struct stat_trace_opts {
 	bool lat;
 	bool by_proc;		/* histograms per submitting process */
 	bool by_flags;		/* histograms per request flags */
+	/* Only these submitters' requests; NULL or empty: all. */
+	const struct iolens_proc_filter *proc;
 };
 
 /* One histogram of a split by process or flags, over the last interval. */

@@ -9,6 +9,7 @@
  * from a trace file instead.
  */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include "cgroups.h"
 
 #define MAX_HIER 16
@@ -222,4 +224,27 @@ const char *cgroup_path(unsigned int hier, __u64 id)
 	nftw(hy->mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
 	e = find(hier, id);
 	return e ? e->path : NULL;
+}
+
+int cgroup_v2_id(const char *path, __u64 *id, __u32 *level)
+{
+	struct hierarchy *hy = &hiers[0];
+	char full[PATH_MAX];
+	struct stat st;
+	__u32 n = 0;
+
+	if (!hy->probed)
+		probe_mount(0, hy);
+	if (!hy->mount[0])
+		return -ENOENT;
+	if (snprintf(full, sizeof(full), "%s/%s", hy->mount, path) >= (int)sizeof(full) ||
+	    stat(full, &st) || !S_ISDIR(st.st_mode))
+		return -ENOENT;
+	/* The level is the number of components below the root. */
+	for (const char *p = path; *p; p++)
+		if (*p != '/' && (p == path || p[-1] == '/'))
+			n++;
+	*id = st.st_ino;
+	*level = n;
+	return 0;
 }

@@ -34,6 +34,7 @@ struct lat_opts {
 	int ndev;
 	unsigned int kinds;	/* bits 1 << IOLENS_H_* */
 	bool per_disk, per_flags, per_proc, fine, json, own_clock;
+	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
 	unsigned long long interval_ns;	/* 0: one report at Ctrl-C */
 	unsigned long count;		/* 0: until interrupted */
 };
@@ -97,6 +98,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -d, --dev DEV      only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
 		"      --fine         also every non-empty fine bucket\n"
+		PROC_FILTER_HELP
 		"  -j, --json         one JSON object per report, fine buckets included\n"
 		"      --own-clock    stamp issues with iolens's clock on every queue\n"
 		"                     (the kernel's stamp is cached per plug)\n"
@@ -512,6 +514,7 @@ static int run(const struct lat_opts *o)
 		.devs = o->devs, .ndev = o->ndev, .own_clock = o->own_clock,
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
+		.proc = &o->proc,
 	};
 	struct groups gs = {};
 	struct tick_ctx c = { .o = o, .gs = &gs };
@@ -549,10 +552,11 @@ int cmd_lat(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "own-clock", no_argument, NULL, OPT_OWN_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
+		PROC_FILTER_OPTS,
 		{}
 	};
 	struct lat_opts o = {};
-	int c;
+	int c, r;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":QSDFPd:jh", longopts, NULL)) != -1) {
@@ -578,6 +582,11 @@ int cmd_lat(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			r = opt_proc(CMD, c, optarg, &o.proc);
+			if (r == 1)
+				break;
+			if (r == 2)
+				return 2;
 			return opt_negative_interval(CMD, c, argc, argv) ?:
 			       opt_error(CMD, c, argv);
 		}

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "log.h"
 #include "opts.h"
+#include "proctree.h"
 #include "rqfilter.h"
 #include "rqfmt.h"
 
@@ -20,6 +21,9 @@ struct snoop {
 	unsigned long long shown, max;
 	struct block_trace *bt;
 	__u64 dropped_reported;
+	/* -p, live: the processes, their children and threads. */
+	int roots[RQFILTER_MAX];
+	struct proctree tree;
 };
 
 static void usage(FILE *f)
@@ -35,6 +39,7 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		RQFILTER_HELP
+		"                       (-p here also takes in the process's children)\n"
 		"  -j, --json           JSON lines, one object per request\n"
 		"      --csv            CSV with a header row\n"
 		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
@@ -56,7 +61,8 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
 	};
 
-	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup, n.io_cgroup))
+	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup, n.io_cgroup) ||
+	    (s->tree.nroots && !proctree_has(&s->tree, rq->pid)))
 		return 0;
 	rqfmt_print(stdout, s->mode, rq, &n, s->t0);
 	s->shown++;
@@ -156,6 +162,13 @@ int cmd_snoop(int argc, char **argv)
 		return usage_err("snoop", "unexpected argument '%s'", argv[optind]);
 	if (block_trace_devs("snoop", &s.filter, devs))
 		return 2;
+	/* Live, -p takes in children too: what a benchmark forks. */
+	for (int i = 0; i < s.filter.npid; i++)
+		s.roots[i] = (int)s.filter.pid[i];
+	proctree_init(&s.tree, s.roots, s.filter.npid);
+	for (int i = 0; i < s.filter.npid; i++)
+		proctree_has(&s.tree, s.filter.pid[i]);
+	s.filter.npid = 0;
 
 	/* Before attaching: no request can complete before time 0. */
 	s.t0 = mono_ns();
@@ -169,5 +182,6 @@ int cmd_snoop(int argc, char **argv)
 	r = block_trace_run(s.bt, duration, on_rq, on_tick, &s);
 	summary(&s, (mono_ns() - s.t0) / 1e9);
 	block_trace_stop(s.bt);
+	proctree_free(&s.tree);
 	return r;
 }

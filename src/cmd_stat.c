@@ -36,6 +36,7 @@ struct stat_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;
 	bool partitions, skip_boot, active_only, json, human, own_clock;
+	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
 	unsigned long long interval_ns;	/* 0: one report since boot */
 	unsigned long count;	/* 0: until interrupted */
 };
@@ -72,6 +73,7 @@ static void usage(FILE *f)
 		"  -d, --dev DEV      only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
 		"  -p, --partitions   also a line per partition\n"
 		"  -y, --skip-boot    omit the report since boot\n"
+		PROC_FILTER_HELP
 		"  -z, --active       omit devices without I/O in the interval\n"
 		"  -j, --json         one JSON object per report (iostat's key names)\n"
 		"  -H, --human        sizes with units (4.0k, 1.2M) instead of kB\n"
@@ -471,8 +473,9 @@ static int report_boot(const struct stat_opts *o)
 	return 0;
 }
 
+/* `filtered`: only some processes' requests are counted (--pid...). */
 static void row_from(struct row *r, const struct dev_info *info,
-		     const struct stat_dev *d, bool partition)
+		     const struct stat_dev *d, bool partition, bool filtered)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", info->name);
@@ -492,6 +495,9 @@ static void row_from(struct row *r, const struct dev_info *info,
 	r->io_ticks = !partition && (d->missed || d->busy_ns > d->io_ticks_ns +
 				     (d->busy_periods + 2) * JIFFY_MAX_NS);
 	r->busy_ns = partition ? -1 : r->io_ticks ? d->io_ticks_ns : (double)d->busy_ns;
+	/* io_ticks are every process's: no stand-in for some processes'. */
+	if (r->io_ticks && filtered)
+		r->busy_ns = -1;
 	r->d = d;
 }
 
@@ -559,14 +565,15 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		for (int k = 0; k < nslots; k++)
 			if (t->info[k].dev && t->info[k].disk == disk->dev)
 				stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
-		row_from(r, disk, t->sums[t->n - 1], false);
+		row_from(r, disk, t->sums[t->n - 1], false, opt_proc_set(&o->proc));
 		for (int k = 0; o->partitions && k < nslots; k++) {
 			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev)
 				continue;
 			r = table_add(t, st);
 			if (!r)
 				return -ENOMEM;
-			row_from(r, &t->info[k], stat_trace_dev(st, k), true);
+			row_from(r, &t->info[k], stat_trace_dev(st, k), true,
+				 opt_proc_set(&o->proc));
 		}
 	}
 	for (int i = 0; i < o->ndev; i++) {
@@ -581,7 +588,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		r = table_add(t, st);
 		if (!r)
 			return -ENOMEM;
-		row_from(r, &info, t->sums[t->n - 1], false);
+		row_from(r, &info, t->sums[t->n - 1], false, opt_proc_set(&o->proc));
 	}
 	if (o->active_only) {
 		int k = 0;
@@ -626,6 +633,7 @@ static int run(const struct stat_opts *o)
 		.devs = o->devs, .ndev = o->ndev, .partitions = o->partitions,
 		.own_clock = o->own_clock,
 		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD,
+		.proc = &o->proc,
 	};
 	struct table t = {};
 	struct tick_ctx c = { .o = o, .t = &t };
@@ -665,10 +673,11 @@ int cmd_stat(int argc, char **argv)
 		{ "human", no_argument, NULL, 'H' },
 		{ "own-clock", no_argument, NULL, OPT_OWN_CLOCK },
 		{ "help", no_argument, NULL, 'h' },
+		PROC_FILTER_OPTS,
 		{}
 	};
 	struct stat_opts o = {};
-	int c;
+	int c, r;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":d:pyzjHh", longopts, NULL)) != -1) {
@@ -687,6 +696,11 @@ int cmd_stat(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			r = opt_proc(CMD, c, optarg, &o.proc);
+			if (r == 1)
+				break;
+			if (r == 2)
+				return 2;
 			/* "-1" is a negative interval, not an option. */
 			return opt_negative_interval(CMD, c, argc, argv) ?:
 			       opt_error(CMD, c, argv);
@@ -694,6 +708,11 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (opt_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
 		return 2;
+	if (opt_proc_set(&o.proc)) {
+		if (!o.interval_ns)
+			return usage_err(CMD, "--pid, --comm and --cgroup need an INTERVAL: the report since boot is the kernel's, of every process");
+		o.skip_boot = true;
+	}
 	if (!o.interval_ns)
 		return report_boot(&o);
 	return run(&o);

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cgroups.h"
 #include "devices.h"
 #include "iolens.h"
 #include "log.h"
@@ -96,4 +99,42 @@ int opt_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
 		return usage_err(cmd, "'%s' is a partition: give its disk, and -p for its partitions", s);
 	devs[(*ndev)++] = dev;
 	return 0;
+}
+
+int opt_proc(const char *cmd, int opt, const char *arg,
+	     struct iolens_proc_filter *f)
+{
+	char *end;
+	long pid;
+
+	switch (opt) {
+	case OPT_PROC_PID:
+		pid = strtol(arg, &end, 10);
+		if (*end || end == arg || pid <= 0 || pid > INT_MAX)
+			return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			return usage_err(cmd, "no process %ld", pid);
+		if (f->npid == IOLENS_MAX_PID_FILTER)
+			return usage_err(cmd, "at most %d --pid", IOLENS_MAX_PID_FILTER);
+		f->pid[f->npid++] = (__u32)pid;
+		return 1;
+	case OPT_PROC_COMM:
+		if (!*arg || strlen(arg) >= IOLENS_COMM_LEN)
+			return usage_err(cmd, "--comm takes a command name of 1 to %d characters, not '%s'",
+					 IOLENS_COMM_LEN - 1, arg);
+		strcpy(f->comm, arg);
+		return 1;
+	case OPT_PROC_CGROUP:
+		if (cgroup_v2_id(arg, &f->cgroup_id, &f->cgroup_level))
+			return usage_err(cmd, "no cgroup2 '%s' here (a path below the cgroup2 mount)", arg);
+		if (!f->cgroup_level)
+			f->cgroup_id = 0;	/* the root: everything */
+		return 1;
+	}
+	return 0;
+}
+
+bool opt_proc_set(const struct iolens_proc_filter *f)
+{
+	return f->npid || f->comm[0] || f->cgroup_level;
 }

@@ -17,6 +17,7 @@
 #include "diskstats.h"
 #include "kbtf.h"
 #include "log.h"
+#include "opts.h"
 #include "priv.h"
 
 #define NPROGS 5
@@ -111,6 +112,11 @@ static int queue_flag_stats_bit(void)
 	return v;
 }
 
+static bool filtered(const struct stat_trace_opts *o)
+{
+	return o->proc && opt_proc_set(o->proc);
+}
+
 static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 {
 	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
@@ -123,7 +129,10 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 		     (o->own_clock ? IOLENS_STAT_OWN_CLOCK : 0) |
 		     (o->lat ? IOLENS_STAT_LAT : 0) |
 		     (o->by_proc ? IOLENS_STAT_BY_PROC : 0) |
-		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0);
+		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0) |
+		     (filtered(o) ? IOLENS_STAT_PROC_FILTER : 0);
+	if (filtered(o))
+		cfg->proc = *o->proc;
 	/* Without the flag's value we cannot tell which queues stamp issues:
 	 * then only where io_start_time_ns is set is the split known. */
 	if (bit >= 0) {
@@ -150,14 +159,14 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	/* No own stamps wanted anywhere: no map either. */
 	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
 		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
-	if (!err && o->by_proc)
+	if (!err && (o->by_proc || filtered(o)))
 		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
 	if (!err && st->split)
 		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
 	/* Only the hooks this mode needs run: each costs tens of ns per I/O
 	 * even when it does nothing. */
 	bpf_program__set_autoload(st->skel->progs.stat_done, !o->lat);
-	bpf_program__set_autoload(st->skel->progs.stat_start, o->by_proc);
+	bpf_program__set_autoload(st->skel->progs.stat_start, o->by_proc || filtered(o));
 	return err;
 }
 

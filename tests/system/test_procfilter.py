@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0
+"""--pid, --comm and --cgroup on stat and lat: the requests of a fio 3.33
+run (its forked job processes included) and nothing of the direct reads
+another process does on the same device at the same time."""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from conftest import IOLENS, OWN, run
+
+CGROUP2 = "/sys/fs/cgroup/unified"
+
+
+def fio_cmd(dev):
+    return ("fio --name=t --filename=%s --rw=randrw --bs=4k --direct=1 --size=4m "
+            "--numjobs=2 --ioengine=libaio --iodepth=4 --output-format=json" % dev)
+
+
+class Tool:
+    """An iolens command in the background, started once attached (it has
+    printed its first line on stderr, or its first report)."""
+
+    def __init__(self, args):
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([IOLENS] + args, stdout=self.out,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def wait_attached(self, first_report=False):
+        end = time.time() + 15
+        if not first_report:
+            line = self.proc.stderr.readline()
+            assert line, self.proc.stderr.read()
+            return
+        while time.time() < end:
+            self.out.seek(0)
+            if self.out.read().strip():
+                return
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            time.sleep(0.05)
+        raise AssertionError("no first report")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0, err
+        self.out.seek(0)
+        return [json.loads(l) for l in self.out.read().splitlines()]
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def traced_fio(loop, filters, cgroup=None):
+    """fio started by a shell that waits for stat and lat (filtered by
+    `filters`, given the shell's pid) to attach, with a dd reading the same
+    device meanwhile: (fio's jobs, fio's pid, stat reports, lat report)."""
+    go = tempfile.mktemp(prefix=OWN, dir="/tmp")
+    script = ""
+    if cgroup:
+        script += "echo $$ > %s/cgroup.procs; " % cgroup
+    script += "while [ ! -e %s ]; do sleep 0.05; done; exec %s" % (go, fio_cmd(loop.dev))
+    sh = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    tools = []
+    try:
+        f = filters(sh.pid)
+        st = Tool(["stat", "-j", "-d", loop.name] + f + ["0.5"])
+        tools.append(st)
+        lat = Tool(["lat", "-j", "-P", "-F", "-d", loop.name] + f)
+        tools.append(lat)
+        st.wait_attached(first_report=True)
+        lat.wait_attached()
+        open(go, "w").close()
+        dd = subprocess.run(["dd", "if=" + loop.dev, "of=/dev/null", "bs=4k",
+                             "count=300", "iflag=direct"], capture_output=True)
+        assert dd.returncode == 0
+        out, err = sh.communicate(timeout=60)
+        assert sh.returncode == 0, err
+        time.sleep(0.6)
+        reps = st.stop()
+        lats = lat.stop()
+    finally:
+        for t in tools:
+            t.kill()
+        if sh.poll() is None:
+            sh.kill()
+            sh.wait()
+        if os.path.exists(go):
+            os.unlink(go)
+    return json.loads(out)["jobs"], sh.pid, reps, lats[-1]
+
+
+def check_counts(jobs, fio_pid, reps, lat):
+    # lat -P -F: per process and op; the job processes are fio's children.
+    per = {}
+    for h in lat["histograms"]:
+        per.setdefault(h["pid"], {}).setdefault(h["op"], 0)
+        per[h["pid"]][h["op"]] += h["count"]
+    kids = sorted((v.get("read", 0), v.get("write", 0)) for p, v in per.items() if p != fio_pid)
+    assert kids == sorted((j["read"]["total_ios"], j["write"]["total_ios"]) for j in jobs)
+    # fio's main process may probe the device before its jobs start.
+    main = per.get(fio_pid, {})
+    assert set(main) <= {"read"}
+    total = {"read": 0, "write": 0}
+    for r in reps:
+        for d in r["devices"]:
+            for op in total:
+                total[op] += d["ops"][op]["ios"]
+    assert total["read"] == sum(j["read"]["total_ios"] for j in jobs) + main.get("read", 0)
+    assert total["write"] == sum(j["write"]["total_ios"] for j in jobs)
+
+
+def test_pid_filter_follows_children(loop):
+    jobs, pid, reps, lat = traced_fio(loop, lambda pid: ["--pid", str(pid)])
+    check_counts(jobs, pid, reps, lat)
+
+
+def test_comm_filter(loop):
+    jobs, pid, reps, lat = traced_fio(loop, lambda pid: ["--comm", "fio"])
+    check_counts(jobs, pid, reps, lat)
+
+
+def test_cgroup_filter(loop):
+    """A cgroup2 made for the run (cgroup v2 is mounted at CGROUP2 here)."""
+    assert os.path.isdir(CGROUP2), "no cgroup2 mount at " + CGROUP2
+    name = OWN + "cg"
+    path = os.path.join(CGROUP2, name)
+    os.mkdir(path)
+    try:
+        jobs, pid, reps, lat = traced_fio(loop, lambda pid: ["--cgroup", "/" + name],
+                                          cgroup=path)
+        check_counts(jobs, pid, reps, lat)
+    finally:
+        for _ in range(50):
+            try:
+                os.rmdir(path)
+                break
+            except OSError:
+                time.sleep(0.1)
+
+
+def test_filter_usage(root):
+    for args, what in ((["stat", "--pid", "x", "1"], "--pid"),
+                       (["stat", "--pid", "999999999", "1"], "no process"),
+                       (["stat", "--pid", "1"], "INTERVAL"),
+                       (["lat", "--cgroup", "/no-such-cgroup"], "no cgroup2"),
+                       (["lat", "--comm", "x" * 20], "--comm")):
+        p = run(args)
+        assert p.returncode == 2, (args, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and what in p.stderr, p.stderr
+
+
+def test_snoop_pid_follows_children(loop):
+    """snoop -p, live, takes in the children: one line per request of each
+    fio job process, as many as fio reports."""
+    go = tempfile.mktemp(prefix=OWN, dir="/tmp")
+    sh = subprocess.Popen(["sh", "-c", "while [ ! -e %s ]; do sleep 0.05; done; exec %s"
+                           % (go, fio_cmd(loop.dev))],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sn = Tool(["snoop", "-j", "-d", loop.name, "-p", str(sh.pid)])
+    try:
+        sn.wait_attached()
+        open(go, "w").close()
+        subprocess.run(["dd", "if=" + loop.dev, "of=/dev/null", "bs=4k", "count=300",
+                        "iflag=direct"], capture_output=True, check=True)
+        out, err = sh.communicate(timeout=60)
+        assert sh.returncode == 0, err
+        time.sleep(0.3)
+        lines = sn.stop()
+    finally:
+        sn.kill()
+        if sh.poll() is None:
+            sh.kill()
+            sh.wait()
+        if os.path.exists(go):
+            os.unlink(go)
+    jobs = json.loads(out)["jobs"]
+    per = {}
+    for r in lines:
+        if "pid" in r and r.get("op") in ("read", "write"):
+            per.setdefault(r["pid"], {}).setdefault(r["op"], 0)
+            per[r["pid"]][r["op"]] += 1
+    kids = sorted((v.get("read", 0), v.get("write", 0)) for p, v in per.items() if p != sh.pid)
+    assert kids == sorted((j["read"]["total_ios"], j["write"]["total_ios"]) for j in jobs)
+    assert all(set(v) <= {"read"} for p, v in per.items() if p == sh.pid)
