@@ -159,7 +159,7 @@ int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
 SEC("tracepoint/syscalls/sys_exit_" #name)				\
 int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
 {									\
-	write_leave(ctx->ret);							\
+	write_leave(ctx->ret);						\
 	return 0;							\
 }
 

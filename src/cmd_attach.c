@@ -26,6 +26,7 @@
 #include "rqfilter.h"
 #include "stop.h"
 #include "units.h"
+#include "vec.h"
 
 #define CMD "attach"
 #define MAX_ROOTS RQFILTER_MAX
@@ -97,12 +98,9 @@ static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 	for (int i = 0; i < a->nprocs; i++)
 		if (a->procs[i].tgid == rq->pid)
 			return &a->procs[i];
-	p = realloc(a->procs, (a->nprocs + 1) * sizeof(*p));
+	p = vec_add(&a->procs, &a->nprocs, sizeof(*p));
 	if (!p)
 		return NULL;
-	a->procs = p;
-	p = &p[a->nprocs++];
-	memset(p, 0, sizeof(*p));
 	p->tgid = rq->pid;
 	memcpy(p->comm, rq->comm, IOLENS_COMM_LEN);
 	p->comm[IOLENS_COMM_LEN - 1] = 0;

@@ -32,6 +32,7 @@
 #include "partalign.h"
 #include "proctree.h"
 #include "units.h"
+#include "vec.h"
 
 #define CMD "check"
 #define MAX_PIDS 16
@@ -218,12 +219,9 @@ static struct offender *offender_of(struct finding *f,
 		    !strncmp(of->comm, e->comm, IOLENS_COMM_LEN))
 			return of;
 	}
-	of = realloc(f->v, (f->n + 1) * sizeof(*of));
+	of = vec_add(&f->v, &f->n, sizeof(*of));
 	if (!of)
 		return NULL;
-	f->v = of;
-	of = &f->v[f->n++];
-	memset(of, 0, sizeof(*of));
 	of->tgid = e->tgid;
 	memcpy(of->comm, e->comm, IOLENS_COMM_LEN);
 	of->comm[IOLENS_COMM_LEN - 1] = 0;
@@ -268,12 +266,9 @@ static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 	for (int i = 0; i < c->ndisks; i++)
 		if (c->disks[i].dev == e->dev)
 			return &c->disks[i];
-	d = realloc(c->disks, (c->ndisks + 1) * sizeof(*d));
+	d = vec_add(&c->disks, &c->ndisks, sizeof(*d));
 	if (!d)
 		return NULL;
-	c->disks = d;
-	d = &d[c->ndisks++];
-	memset(d, 0, sizeof(*d));
 	d->dev = e->dev;
 	d->lbs = e->lbs;
 	d->pbs = e->pbs;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proctree.h"
+#include "vec.h"
 
 struct proctree_seen {
 	__u32 tgid;
@@ -65,11 +66,9 @@ bool proctree_has(struct proctree *t, __u32 tgid)
 		if (t->seen[i].tgid == tgid)
 			return t->seen[i].in;
 	in = tgid && below_root(t, tgid);
-	v = realloc(t->seen, (t->nseen + 1) * sizeof(*v));
-	if (v) {
-		t->seen = v;
-		v[t->nseen++] = (struct proctree_seen){ tgid, in };
-	}
+	v = vec_add(&t->seen, &t->nseen, sizeof(*v));
+	if (v)
+		*v = (struct proctree_seen){ tgid, in };
 	return in;
 }
 

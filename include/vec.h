@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Growing arrays of small tables (processes, disks, files seen). */
+#ifndef IOLENS_VEC_H
+#define IOLENS_VEC_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends a zeroed element to the array at *(void **)pv of *n elements of
+ * `size` bytes: returns it, or NULL (array untouched) without memory. */
+static inline void *vec_add(void *pv, int *n, size_t size)
+{
+	void **v = pv;
+	char *nv = realloc(*v, (*n + 1) * size);
+
+	if (!nv)
+		return NULL;
+	*v = nv;
+	memset(nv + *n * size, 0, size);
+	return nv + (*n)++ * size;
+}
+
+#endif
