@@ -105,6 +105,10 @@ class Loop:
             st = os.stat(self.dev)
             self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
             self.size = size_mb << 20
+            # A loop device keeps its queue settings from one attach to
+            # the next: start from the kernel's defaults.
+            with open("/sys/block/%s/queue/nomerges" % self.name, "w") as f:
+                f.write("0")
             # Let whatever probes a new device (udev, partition scan) finish.
             wait_idle(self)
         except BaseException:

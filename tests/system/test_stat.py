@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """iolens stat against the kernel's own counters (/proc/diskstats) and
 against iostat's way of computing aqu-sz and %util from them."""
+import gzip
 import json
 import os
 import signal
@@ -120,6 +121,18 @@ def test_stat_counts_equal_diskstats(iolens, loop):
                 assert t[op]["bytes"] == delta[p + "_sectors"] * 512, (op, t[op], delta)
 
 
+def jiffy():
+    """Seconds per jiffy: 1/CONFIG_HZ, or the longest (HZ=100) unknown."""
+    try:
+        with gzip.open("/proc/config.gz", "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_HZ="):
+                    return 1 / int(line.split("=")[1])
+    except OSError:
+        pass
+    return 0.01
+
+
 def trace_busy(events):
     """Seconds with at least one request at the device, and the number of
     busy periods, from tracefs issue and complete events."""
@@ -184,12 +197,13 @@ def test_stat_aqu_sz_and_util(iolens, loop):
     # ms / interval ms; over one window both are these times in seconds.
     io_weighted = (d1["weighted_ms"] - d0["weighted_ms"]) / 1000
     io_busy = (d1["io_ticks"] - d0["io_ticks"]) / 1000
-    assert io_busy > 1.0, (d0, d1)
+    assert io_busy > 0.5, (d0, d1)
     assert abs(weighted - io_weighted) <= 0.02 * io_weighted, (weighted, io_weighted)
     t_busy, periods = trace_busy(events)
     # tracefs stamps in whole microseconds: up to 1 us off per period.
     assert abs(busy - t_busy) <= 0.01 * t_busy + periods * 1e-6, (busy, t_busy, periods)
-    assert busy <= io_busy + 0.004, (busy, io_busy)
+    # io_ticks rounds each busy period to whole jiffies, down as well as up.
+    assert busy <= io_busy + (periods + 2) * jiffy(), (busy, io_busy, periods)
 
 
 def test_stat_percentiles_and_depth(iolens, loop):
