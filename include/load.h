@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iolens load: a load generator that takes fio's option names.  Parts:
- * load_opts.c (the option table every source of options feeds: argv today,
- * job files later), load_target.c (opening the file or device, and the
+ * load_opts.c (the option table every source of options feeds: argv and
+ * job files), load_jobfile.c (fio's INI job files), load_target.c (opening the file or device, and the
  * safety checks before any write), load_engines.c (psync, io_uring,
  * libaio), load_job.c (one thread per job: offsets, timing, statistics),
  * load_report.c (fio's normal text and JSON).
@@ -56,6 +56,9 @@ struct load_job_opts {
 	bool norandommap;
 	unsigned int fsync;	/* fsync after every this many writes; 0 off */
 	bool end_fsync;
+	bool stonewall;		/* wait for every job before this one */
+	bool new_group;		/* a new reporting group, without waiting */
+	int groupid;		/* set once all jobs are read, as fio's */
 	/* Settings of the whole run; read from the global section. */
 	bool group_reporting;
 	int format;		/* enum load_format */
@@ -83,6 +86,37 @@ bool load_opt_is_flag(const char *name);
 
 /* Whether `name` is a known option. */
 bool load_opt_known(const char *name);
+
+/* Whether `name` is a setting of the whole run rather than of a job. */
+bool load_opt_run_wide(const char *name);
+
+/* Whether `name` is taken only on the command line (as fio's). */
+bool load_opt_cmdline_only(const char *name);
+
+/* ---- the jobs of a run: cmd_load.c, load_jobfile.c ---- */
+
+struct load_jobs {
+	struct load_job_opts global;	/* the defaults of the next job */
+	struct load_job_opts *v;
+	int n;
+	char **texts;			/* job files' text: options point in */
+	int ntexts;
+};
+
+/* A new job, from the global options, at the end of js->v; NULL: ENOMEM. */
+struct load_job_opts *load_jobs_add(struct load_jobs *js);
+
+/*
+ * Reads the fio job file `path` (the `index`th of the command line) into
+ * js: a [global] section sets js->global, every other section adds a job
+ * named after it.  As fio, a file after the first starts from the default
+ * options and its first job waits for those before it.  Returns 0, or 2
+ * after printing one line naming the file, the line and the option.
+ */
+int load_jobfile_read(struct load_jobs *js, const char *path, int index);
+
+/* Sets each job's groupid from stonewall and new_group, as fio's. */
+void load_jobs_group(struct load_jobs *js);
 
 /* The options and their help, for --help. */
 void load_opts_help(FILE *f);
@@ -191,8 +225,23 @@ const struct load_engine *load_engine_get(int id);
 
 /* ---- one job thread: load_job.c ---- */
 
+/*
+ * The stonewall between jobs: the threads of wave w start once every thread
+ * of the waves before has ended.
+ */
+struct load_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int wave;	/* the wave allowed to run */
+	unsigned int left;	/* its threads not yet ended */
+	unsigned int nwaves;
+	unsigned int *count;	/* threads per wave */
+};
+
 struct load_thread {
 	pthread_t tid;
+	struct load_gate *gate;	/* NULL: start at once */
+	unsigned int wave;
 	const struct load_job_opts *o;
 	const struct load_target *target;
 	const struct load_engine *eng;
@@ -231,6 +280,17 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);
+
+/* ---- stonewalls: load_gate.c ---- */
+
+/* Counts the threads per wave; 0, or -ENOMEM. */
+int load_gate_init(struct load_gate *g, const struct load_thread *th,
+		   unsigned int n);
+void load_gate_free(struct load_gate *g);
+/* Waits for the thread's wave; false when a stop came first. */
+bool load_gate_enter(struct load_gate *g, unsigned int wave);
+/* The thread has ended: the next wave may start once its wave is done. */
+void load_gate_leave(struct load_gate *g);
 
 __u64 load_now_ns(void);
 

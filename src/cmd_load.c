@@ -3,7 +3,8 @@
  * iolens load: synthetic I/O with fio's option names, fio's reports, and
  * nothing written where it could destroy data (see load_target.c).  Each
  * --name starts a job; options before the first are global and every job
- * starts from them, as on fio's command line.
+ * starts from them, as on fio's command line.  Job files (load_jobfile.c)
+ * come after the command line's jobs, as in fio.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,16 +21,11 @@
 
 #define CMD LOAD_CMD
 
-struct jobs {
-	struct load_job_opts global;
-	struct load_job_opts *v;
-	int n;
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: iolens load [--name=NAME] --filename=PATH [OPTIONS]...\n"
+		"       iolens load [OPTIONS]... JOBFILE...\n"
 		"\n"
 		"Synthetic block I/O with fio's options and output: a run of fio's jobs\n"
 		"from the command line gives the same I/O and fio-shaped results.\n"
@@ -45,75 +41,96 @@ static void usage(FILE *f)
 		"sizes take k, m, g, t (1024-based; KiB and KB alike); times take\n"
 		"us, ms, s, m, h (default seconds).\n"
 		"\n"
+		"job files are fio's: a [global] section and one section per job (its\n"
+		"name); key=value or a bare flag per line; ';' and '#' start a comment\n"
+		"anywhere on a line.  stonewall makes a job wait for all jobs before it\n"
+		"and starts a new group; the jobs between stonewalls run together.  As\n"
+		"in fio, options on the command line, before or after the file, are the\n"
+		"defaults that the file's sections override (--output-format, --output\n"
+		"and --allow-destroy are taken only there); a second job file starts\n"
+		"from the defaults, after the jobs of the first.  Not supported: include\n"
+		"and $-variables.  An unknown option or bad value names FILE:LINE.\n"
+		"\n"
 		"examples:\n"
 		"  iolens load --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
 		"  iolens load --name=w --filename=/tmp/f --size=1g --rw=write --bs=1m \\\n"
-		"      --end_fsync=1 --output-format=json\n",
+		"      --end_fsync=1 --output-format=json\n"
+		"  iolens load --output-format=json two-phases.fio, where two-phases.fio is\n"
+		"      [global]\n"
+		"      filename=/dev/loop0\n"
+		"      direct=1\n"
+		"      [fill]\n"
+		"      rw=write\n"
+		"      bs=1m\n"
+		"      [randread]       ; starts when fill has ended\n"
+		"      stonewall\n"
+		"      rw=randread\n",
 		"-h, --help", "this help");
 }
 
-/* Settings of the whole run that fio takes anywhere on the line. */
-static bool run_wide(const char *key)
-{
-	return !strcmp(key, "output-format") || !strcmp(key, "output") ||
-	       !strcmp(key, "group_reporting") || !strcmp(key, "allow-destroy");
-}
-
-static struct load_job_opts *new_job(struct jobs *js)
-{
-	struct load_job_opts *v = realloc(js->v, (js->n + 1) * sizeof(*v));
-
-	if (!v)
-		return NULL;
-	js->v = v;
-	v[js->n] = js->global;
-	v[js->n].ngiven = 0;	/* "job options" are the job's own */
-	return &v[js->n++];
-}
-
-static int parse_args(int argc, char **argv, struct jobs *js)
+static int parse_args(int argc, char **argv, struct load_jobs *js)
 {
 	struct load_job_opts *cur = &js->global;
+	int nfiles = 0, rc = 0;
+	char **files = calloc(argc, sizeof(*files));
 
+	if (!files) {
+		pr_err("out of memory");
+		return 1;
+	}
 	load_opts_init(&js->global);
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i], *eq, *val = NULL, *err;
 		char key[64];
-		int rc;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return -1;
+			rc = -1;
+			break;
 		}
-		if (strncmp(a, "--", 2))
-			return usage_err(CMD, "unexpected argument '%s' (job files are not read yet)", a);
+		if (strncmp(a, "--", 2)) {
+			files[nfiles++] = argv[i];
+			continue;
+		}
 		eq = strchr(a, '=');
 		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
 			 a + 2);
-		if (!load_opt_known(key))
-			return usage_err(CMD, "unknown option '--%s'", key);
+		if (!load_opt_known(key)) {
+			rc = usage_err(CMD, "unknown option '--%s'", key);
+			break;
+		}
 		if (eq)
 			val = eq + 1;
 		else if (!load_opt_is_flag(key) && i + 1 < argc)
 			val = argv[++i];
 		if (!strcmp(key, "name")) {
-			cur = new_job(js);
+			cur = load_jobs_add(js);
 			if (!cur) {
 				pr_err("out of memory");
-				return 1;
+				rc = 1;
+				break;
 			}
 		}
 		rc = load_opt_set(cur, key, val, &err);
-		if (!rc && cur != &js->global && run_wide(key))
+		if (!rc && cur != &js->global && load_opt_run_wide(key))
 			rc = load_opt_set(&js->global, key, val, &err);
 		if (rc)
-			return usage_err(CMD, "--%s%s%s: %s", key, val ? "=" : "",
-					 val ? val : "", err);
+			rc = usage_err(CMD, "--%s%s%s: %s", key, val ? "=" : "",
+				       val ? val : "", err);
 	}
+	/* As fio's getopt: job files are read after every option, wherever
+	 * they stand, and their jobs come after the command line's. */
+	for (int i = 0; !rc && i < nfiles; i++)
+		rc = load_jobfile_read(js, files[i], i);
+	if (!rc && nfiles && !js->n)
+		rc = usage_err(CMD, "%s: no job in it: add a [NAME] section", files[0]);
+	free(files);
+	if (rc)
+		return rc;
 	if (!js->n) {
 		/* No --name: the global options are the one job. */
-		cur = new_job(js);
+		cur = load_jobs_add(js);
 		if (!cur) {
 			pr_err("out of memory");
 			return 1;
@@ -122,16 +139,17 @@ static int parse_args(int argc, char **argv, struct jobs *js)
 		cur->ngiven = 1;
 		cur->name = "iolens";
 	}
+	load_jobs_group(js);
 	return 0;
 }
 
-static void print_header(FILE *f, const struct jobs *js, unsigned int nthreads)
+static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthreads)
 {
 	for (int i = 0; i < js->n; i++) {
 		const struct load_job_opts *o = &js->v[i];
 
-		fprintf(f, "%s: (g=0): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
-			o->name, load_rw_name(o->rw),
+		fprintf(f, "%s: (g=%d): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
+			o->name, o->groupid, load_rw_name(o->rw),
 			(unsigned long long)o->bs, (unsigned long long)o->bs,
 			(unsigned long long)o->bs, (unsigned long long)o->bs,
 			(unsigned long long)o->bs, (unsigned long long)o->bs,
@@ -171,13 +189,14 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 	return 0;
 }
 
-static int run(struct jobs *js)
+static int run(struct load_jobs *js)
 {
 	struct load_target *targets = calloc(js->n, sizeof(*targets));
 	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
 	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
 	struct load_thread *th = NULL;
 	struct load_result *res = NULL;
+	struct load_gate gate = {};
 	unsigned int nth = 0, started = 0;
 	int rc = 0, nres = 0;
 	sigset_t block, old;
@@ -217,11 +236,14 @@ static int run(struct jobs *js)
 	for (unsigned int i = 0; i < nth; i++)
 		th[i].fd = -1;
 	nth = 0;
-	for (int i = 0; i < js->n; i++) {
+	for (int i = 0, wave = 0; i < js->n; i++) {
+		wave += i && js->v[i].stonewall;
 		for (unsigned int k = 0; k < js->v[i].numjobs; k++, nth++) {
 			struct load_thread *t = &th[nth];
 
 			t->o = &js->v[i];
+			t->gate = &gate;
+			t->wave = wave;
 			t->target = &targets[i];
 			t->eng = load_engine_get(t->o->ioengine);
 			t->job_index = nth;
@@ -232,6 +254,11 @@ static int run(struct jobs *js)
 				goto out;
 			}
 		}
+	}
+	if (load_gate_init(&gate, th, nth)) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
 	}
 	if (js->global.format == LOAD_FMT_NORMAL)
 		print_header(out, js, nth);
@@ -257,12 +284,16 @@ static int run(struct jobs *js)
 	for (unsigned int i = 0; i < started; i++) {
 		struct load_result *r;
 
-		if (!js->global.group_reporting || !nres) {
+		/* group_reporting: one result per group; the threads of a
+		 * group are next to each other. */
+		if (!js->global.group_reporting || !nres ||
+		    res[nres - 1].groupid != th[i].o->groupid) {
 			r = &res[nres++];
 			r->o = th[i].o;
 			r->global = &js->global;
+			r->groupid = th[i].o->groupid;
 		} else {
-			r = &res[0];
+			r = &res[nres - 1];
 		}
 		r->nthreads++;
 		load_stats_merge(&r->st, &th[i].st);
@@ -288,6 +319,7 @@ out:
 		pr_err("%s: %s", js->global.output, strerror(errno));
 		rc = 1;
 	}
+	load_gate_free(&gate);
 	free(th);
 	free(res);
 	free(targets);
@@ -298,7 +330,7 @@ out:
 
 int cmd_load(int argc, char **argv)
 {
-	struct jobs js = {};
+	struct load_jobs js = {};
 	int rc = parse_args(argc, argv, &js);
 
 	if (rc < 0)
@@ -306,5 +338,8 @@ int cmd_load(int argc, char **argv)
 	else if (!rc)
 		rc = run(&js);
 	free(js.v);
+	for (int i = 0; i < js.ntexts; i++)
+		free(js.texts[i]);
+	free(js.texts);
 	return rc;
 }

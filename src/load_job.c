@@ -412,9 +412,8 @@ static int thread_setup(struct load_thread *t)
 	return rc < 0 ? rc : 0;
 }
 
-void *load_thread_run(void *arg)
+static void thread_body(struct load_thread *t)
 {
-	struct load_thread *t = arg;
 	struct load_usage u;
 	__u64 now;
 	int rc;
@@ -424,7 +423,7 @@ void *load_thread_run(void *arg)
 		t->st.error = -rc;
 		fprintf(stderr, "iolens load: job '%s': cannot set up %s: %s\n",
 			t->o->name, t->eng->name, strerror(-rc));
-		return NULL;
+		return;
 	}
 	now = load_now_ns();
 	t->ramping = t->o->ramp_ns > 0;
@@ -447,5 +446,17 @@ void *load_thread_run(void *arg)
 		t->st.minf = u.minf - t->ru0.minf;
 	}
 	t->eng->exit(t);
+}
+
+void *load_thread_run(void *arg)
+{
+	struct load_thread *t = arg;
+
+	/* Behind a stonewall: the clock of the job starts after the wait. */
+	if (t->gate && !load_gate_enter(t->gate, t->wave))
+		return NULL;
+	thread_body(t);
+	if (t->gate)
+		load_gate_leave(t->gate);
 	return NULL;
 }

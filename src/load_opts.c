@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The options of iolens load: one table, fio's names and meanings.  The
- * command line feeds it through load_opt_set(); a job-file reader will feed
- * the same function, so that both accept exactly the same options.
+ * command line and the job files (load_jobfile.c) both feed it through
+ * load_opt_set(), so that both accept exactly the same options.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -86,6 +86,12 @@ static const struct opt opts[] = {
 	  "fsync after every N writes" },
 	{ "end_fsync", T_BOOL, OFF(end_fsync), NULL, 0, 0, "0|1",
 	  "fsync when the job ends" },
+	{ "stonewall", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
+	  "start when every job before has ended; a new group" },
+	{ "wait_for_previous", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
+	  "same as --stonewall" },
+	{ "new_group", T_BOOL, OFF(new_group), NULL, 0, 0, NULL,
+	  "a new reporting group, started with the jobs before" },
 	{ "group_reporting", T_BOOL, OFF(group_reporting), NULL, 0, 0, NULL,
 	  "one report for all jobs of a group" },
 	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
@@ -123,6 +129,18 @@ static const struct opt *find(const char *name)
 bool load_opt_known(const char *name)
 {
 	return find(name) != NULL;
+}
+
+/* fio takes these only on its command line, not in a job file. */
+bool load_opt_cmdline_only(const char *name)
+{
+	return !strcmp(name, "output-format") || !strcmp(name, "output") ||
+	       !strcmp(name, "allow-destroy");
+}
+
+bool load_opt_run_wide(const char *name)
+{
+	return load_opt_cmdline_only(name) || !strcmp(name, "group_reporting");
 }
 
 bool load_opt_is_flag(const char *name)

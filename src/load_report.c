@@ -191,7 +191,7 @@ static void show_job(FILE *f, const struct load_result *r)
  * the slowest and fastest job. */
 static void show_group(FILE *f, const struct load_result *r, int n)
 {
-	fprintf(f, "Run status group 0 (all jobs):\n");
+	fprintf(f, "Run status group %d (all jobs):\n", r->groupid);
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		double lo = -1, hi = 0, bw;
 		__u64 bytes = 0, rmin = ~0ULL, rmax = 0;
@@ -229,7 +229,13 @@ void load_report_normal(FILE *f, const struct load_result *r, int n)
 {
 	for (int i = 0; i < n; i++)
 		show_job(f, &r[i]);
-	show_group(f, r, n);
+	/* One status per group (stonewall, new_group); the results of a
+	 * group are next to each other. */
+	for (int i = 0, k; i < n; i = k) {
+		for (k = i + 1; k < n && r[k].groupid == r[i].groupid;)
+			k++;
+		show_group(f, r + i, k - i);
+	}
 }
 
 /* ---- JSON ---- */
