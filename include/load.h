@@ -64,6 +64,7 @@ struct load_job_opts {
 	int format;		/* enum load_format */
 	char *output;
 	bool allow_destroy;
+	char *sweep;		/* --sweep: iodepth or zones[:N]; NULL none */
 
 	struct load_given given[LOAD_MAX_GIVEN];
 	int ngiven;
@@ -293,6 +294,11 @@ bool load_gate_enter(struct load_gate *g, unsigned int wave);
 void load_gate_leave(struct load_gate *g);
 
 __u64 load_now_ns(void);
+
+/* ---- beyond fio: load_sweep.c ---- */
+
+/* Runs the one job of js as --sweep says and reports; the exit code. */
+int load_sweep_run(struct load_jobs *js);
 
 /* ---- report: load_report.c ---- */
 

@@ -51,6 +51,18 @@ static void usage(FILE *f)
 		"from the defaults, after the jobs of the first.  Not supported: include\n"
 		"and $-variables.  An unknown option or bad value names FILE:LINE.\n"
 		"\n"
+		"--sweep (beyond fio) runs one job several times:\n"
+		"  iodepth   at depths 1, 2, 4, 8... (each for --runtime, default 1s) until\n"
+		"            two depths in a row give under 5%% more IOPS than the best, or\n"
+		"            up to the job's --iodepth (default 256); IOPS, MB/s, p90 and\n"
+		"            p99 completion latency per depth, and the best depth by\n"
+		"            drvperf's rank T*L/(0.2*T + 0.8*L), T = IOPS/max IOPS and\n"
+		"            L = min p90/p90.  Defaults: randread, io_uring, direct=1.\n"
+		"  zones[:N] a sequential read of min(8 MiB, zone) at the start of each\n"
+		"            of N (16) equal zones of the range: MB/s per zone, min, avg\n"
+		"            and max, and where.  Defaults: read, bs=1m, direct=1.\n"
+		"  Both read unless the job says --rw=write (checked as any write).\n"
+		"\n"
 		"examples:\n"
 		"  iolens load --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
@@ -65,7 +77,9 @@ static void usage(FILE *f)
 		"      bs=1m\n"
 		"      [randread]       ; starts when fill has ended\n"
 		"      stonewall\n"
-		"      rw=randread\n",
+		"      rw=randread\n"
+		"  iolens load --filename=/dev/loop0 --sweep=iodepth --runtime=2\n"
+		"  iolens load --filename=/dev/sdb --sweep=zones:32 --output-format=json\n",
 		"-h, --help", "this help");
 }
 
@@ -336,7 +350,7 @@ int cmd_load(int argc, char **argv)
 	if (rc < 0)
 		rc = 0;
 	else if (!rc)
-		rc = run(&js);
+		rc = js.global.sweep ? load_sweep_run(&js) : run(&js);
 	free(js.v);
 	for (int i = 0; i < js.ntexts; i++)
 		free(js.texts[i]);

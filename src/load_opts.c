@@ -100,6 +100,8 @@ static const struct opt opts[] = {
 	  "write the report to this file" },
 	{ "allow-destroy", T_BOOL, OFF(allow_destroy), NULL, 0, 0, NULL,
 	  "write to a device even if mounted, held or formatted" },
+	{ "sweep", T_STR, OFF(sweep), NULL, 0, 0, "WHAT",
+	  "iodepth: depths 1, 2, 4... to the best; zones[:N]: MB/s across it" },
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -135,7 +137,7 @@ bool load_opt_known(const char *name)
 bool load_opt_cmdline_only(const char *name)
 {
 	return !strcmp(name, "output-format") || !strcmp(name, "output") ||
-	       !strcmp(name, "allow-destroy");
+	       !strcmp(name, "allow-destroy") || !strcmp(name, "sweep");
 }
 
 bool load_opt_run_wide(const char *name)
