@@ -310,6 +310,13 @@ struct load_result {
 	struct load_stats st;
 };
 
+/* Where reports go: --output, else stdout; NULL after one line. */
+FILE *load_output_open(const struct load_job_opts *global);
+
+/* Closes what load_output_open() opened: 1 (after one line) if the report
+ * could not be written, else 0. */
+int load_output_close(FILE *f, const struct load_job_opts *global);
+
 void load_report_normal(FILE *f, const struct load_result *r, int n);
 void load_report_json(FILE *f, const struct load_result *r, int n,
 		      const struct load_job_opts *global);

@@ -231,14 +231,11 @@ static int run(struct load_jobs *js)
 		rc = claim(&js->v[i], &targets[i], claimed, claimed_dev, &nclaimed);
 	if (rc)
 		goto out;
-	if (js->global.output) {
-		out = fopen(js->global.output, "we");
-		if (!out) {
-			pr_err("%s: %s", js->global.output, strerror(errno));
-			out = stdout;
-			rc = 1;
-			goto out;
-		}
+	out = load_output_open(&js->global);
+	if (!out) {
+		out = stdout;
+		rc = 1;
+		goto out;
 	}
 	th = calloc(nth, sizeof(*th));
 	res = calloc(nth, sizeof(*res));
@@ -329,10 +326,7 @@ out:
 	}
 	for (int i = 0; i < nclaimed; i++)
 		close(claimed[i]);
-	if (out != stdout && fclose(out)) {
-		pr_err("%s: %s", js->global.output, strerror(errno));
-		rc = 1;
-	}
+	rc |= load_output_close(out, &js->global);
 	load_gate_free(&gate);
 	free(th);
 	free(res);

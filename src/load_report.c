@@ -5,6 +5,7 @@
  * runtime in ms, latencies in ns), so that scripts written against fio's
  * JSON read ours unchanged.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "hist.h"
 #include "json.h"
 #include "load.h"
+#include "log.h"
 
 /* fio's default percentile list. */
 static const double pcts[] = {
@@ -347,4 +349,24 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	json_arr_close(&j);
 	json_obj_close(&j);
 	json_newline(&j);
+}
+
+FILE *load_output_open(const struct load_job_opts *global)
+{
+	FILE *f;
+
+	if (!global->output)
+		return stdout;
+	f = fopen(global->output, "we");
+	if (!f)
+		pr_err("%s: %s", global->output, strerror(errno));
+	return f;
+}
+
+int load_output_close(FILE *f, const struct load_job_opts *global)
+{
+	if (f == stdout || !fclose(f))
+		return 0;
+	pr_err("%s: %s", global->output, strerror(errno));
+	return 1;
 }

@@ -446,14 +446,11 @@ int load_sweep_run(struct load_jobs *js)
 		rc = 1;
 		goto out;
 	}
-	if (js->global.output) {
-		out = fopen(js->global.output, "we");
-		if (!out) {
-			pr_err("%s: %s", js->global.output, strerror(errno));
-			out = stdout;
-			rc = 1;
-			goto out;
-		}
+	out = load_output_open(&js->global);
+	if (!out) {
+		out = stdout;
+		rc = 1;
+		goto out;
 	}
 	stop_catch();
 	if (sw.zones) {
@@ -469,10 +466,7 @@ int load_sweep_run(struct load_jobs *js)
 			report_text(out, &sw);
 	}
 out:
-	if (out != stdout && fclose(out)) {
-		pr_err("%s: %s", js->global.output, strerror(errno));
-		rc = 1;
-	}
+	rc |= load_output_close(out, &js->global);
 	if (claim >= 0)
 		close(claim);
 	free(sw.steps);

@@ -8,6 +8,7 @@ detached at the start of the next one.  With CI=true a test that cannot run
 is a failure, never a skip.
 """
 import glob
+import hashlib
 import json
 import mmap
 import os
@@ -164,6 +165,15 @@ def diskstats(name):
                         "d_merges": v[12], "d_sectors": v[13],
                         "f_ios": v[15]}
     raise KeyError(name)
+
+
+def digest(path):
+    """sha256 of a file or device: that nothing was written to it."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def wait_idle(lo, quiet=0.3, timeout=5.0):

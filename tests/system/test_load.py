@@ -3,7 +3,6 @@
 same job gives the same I/O as fio, the I/O it reports is the I/O the device
 saw (/proc/diskstats, tracefs), fio's JSON keys are there with fio's types,
 and every refusal writes nothing."""
-import hashlib
 import json
 import os
 import signal
@@ -13,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle
 
 ENGINES = ["psync", "io_uring", "libaio"]
 
@@ -39,14 +38,6 @@ def job_args(dev, rw, engine, size="8m", bs="4k"):
     return ["--name=t", "--filename=" + dev, "--rw=" + rw, "--bs=" + bs,
             "--size=" + size, "--direct=1", "--ioengine=" + engine,
             "--iodepth=%d" % (1 if engine == "psync" else 16)]
-
-
-def digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @pytest.fixture

@@ -3,22 +3,13 @@
 and groups as fio 3.33 run on it; stonewalls order the jobs as the block
 layer sees them (tracefs); a bad file names file:line:option and writes
 nothing."""
-import hashlib
 import json
 import os
 import subprocess
 
 import pytest
 
-from conftest import Loop, TraceInstance, run, wait_idle
-
-
-def digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+from conftest import Loop, TraceInstance, digest, run, wait_idle
 
 
 @pytest.fixture

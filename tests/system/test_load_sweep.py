@@ -4,19 +4,10 @@ the help says (powers of two, evenly spaced zones), their I/O adds up to
 what the device saw (/proc/diskstats, tracefs), the stop rule and the best
 depth are what the JSON's own figures give, and writes are checked as in
 any run."""
-import hashlib
 import json
 import subprocess
 
-from conftest import TraceInstance, run, wait_idle
-
-
-def digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+from conftest import TraceInstance, digest, run, wait_idle
 
 
 def sweep(args):
