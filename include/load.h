@@ -22,7 +22,7 @@ enum load_dir { LOAD_READ, LOAD_WRITE, LOAD_TRIM, LOAD_DIRS };
 
 enum load_rw {
 	LOAD_RW_READ, LOAD_RW_WRITE, LOAD_RW_RANDREAD, LOAD_RW_RANDWRITE,
-	LOAD_RW_RW, LOAD_RW_RANDRW,
+	LOAD_RW_RW, LOAD_RW_RANDRW, LOAD_RW_TRIM, LOAD_RW_RANDTRIM,
 };
 
 enum load_engine_id { LOAD_PSYNC, LOAD_IO_URING, LOAD_LIBAIO };
@@ -36,15 +36,35 @@ struct load_given {
 	const char *value;
 };
 
+#define LOAD_MAX_SPLIT 64	/* fio's limit of bssplit entries */
+
+/*
+ * The block sizes of one direction, from whichever of --bs, --bsrange and
+ * --bssplit came last.  The shares of a split add up to 100.
+ */
+struct load_bs {
+	__u64 min, max;		/* min == max: one size */
+	unsigned int nsplit;	/* 0: min..max as fio's bsrange */
+	struct load_split {
+		__u64 bs;
+		unsigned int perc;
+	} split[LOAD_MAX_SPLIT];
+};
+
 /* One job's options; the fields the table in load_opts.c writes into. */
 struct load_job_opts {
 	char *name;
 	char *filename;
 	__u64 size;		/* 0: the whole file or device from offset */
 	__u64 offset;
+	unsigned int offset_pct;	/* --offset=N%: set from the size found */
+	__u64 offset_align;	/* of a percentage offset; 0: the smallest bs */
 	int rw;			/* enum load_rw */
 	unsigned int rwmixread;	/* percent */
 	__u64 bs;
+	struct load_bs bsz[LOAD_DIRS];	/* what each direction issues */
+	__u64 blockalign[LOAD_DIRS];	/* of random offsets; 0: the smallest bs */
+	unsigned int rate_iops[LOAD_DIRS];	/* 0: no cap */
 	bool direct;
 	int ioengine;		/* enum load_engine_id */
 	unsigned int iodepth;
@@ -55,6 +75,7 @@ struct load_job_opts {
 	__u64 randseed;
 	bool norandommap;
 	unsigned int fsync;	/* fsync after every this many writes; 0 off */
+	unsigned int fdatasync;	/* the same with fdatasync */
 	bool end_fsync;
 	bool stonewall;		/* wait for every job before this one */
 	bool new_group;		/* a new reporting group, without waiting */
@@ -121,6 +142,17 @@ void load_jobs_group(struct load_jobs *js);
 
 /* The options and their help, for --help. */
 void load_opts_help(FILE *f);
+
+/* Whether the job's --rw issues I/O of direction `dir`. */
+bool load_dir_used(const struct load_job_opts *o, int dir);
+
+/* The smallest and largest block size of the directions the job issues. */
+__u64 load_bs_min(const struct load_job_opts *o);
+__u64 load_bs_max(const struct load_job_opts *o);
+
+/* The alignment of random offsets of direction `dir`: --blockalign, or by
+ * default the smallest block size of that direction, as fio's. */
+__u64 load_blockalign(const struct load_job_opts *o, int dir);
 
 const char *load_rw_name(int rw);
 const char *load_engine_name(int engine);
@@ -224,6 +256,10 @@ struct load_engine {
 
 const struct load_engine *load_engine_get(int id);
 
+/* A trim, done at once with BLKDISCARD whatever the engine, as fio 3.33
+ * does; *res is the byte count or -errno. */
+void load_trim(struct load_thread *t, struct load_io *io, long *res);
+
 /* ---- one job thread: load_job.c ---- */
 
 /*
@@ -238,6 +274,8 @@ struct load_gate {
 	unsigned int nwaves;
 	unsigned int *count;	/* threads per wave */
 };
+
+enum load_sync { LOAD_SYNC_FSYNC = 1, LOAD_SYNC_DATA };
 
 struct load_thread {
 	pthread_t tid;
@@ -255,19 +293,27 @@ struct load_thread {
 	struct load_io **free;
 	unsigned int nfree;
 	void *bufs;
+	__u64 buf_len;		/* of each slot's buffer: the largest bs */
 	void *engine_data;
 
-	/* Offsets: blocks of bs in [offset, offset + size). */
-	__u64 nblocks;
-	__u64 seq_next[LOAD_DIRS];
+	/* Offsets in [offset, offset + size): bytes from offset. */
+	__u64 seq_pos[LOAD_DIRS];
+	bool randommap;		/* one block size: the permutation below */
+	__u64 nblocks;		/* of that size, for the permutation */
 	__u64 perm_pos;		/* next index of the permutation */
 	__u64 rng;		/* xorshift state for mix and norandommap */
 	__u64 feistel_keys[4];
 	unsigned int feistel_half;	/* bits per half */
+	__u8 deck[LOAD_DIRS][100];	/* bssplit: the next 100 sizes */
+	unsigned int deck_pos[LOAD_DIRS];
 
-	__u64 issued, budget;	/* I/Os issued after the ramp; budget 0: none */
-	__u64 writes_since_fsync;
-	bool fsync_pending;
+	__u64 issued, budget;	/* bytes issued after the ramp; budget 0: none */
+	bool exhausted;		/* no I/O left in the range */
+	__u64 writes;		/* for --fsync and --fdatasync */
+	int sync_pending;	/* 0, or LOAD_SYNC_* due before the next I/O */
+	__u64 rate_bps[LOAD_DIRS];	/* --rate_iops times the smallest bs */
+	__u64 rate_bytes[LOAD_DIRS], rate_start_ns;
+	__u64 wake_ns;		/* ahead of the rate: sleep until then */
 	bool ramping;
 	bool stop;
 	__u64 start_ns, deadline_ns, ramp_end_ns;

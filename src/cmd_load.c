@@ -164,9 +164,12 @@ static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthre
 
 		fprintf(f, "%s: (g=%d): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
 			o->name, o->groupid, load_rw_name(o->rw),
-			(unsigned long long)o->bs, (unsigned long long)o->bs,
-			(unsigned long long)o->bs, (unsigned long long)o->bs,
-			(unsigned long long)o->bs, (unsigned long long)o->bs,
+			(unsigned long long)o->bsz[LOAD_READ].min,
+			(unsigned long long)o->bsz[LOAD_READ].max,
+			(unsigned long long)o->bsz[LOAD_WRITE].min,
+			(unsigned long long)o->bsz[LOAD_WRITE].max,
+			(unsigned long long)o->bsz[LOAD_TRIM].min,
+			(unsigned long long)o->bsz[LOAD_TRIM].max,
 			load_engine_name(o->ioengine),
 			o->ioengine == LOAD_PSYNC ? 1 : o->iodepth);
 	}

@@ -151,7 +151,12 @@ static __u64 perm_next(struct load_thread *t)
 static bool is_random(int rw)
 {
 	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
-	       rw == LOAD_RW_RANDRW;
+	       rw == LOAD_RW_RANDRW || rw == LOAD_RW_RANDTRIM;
+}
+
+static bool is_mix(int rw)
+{
+	return rw == LOAD_RW_RW || rw == LOAD_RW_RANDRW;
 }
 
 static int pick_dir(struct load_thread *t)
@@ -163,22 +168,120 @@ static int pick_dir(struct load_thread *t)
 	case LOAD_RW_WRITE:
 	case LOAD_RW_RANDWRITE:
 		return LOAD_WRITE;
+	case LOAD_RW_TRIM:
+	case LOAD_RW_RANDTRIM:
+		return LOAD_TRIM;
 	default:
 		return below(t, 100) < t->o->rwmixread ? LOAD_READ : LOAD_WRITE;
 	}
 }
 
-static __u64 pick_block(struct load_thread *t, int dir)
+/*
+ * bssplit: every 100 I/Os of a direction have exactly the split's shares,
+ * in random order.  fio draws each size on its own; the shares are the
+ * same, and here the counts are exact rather than near.
+ */
+static __u64 split_len(struct load_thread *t, int dir)
 {
-	__u64 b;
+	const struct load_bs *b = &t->o->bsz[dir];
+	__u8 *deck = t->deck[dir];
 
-	if (is_random(t->o->rw))
-		return t->o->norandommap ? below(t, t->nblocks) : perm_next(t);
-	/* Sequential: each direction walks the range on its own, as fio's
-	 * last position per direction. */
-	b = t->seq_next[dir];
-	t->seq_next[dir] = b + 1 == t->nblocks ? 0 : b + 1;
-	return b;
+	if (!t->deck_pos[dir]) {
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			for (unsigned int k = 0; k < b->split[i].perc; k++)
+				deck[n++] = i;
+		}
+		for (unsigned int i = n - 1; i > 0; i--) {
+			unsigned int j = below(t, i + 1);
+			__u8 x = deck[i];
+
+			deck[i] = deck[j];
+			deck[j] = x;
+		}
+	}
+	{
+		unsigned int i = deck[t->deck_pos[dir]];
+
+		t->deck_pos[dir] = (t->deck_pos[dir] + 1) % 100;
+		return b->split[i].bs;
+	}
+}
+
+/*
+ * The length of the next I/O of `dir`, at most `room` bytes; 0 if not
+ * even the smallest size fits.  bsrange is fio's draw: MIN + MAX * U, down
+ * to a multiple of MIN, at most MAX.  Where the drawn size does not fit
+ * (the end of a sequential pass), the largest one that does.
+ */
+static __u64 pick_len(struct load_thread *t, int dir, __u64 room)
+{
+	const struct load_bs *b = &t->o->bsz[dir];
+	__u64 len, best = 0;
+
+	if (room < b->min)
+		return 0;
+	if (b->min == b->max)
+		return b->min;
+	if (b->nsplit) {
+		len = split_len(t, dir);
+		if (len <= room)
+			return len;
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			if (b->split[i].bs <= room && b->split[i].bs > best)
+				best = b->split[i].bs;
+		}
+		return best;
+	}
+	len = b->min + (__u64)(((unsigned __int128)rnd(t) * b->max) >> 64);
+	len -= len % b->min;
+	if (len > b->max)
+		len = b->max;
+	if (len > room)
+		len = room - room % b->min;
+	return len;
+}
+
+/*
+ * Places io (its dir set): offset and length.  Random offsets with one
+ * block size come from the permutation (each block once per pass); with
+ * several sizes or a --blockalign other than the size they are drawn on
+ * their own, on the alignment, as fio's without its random map.  Returns
+ * false when the range is done and the job is not to go round again.
+ */
+static bool pick_io(struct load_thread *t, struct load_io *io)
+{
+	const struct load_job_opts *o = t->o;
+	bool again = t->ramping || o->time_based;
+	int dir = io->dir;
+	__u64 pos, len, ba;
+
+	if (is_random(o->rw) && t->randommap) {
+		if (t->perm_pos >= t->nblocks && !again)
+			return false;
+		len = o->bsz[dir].min;
+		pos = perm_next(t) * len;
+	} else if (is_random(o->rw)) {
+		ba = load_blockalign(o, dir);
+		len = pick_len(t, dir, o->size);
+		pos = below(t, (o->size - len) / ba + 1) * ba;
+	} else {
+		/* Each direction walks the range on its own, as fio's last
+		 * position per direction. */
+		pos = t->seq_pos[dir];
+		len = pick_len(t, dir, o->size - pos);
+		if (!len) {
+			if (!again)
+				return false;
+			pos = 0;
+			len = pick_len(t, dir, o->size);
+		}
+		t->seq_pos[dir] = pos + len;
+	}
+	io->offset = o->offset + pos;
+	io->len = len;
+	return true;
 }
 
 /* ---- the loop ---- */
@@ -204,6 +307,8 @@ static void job_err(struct load_thread *t, const char *what, __u64 offset,
 	t->stop = true;
 }
 
+static const char *const dir_names[LOAD_DIRS] = { "read", "write", "trim" };
+
 void load_io_done(struct load_thread *t, struct load_io *io, long res,
 		  __u64 now)
 {
@@ -212,8 +317,7 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 
 	t->free[t->nfree++] = io;
 	if (res < 0) {
-		job_err(t, io->dir == LOAD_WRITE ? "write" : "read", io->offset,
-			(int)-res);
+		job_err(t, dir_names[io->dir], io->offset, (int)-res);
 		return;
 	}
 	if (!io->counted)
@@ -224,7 +328,8 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	if ((__u64)res != io->len)
 		d->short_ios++;
 	clat = now - io->t_issue;
-	if (!t->eng->sync)
+	/* A trim is done at once on every engine: no slat, as fio's. */
+	if (!t->eng->sync && io->dir != LOAD_TRIM)
 		load_lat_add(&d->slat, io->t_issue - io->t_start);
 	load_lat_add(&d->clat, clat);
 	load_lat_add(&d->lat, now - io->t_start);
@@ -251,8 +356,10 @@ static void stats_start(struct load_thread *t, __u64 now)
 	memset(t->st.dir, 0, sizeof(t->st.dir));
 	memset(t->st.depth, 0, sizeof(t->st.depth));
 	t->issued = 0;
-	memset(t->seq_next, 0, sizeof(t->seq_next));
+	memset(t->seq_pos, 0, sizeof(t->seq_pos));
 	new_pass(t);
+	t->rate_start_ns = now;
+	memset(t->rate_bytes, 0, sizeof(t->rate_bytes));
 	t->start_ns = now;
 	t->ramping = false;
 	t->ru0 = thread_usage();
@@ -260,44 +367,127 @@ static void stats_start(struct load_thread *t, __u64 now)
 		t->deadline_ns = now + t->o->runtime_ns;
 }
 
-static bool may_issue(const struct load_thread *t)
+/* Whether the job has more to issue, a sync due before it aside. */
+static bool more_to_do(const struct load_thread *t)
 {
-	return !t->stop && !t->fsync_pending &&
+	return !t->stop && !t->exhausted &&
 	       (t->ramping || !t->budget || t->issued < t->budget);
 }
 
-static void do_fsync(struct load_thread *t)
+static bool may_issue(const struct load_thread *t)
 {
-	if (fsync(t->fd))
-		job_err(t, "fsync", 0, errno);
-	t->writes_since_fsync = 0;
-	t->fsync_pending = false;
+	return !t->sync_pending && more_to_do(t);
 }
 
-/* Prepares as many I/Os as there are free slots and budget; a sync
- * engine does one and returns, so that the loop sees the clock and the
- * stop flag between any two.  Returns the latest clock read. */
-static __u64 fill(struct load_thread *t, __u64 now)
+static void do_sync(struct load_thread *t)
+{
+	bool data = t->sync_pending == LOAD_SYNC_DATA;
+
+	if (data ? fdatasync(t->fd) : fsync(t->fd))
+		job_err(t, data ? "fdatasync" : "fsync", 0, errno);
+	t->sync_pending = 0;
+}
+
+/* fio's --fsync/--fdatasync N: a sync before the next I/O after every
+ * N writes; fsync where both fall due. */
+static void count_write(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 
+	t->writes++;
+	if (o->fsync && !(t->writes % o->fsync))
+		t->sync_pending = LOAD_SYNC_FSYNC;
+	else if (o->fdatasync && !(t->writes % o->fdatasync))
+		t->sync_pending = LOAD_SYNC_DATA;
+}
+
+/* fio's rate_iops: a direction's next I/O is due when its bytes so far
+ * would take that long at the rate times its smallest block size. */
+static __u64 rate_due(const struct load_thread *t, int dir)
+{
+	if (!t->rate_bps[dir])
+		return 0;
+	return t->rate_start_ns + (__u64)((unsigned __int128)t->rate_bytes[dir] *
+					  1000000000ULL / t->rate_bps[dir]);
+}
+
+/*
+ * Whether an I/O may go now.  As fio's: where the picked direction of a
+ * mix is ahead of its rate and the other is not, the other goes instead;
+ * where both are ahead, the job waits for the sooner (t->wake_ns).
+ */
+static bool rate_allows(struct load_thread *t, int *dir, __u64 now)
+{
+	int other = *dir == LOAD_READ ? LOAD_WRITE : LOAD_READ;
+	__u64 due = rate_due(t, *dir), odue;
+
+	if (due <= now)
+		return true;
+	if (is_mix(t->o->rw) && load_dir_used(t->o, other)) {
+		odue = rate_due(t, other);
+		if (odue <= now) {
+			*dir = other;
+			return true;
+		}
+		if (odue < due)
+			due = odue;
+	}
+	t->wake_ns = due;
+	return false;
+}
+
+/* Sleeps towards t->wake_ns; at most 100 ms at a time, so that Ctrl-C,
+ * the end of the ramp and the deadline are seen in time. */
+static void rate_sleep(struct load_thread *t, __u64 now)
+{
+	__u64 until = t->wake_ns;
+	struct timespec ts;
+
+	if (until > now + 100000000ULL)
+		until = now + 100000000ULL;
+	if (t->deadline_ns && until > t->deadline_ns)
+		until = t->deadline_ns;
+	if (t->ramping && until > t->ramp_end_ns)
+		until = t->ramp_end_ns;
+	ts.tv_sec = until / 1000000000ULL;
+	ts.tv_nsec = until % 1000000000ULL;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Prepares as many I/Os as there are free slots, budget and rate; a sync
+ * engine (and every trim) does one and returns, so that the loop sees the
+ * clock and the stop flag between any two.  Returns the latest clock read. */
+static __u64 fill(struct load_thread *t, __u64 now)
+{
+	t->wake_ns = 0;
 	while (t->nfree && may_issue(t)) {
-		struct load_io *io = t->free[--t->nfree];
+		struct load_io *io;
+		int dir = pick_dir(t);
 		long res;
 
-		io->dir = pick_dir(t);
-		io->offset = o->offset + pick_block(t, io->dir) * o->bs;
-		io->len = o->bs;
+		if (!rate_allows(t, &dir, now))
+			break;
+		io = t->free[--t->nfree];
+		io->dir = dir;
+		if (!pick_io(t, io)) {
+			t->free[t->nfree++] = io;
+			t->exhausted = true;
+			break;
+		}
 		io->counted = !t->ramping;
-		t->issued += io->counted;
-		if (io->dir == LOAD_WRITE && o->fsync &&
-		    ++t->writes_since_fsync >= o->fsync)
-			t->fsync_pending = true;
-		if (t->eng->sync) {
+		t->issued += io->counted ? io->len : 0;
+		t->rate_bytes[dir] += io->len;
+		if (dir == LOAD_WRITE)
+			count_write(t);
+		if (t->eng->sync || dir == LOAD_TRIM) {
 			/* The call is the I/O: its time is clat. */
 			io->t_start = io->t_issue = load_now_ns();
 			t->st.depth[0] += io->counted;
-			t->eng->queue(t, io, &res);
+			if (dir == LOAD_TRIM)
+				load_trim(t, io, &res);
+			else
+				t->eng->queue(t, io, &res);
 			now = load_now_ns();
 			load_io_done(t, io, res, now);
 			return now;
@@ -349,12 +539,16 @@ static void run_loop(struct load_thread *t)
 		if (submit(t) < 0)
 			break;
 		if (t->nfree == t->depth) {
-			if (t->fsync_pending && !t->stop) {
-				do_fsync(t);
-				now = load_now_ns();
+			/* A sync only before a next I/O, as fio's: none
+			 * after the last write. */
+			if (t->sync_pending && more_to_do(t)) {
+				do_sync(t);
+			} else if (t->wake_ns && more_to_do(t)) {
+				rate_sleep(t, now);
 			} else if (!may_issue(t)) {
 				break;
 			}
+			now = load_now_ns();
 			continue;
 		}
 		rc = t->eng->reap(t, 1);
@@ -378,8 +572,11 @@ static int thread_setup(struct load_thread *t)
 	__u64 seed;
 	int rc;
 
-	t->depth = t->eng->sync ? 1 : o->iodepth;
-	len = (size_t)t->depth * o->bs;
+	/* Trims go one at a time on every engine, as fio's. */
+	t->depth = t->eng->sync || load_dir_used(o, LOAD_TRIM) ? 1 : o->iodepth;
+	/* Slots a page apart: each buffer as aligned as the first. */
+	t->buf_len = (load_bs_max(o) + 4095) & ~4095ULL;
+	len = (size_t)t->depth * t->buf_len;
 	if (posix_memalign(&t->bufs, 4096, len))
 		return -ENOMEM;
 	t->ios = calloc(t->depth, sizeof(*t->ios));
@@ -397,16 +594,28 @@ static int thread_setup(struct load_thread *t)
 		memcpy((char *)t->bufs + i, &v, 8);
 	}
 	for (unsigned int i = 0; i < t->depth; i++) {
-		t->ios[i].buf = (char *)t->bufs + (size_t)i * o->bs;
+		t->ios[i].buf = (char *)t->bufs + (size_t)i * t->buf_len;
 		t->ios[i].index = i;
 		t->free[i] = &t->ios[t->depth - 1 - i];
 	}
 	t->nfree = t->depth;
-	t->nblocks = o->size / o->bs;
+	t->randommap = !o->norandommap;
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		if (!load_dir_used(o, d))
+			continue;
+		/* One size for all, and fio's blockalign turns its map off. */
+		if (o->bsz[d].min != o->bsz[d].max ||
+		    o->bsz[d].min != load_bs_min(o) ||
+		    load_blockalign(o, d) != o->bsz[d].min)
+			t->randommap = false;
+		if (o->rate_iops[d])
+			t->rate_bps[d] = (__u64)o->rate_iops[d] * o->bsz[d].min;
+	}
+	t->nblocks = o->size / load_bs_min(o);
 	t->feistel_half = 1;
 	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
 		t->feistel_half++;
-	t->budget = o->time_based ? 0 : t->nblocks;
+	t->budget = o->time_based ? 0 : o->size;
 	new_pass(t);
 	rc = t->eng->init(t);
 	return rc < 0 ? rc : 0;
@@ -428,13 +637,16 @@ static void thread_body(struct load_thread *t)
 	now = load_now_ns();
 	t->ramping = t->o->ramp_ns > 0;
 	t->ramp_end_ns = now + t->o->ramp_ns;
+	t->rate_start_ns = now;
 	if (t->o->runtime_ns)
 		t->deadline_ns = now + t->o->ramp_ns + t->o->runtime_ns;
 	if (!t->ramping)
 		stats_start(t, now);
 	run_loop(t);
-	if (t->o->end_fsync && !t->st.error && !stop_requested())
-		do_fsync(t);
+	if (t->o->end_fsync && !t->st.error && !stop_requested()) {
+		t->sync_pending = LOAD_SYNC_FSYNC;
+		do_sync(t);
+	}
 	now = load_now_ns();
 	if (!t->ramping) {
 		u = thread_usage();

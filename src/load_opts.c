@@ -12,7 +12,12 @@
 #include <strings.h>
 #include "load.h"
 
-enum opt_type { T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64 };
+enum opt_type {
+	T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64,
+	T_OFFSET,	/* a size or N% */
+	/* One value per direction, fio's "read,write,trim" form: */
+	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT,
+};
 
 struct choice {
 	const char *name;
@@ -33,7 +38,8 @@ static const struct choice rw_choices[] = {
 	{ "read", LOAD_RW_READ }, { "write", LOAD_RW_WRITE },
 	{ "randread", LOAD_RW_RANDREAD }, { "randwrite", LOAD_RW_RANDWRITE },
 	{ "rw", LOAD_RW_RW }, { "readwrite", LOAD_RW_RW },
-	{ "randrw", LOAD_RW_RANDRW }, { NULL, 0 },
+	{ "randrw", LOAD_RW_RANDRW }, { "trim", LOAD_RW_TRIM },
+	{ "randtrim", LOAD_RW_RANDTRIM }, { NULL, 0 },
 };
 
 static const struct choice engine_choices[] = {
@@ -54,16 +60,28 @@ static const struct opt opts[] = {
 	  "regular file (created if absent, never truncated) or block device" },
 	{ "size", T_SIZE, OFF(size), NULL, 0, 0, "SIZE",
 	  "bytes of I/O per job and the range used (default: to the end)" },
-	{ "offset", T_SIZE, OFF(offset), NULL, 0, 0, "SIZE",
-	  "start of the range" },
+	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",
+	  "start of the range; N% of the device or file, aligned up" },
+	{ "offset_align", T_SIZE, OFF(offset_align), NULL, 0, 0, "SIZE",
+	  "alignment of an N% offset (default: the smallest block size)" },
 	{ "rw", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
-	  "read write randread randwrite rw|readwrite randrw (default read)" },
+	  "read write randread randwrite rw|readwrite randrw trim randtrim" },
 	{ "readwrite", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
 	  "same as --rw" },
 	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
 	  "percent of reads in rw and randrw (default 50)" },
 	{ "bs", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
 	  "block size (default 4k)" },
+	{ "bsrange", T_BSRANGE, OFF(bsz), NULL, 0, 0, "MIN-MAX[,..]",
+	  "sizes from MIN to MAX in steps of MIN (read,write,trim)" },
+	{ "blocksize_range", T_BSRANGE, OFF(bsz), NULL, 0, 0, "RANGE",
+	  "same as --bsrange" },
+	{ "bssplit", T_BSSPLIT, OFF(bsz), NULL, 0, 0, "BS/PCT:..[,..]",
+	  "sizes by share, e.g. 4k/10:64k/50:32k/40 (read,write,trim)" },
+	{ "blockalign", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE[,..]",
+	  "random offsets on this (default: smallest bs; no random map)" },
+	{ "ba", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE",
+	  "same as --blockalign" },
 	{ "direct", T_BOOL, OFF(direct), NULL, 0, 0, "0|1",
 	  "O_DIRECT: bypass the page cache" },
 	{ "ioengine", T_ENUM, OFF(ioengine), engine_choices, 0, 0, "ENGINE",
@@ -84,6 +102,10 @@ static const struct opt opts[] = {
 	  "random offsets may repeat (default: each block once per pass)" },
 	{ "fsync", T_UINT, OFF(fsync), NULL, 0, ~0U, "N",
 	  "fsync after every N writes" },
+	{ "fdatasync", T_UINT, OFF(fdatasync), NULL, 0, ~0U, "N",
+	  "fdatasync after every N writes" },
+	{ "rate_iops", T_DIRUINT, OFF(rate_iops), NULL, 0, ~0U, "N[,..]",
+	  "at most N I/Os a second per job, at the smallest bs (r,w,t)" },
 	{ "end_fsync", T_BOOL, OFF(end_fsync), NULL, 0, 0, "0|1",
 	  "fsync when the job ends" },
 	{ "stonewall", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
@@ -112,6 +134,8 @@ void load_opts_init(struct load_job_opts *o)
 	o->rw = LOAD_RW_READ;
 	o->rwmixread = 50;
 	o->bs = 4096;
+	for (int d = 0; d < LOAD_DIRS; d++)
+		o->bsz[d].min = o->bsz[d].max = o->bs;
 	o->ioengine = LOAD_PSYNC;
 	o->iodepth = 1;
 	o->numjobs = 1;
@@ -241,6 +265,180 @@ static void remember(struct load_job_opts *o, const char *name,
 		o->given[o->ngiven++] = (struct load_given){ name, value };
 }
 
+/* fio's "read,write,trim" values: "a" is all three, "a,b" is b for writes
+ * and trims, an empty part keeps that direction as it was.  Copies the
+ * parts into buf and points part[] at them; NULL for a kept one. */
+static int split_dirs(const char *value, char *buf, size_t len,
+		      char *part[LOAD_DIRS])
+{
+	char *p[LOAD_DIRS + 1];
+	int n = 0;
+
+	if (snprintf(buf, len, "%s", value) >= (int)len)
+		return -1;
+	p[n++] = buf;
+	for (char *c = buf; *c; c++) {
+		if (*c != ',')
+			continue;
+		if (n == LOAD_DIRS)
+			return -1;
+		*c = '\0';
+		p[n++] = c + 1;
+	}
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		char *v = p[d < n ? d : n - 1];
+
+		part[d] = *v ? v : NULL;
+	}
+	return 0;
+}
+
+static int parse_bsrange(const char *s, struct load_bs *b, const char **err)
+{
+	char lo[64];
+	size_t n = strcspn(s, "-:");
+
+	*err = "want MIN-MAX, e.g. 4k-64k";
+	if (!s[n] || n >= sizeof(lo))
+		return -1;
+	snprintf(lo, sizeof(lo), "%.*s", (int)n, s);
+	if (load_parse_size(lo, &b->min) || load_parse_size(s + n + 1, &b->max))
+		return -1;
+	*err = "MIN must be more than 0 and not above MAX";
+	if (!b->min || b->min > b->max)
+		return -1;
+	b->nsplit = 0;
+	return 0;
+}
+
+/* fio's bssplit: SIZE/PCT entries by ':'; an empty or 0 share is a share
+ * of what the others leave, evenly (the rounding goes to the first). */
+static int parse_bssplit(char *s, struct load_bs *b, const char **err)
+{
+	unsigned int sum = 0, blank = 0, first_blank = ~0U;
+	char *ent;
+
+	b->nsplit = 0;
+	b->min = ~0ULL;
+	b->max = 0;
+	while ((ent = strsep(&s, ":"))) {
+		struct load_split *sp = &b->split[b->nsplit];
+		char *pct = strchr(ent, '/'), *end;
+		unsigned long v = 0;
+
+		*err = "want SIZE/PERCENT entries separated by ':'";
+		if (b->nsplit == LOAD_MAX_SPLIT) {
+			*err = "more than 64 entries";
+			return -1;
+		}
+		if (pct)
+			*pct++ = '\0';
+		if (load_parse_size(ent, &sp->bs) || !sp->bs)
+			return -1;
+		if (pct && *pct) {
+			errno = 0;
+			v = strtoul(pct, &end, 10);
+			if (errno || *end || !isdigit((unsigned char)*pct) || v > 100) {
+				*err = "a share is a percentage, 0 to 100";
+				return -1;
+			}
+		}
+		if (!v && first_blank == ~0U)
+			first_blank = b->nsplit;
+		blank += !v;
+		sum += v;
+		sp->perc = v;
+		if (sp->bs < b->min)
+			b->min = sp->bs;
+		if (sp->bs > b->max)
+			b->max = sp->bs;
+		b->nsplit++;
+	}
+	if (sum > 100 || (!blank && sum != 100)) {
+		*err = "the shares must add up to 100";
+		return -1;
+	}
+	for (unsigned int i = 0; blank && i < b->nsplit; i++) {
+		if (!b->split[i].perc)
+			b->split[i].perc = (100 - sum) / blank +
+				(i == first_blank ? (100 - sum) % blank : 0);
+	}
+	return 0;
+}
+
+static int set_dirs(struct load_job_opts *o, const struct opt *op,
+		    const char *value, const char **err)
+{
+	char buf[1024], *part[LOAD_DIRS];
+
+	*err = "bad value";
+	if (split_dirs(value, buf, sizeof(buf), part)) {
+		*err = "at most three values: read,write,trim";
+		return -1;
+	}
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		unsigned long v;
+		char *end;
+		__u64 sz;
+
+		if (!part[d])
+			continue;
+		switch (op->type) {
+		case T_BSRANGE:
+			if (parse_bsrange(part[d], &o->bsz[d], err))
+				return -1;
+			break;
+		case T_BSSPLIT: {
+			/* The same text may be all three parts: parse a copy. */
+			char one[sizeof(buf)];
+
+			snprintf(one, sizeof(one), "%s", part[d]);
+			if (parse_bssplit(one, &o->bsz[d], err))
+				return -1;
+			break;
+		}
+		case T_DIRSIZE:
+			if (load_parse_size(part[d], &sz) || !sz) {
+				*err = "must be a size above 0";
+				return -1;
+			}
+			o->blockalign[d] = sz;
+			break;
+		default:
+			errno = 0;
+			v = strtoul(part[d], &end, 10);
+			if (errno || *end || !isdigit((unsigned char)*part[d]) ||
+			    v > op->max) {
+				*err = "must be a whole number in range";
+				return -1;
+			}
+			o->rate_iops[d] = v;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int parse_offset(struct load_job_opts *o, const char *value)
+{
+	char *end;
+	unsigned long v;
+	size_t n = strlen(value);
+
+	if (n < 2 || value[n - 1] != '%') {
+		o->offset_pct = 0;
+		return load_parse_size(value, &o->offset);
+	}
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (errno || end != value + n - 1 || !isdigit((unsigned char)*value) ||
+	    v > 100)
+		return -1;
+	o->offset = 0;
+	o->offset_pct = v;
+	return 0;
+}
+
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
@@ -298,6 +496,19 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		if (load_parse_time(value, 1e9, p))
 			return -2;
 		break;
+	case T_OFFSET:
+		if (parse_offset(o, value)) {
+			*err = "want a size or a percentage, 0% to 100%";
+			return -2;
+		}
+		break;
+	case T_BSRANGE:
+	case T_BSSPLIT:
+	case T_DIRSIZE:
+	case T_DIRUINT:
+		if (set_dirs(o, op, value, err))
+			return -2;
+		break;
 	case T_ENUM:
 		for (const struct choice *c = op->choices;; c++) {
 			if (!c->name)
@@ -309,9 +520,14 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		}
 		break;
 	}
-	if (op->type == T_SIZE && op->off == OFF(bs) && !o->bs) {
-		*err = "must be more than 0";
-		return -2;
+	if (op->type == T_SIZE && op->off == OFF(bs)) {
+		if (!o->bs) {
+			*err = "must be more than 0";
+			return -2;
+		}
+		/* The last of --bs, --bsrange and --bssplit counts. */
+		for (int d = 0; d < LOAD_DIRS; d++)
+			o->bsz[d] = (struct load_bs){ .min = o->bs, .max = o->bs };
 	}
 	remember(o, op->name, value ? value : "1");
 	return 0;
@@ -335,6 +551,51 @@ static const char *choice_name(const struct choice *c, int val)
 			return c->name;
 	}
 	return "?";
+}
+
+bool load_dir_used(const struct load_job_opts *o, int dir)
+{
+	switch (o->rw) {
+	case LOAD_RW_READ:
+	case LOAD_RW_RANDREAD:
+		return dir == LOAD_READ;
+	case LOAD_RW_WRITE:
+	case LOAD_RW_RANDWRITE:
+		return dir == LOAD_WRITE;
+	case LOAD_RW_TRIM:
+	case LOAD_RW_RANDTRIM:
+		return dir == LOAD_TRIM;
+	default:
+		return dir == LOAD_READ ? o->rwmixread > 0 :
+		       dir == LOAD_WRITE ? o->rwmixread < 100 : false;
+	}
+}
+
+__u64 load_bs_min(const struct load_job_opts *o)
+{
+	__u64 v = ~0ULL;
+
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		if (load_dir_used(o, d) && o->bsz[d].min < v)
+			v = o->bsz[d].min;
+	}
+	return v;
+}
+
+__u64 load_bs_max(const struct load_job_opts *o)
+{
+	__u64 v = 0;
+
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		if (load_dir_used(o, d) && o->bsz[d].max > v)
+			v = o->bsz[d].max;
+	}
+	return v;
+}
+
+__u64 load_blockalign(const struct load_job_opts *o, int dir)
+{
+	return o->blockalign[dir] ? o->blockalign[dir] : o->bsz[dir].min;
 }
 
 const char *load_rw_name(int rw)

@@ -194,6 +194,66 @@ static unsigned int file_lbs(dev_t dev, char *name, size_t len)
 	return read_uint(p);
 }
 
+/* A device that takes no discards (discard_max_bytes 0) would fail each
+ * trim with EOPNOTSUPP: refused before the start. */
+static int check_discard(const struct load_job_opts *o, const struct stat *st)
+{
+	char p[PATH_MAX + 64], real[PATH_MAX];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (!sys_dir(st->st_rdev, real))
+		return 0;
+	snprintf(p, sizeof(p), "%s/queue/discard_max_bytes", real);
+	f = fopen(p, "re");
+	if (!f) {
+		/* A partition: its disk's queue. */
+		snprintf(p, sizeof(p), "%s/../queue/discard_max_bytes", real);
+		f = fopen(p, "re");
+	}
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 1;
+	fclose(f);
+	if (v)
+		return 0;
+	fprintf(stderr, "iolens load: %s: the device takes no trims (discard_max_bytes is 0)\n",
+		o->filename);
+	return REFUSED;
+}
+
+static bool is_random(int rw)
+{
+	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
+	       rw == LOAD_RW_RANDRW || rw == LOAD_RW_RANDTRIM;
+}
+
+/* The first size or offset the job may issue that is not a multiple of
+ * `unit`: a name for the message, and the value in *val. */
+static const char *misaligned(const struct load_job_opts *o, unsigned int unit,
+			      __u64 *val)
+{
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		const struct load_bs *b = &o->bsz[d];
+
+		if (!load_dir_used(o, d))
+			continue;
+		*val = b->min % unit ? b->min : b->max;
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			if (b->split[i].bs % unit)
+				*val = b->split[i].bs;
+		}
+		if (*val % unit)
+			return "block size";
+		*val = load_blockalign(o, d);
+		if (is_random(o->rw) && *val % unit)
+			return "--blockalign";
+	}
+	*val = o->offset;
+	return o->offset % unit ? "--offset" : NULL;
+}
+
 static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 			const struct stat *st)
 {
@@ -230,10 +290,21 @@ static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 	return 0;
 }
 
+/* fio's --offset=N%: N% of the device or file, up to the next multiple
+ * of --offset_align, or of the smallest block size. */
+static void resolve_pct(struct load_job_opts *o, __u64 dev_size)
+{
+	__u64 align = o->offset_align ? o->offset_align : load_bs_min(o);
+	__u64 v = (__u64)((unsigned __int128)dev_size * o->offset_pct / 100);
+
+	if (o->offset_pct)
+		o->offset = (v + align - 1) / align * align;
+}
+
 static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
-	__u64 want = o->offset + o->size;
 	struct stat st;
+	__u64 want;
 	int fd;
 
 	/* Never O_TRUNC: the file may be someone's data. */
@@ -246,6 +317,8 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 			close(fd);
 		return FAILED;
 	}
+	resolve_pct(o, st.st_size);
+	want = o->offset + o->size;
 	if (!o->size && (__u64)st.st_size <= o->offset) {
 		close(fd);
 		fprintf(stderr, "iolens load: %s: the file is %lld bytes; give --size\n",
@@ -267,7 +340,9 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 
 int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 {
+	const char *what;
 	struct stat st;
+	__u64 val;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
@@ -279,6 +354,16 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
 		t->is_blkdev = true;
 		rc = check_blkdev(o, t, &st);
+		if (!rc && load_dir_used(o, LOAD_TRIM))
+			rc = check_discard(o, &st);
+		if (!rc)
+			resolve_pct(o, t->dev_size);
+	} else if (load_dir_used(o, LOAD_TRIM)) {
+		/* fio 3.33 issues BLKDISCARD here too and fails on the
+		 * first trim with ENOTTY; refusing says it before anything. */
+		fprintf(stderr, "iolens load: %s: trims need a block device (BLKDISCARD)\n",
+			o->filename);
+		return REFUSED;
 	} else if (stat(o->filename, &st) == 0 && !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
 			o->filename);
@@ -302,16 +387,18 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 			(unsigned long long)t->dev_size);
 		return REFUSED;
 	}
-	if (o->size < o->bs) {
-		fprintf(stderr, "iolens load: %s: --size=%llu is smaller than --bs=%llu\n",
+	if (o->size < load_bs_min(o)) {
+		fprintf(stderr, "iolens load: %s: --size=%llu is smaller than the block size %llu\n",
 			o->filename, (unsigned long long)o->size,
-			(unsigned long long)o->bs);
+			(unsigned long long)load_bs_min(o));
 		return REFUSED;
 	}
-	if (o->direct && t->lbs && (o->bs % t->lbs || o->offset % t->lbs)) {
-		fprintf(stderr, "iolens load: %s: direct I/O needs --bs and --offset in multiples of %u bytes, the logical block size of %s (--bs=%llu --offset=%llu)\n",
-			o->filename, t->lbs, t->lbs_from,
-			(unsigned long long)o->bs, (unsigned long long)o->offset);
+	/* Direct I/O and BLKDISCARD both take only whole logical blocks. */
+	if ((o->direct || load_dir_used(o, LOAD_TRIM)) && t->lbs &&
+	    (what = misaligned(o, t->lbs, &val))) {
+		fprintf(stderr, "iolens load: %s: %s needs sizes and offsets in multiples of %u bytes, the logical block size of %s (%s %llu)\n",
+			o->filename, o->direct ? "direct I/O" : "a trim", t->lbs,
+			t->lbs_from, what, (unsigned long long)val);
 		return REFUSED;
 	}
 	return 0;
