@@ -155,6 +155,8 @@ __u64 load_bs_max(const struct load_job_opts *o);
 __u64 load_blockalign(const struct load_job_opts *o, int dir);
 
 const char *load_rw_name(int rw);
+/* "read", "write", "trim": fio's names of enum load_dir. */
+const char *load_dir_name(int dir);
 const char *load_engine_name(int engine);
 
 /* Parses fio sizes: "4k", "1m", "2GiB", "512" (bytes); k = 1024. */

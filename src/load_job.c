@@ -307,7 +307,6 @@ static void job_err(struct load_thread *t, const char *what, __u64 offset,
 	t->stop = true;
 }
 
-static const char *const dir_names[LOAD_DIRS] = { "read", "write", "trim" };
 
 void load_io_done(struct load_thread *t, struct load_io *io, long res,
 		  __u64 now)
@@ -317,7 +316,7 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 
 	t->free[t->nfree++] = io;
 	if (res < 0) {
-		job_err(t, dir_names[io->dir], io->offset, (int)-res);
+		job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
 		return;
 	}
 	if (!io->counted)

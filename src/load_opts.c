@@ -598,6 +598,13 @@ __u64 load_blockalign(const struct load_job_opts *o, int dir)
 	return o->blockalign[dir] ? o->blockalign[dir] : o->bsz[dir].min;
 }
 
+const char *load_dir_name(int dir)
+{
+	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
+
+	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
+}
+
 const char *load_rw_name(int rw)
 {
 	return choice_name(rw_choices, rw);

@@ -22,7 +22,6 @@ static const double pcts[] = {
 };
 #define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
 
-static const char *const dir_names[LOAD_DIRS] = { "read", "write", "trim" };
 static const char *const dir_upper[LOAD_DIRS] = { "READ", "WRITE", "TRIM" };
 static const char *const depth_names[LOAD_DEPTH_BUCKETS] = {
 	"1", "2", "4", "8", "16", "32", ">=64",
@@ -138,7 +137,7 @@ static void show_dir(FILE *f, const struct load_stats *st, int d)
 	num2str(iops, sizeof(iops), per_s(ds->ios, st->runtime_ns), 1000, iops_units);
 	bw_pair(bw, sizeof(bw), per_s(ds->bytes, st->runtime_ns));
 	num2str(io, sizeof(io), ds->bytes, 1024, bin_units);
-	fprintf(f, "  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", dir_names[d], iops, bw,
+	fprintf(f, "  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", load_dir_name(d), iops, bw,
 		io, (unsigned long long)((st->runtime_ns + 500000) / 1000000));
 	show_lat(f, "slat", &ds->slat);
 	show_lat(f, "clat", &ds->clat);
@@ -274,7 +273,7 @@ static void json_dir(struct json *j, const struct load_stats *st, int d)
 	__u64 ms = (st->runtime_ns + 500000) / 1000000;
 	__u64 bw_bytes = (__u64)per_s(ds->bytes, st->runtime_ns);
 
-	json_obj_open(j, dir_names[d]);
+	json_obj_open(j, load_dir_name(d));
 	json_u64(j, "io_bytes", ds->bytes);
 	json_u64(j, "io_kbytes", ds->bytes >> 10);
 	json_u64(j, "bw_bytes", bw_bytes);
