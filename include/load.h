@@ -211,6 +211,7 @@ struct load_stats {
 	struct load_dir_stats dir[LOAD_DIRS];
 	__u64 depth[LOAD_DEPTH_BUCKETS];	/* submits by depth after them */
 	__u64 runtime_ns;
+	__u64 thread_ns;		/* summed over threads: CPU % is of it */
 	__u64 usr_ns, sys_ns, ctx, majf, minf;
 	int error;			/* first errno, 0 none */
 };

@@ -67,6 +67,7 @@ void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
 		dst->depth[i] += src->depth[i];
 	if (src->runtime_ns > dst->runtime_ns)
 		dst->runtime_ns = src->runtime_ns;
+	dst->thread_ns += src->thread_ns;
 	dst->usr_ns += src->usr_ns;
 	dst->sys_ns += src->sys_ns;
 	dst->ctx += src->ctx;
@@ -650,6 +651,7 @@ static void thread_body(struct load_thread *t)
 	if (!t->ramping) {
 		u = thread_usage();
 		t->st.runtime_ns = now - t->start_ns;
+		t->st.thread_ns = t->st.runtime_ns;
 		t->st.usr_ns = u.usr_ns - t->ru0.usr_ns;
 		t->st.sys_ns = u.sys_ns - t->ru0.sys_ns;
 		t->st.ctx = u.ctx - t->ru0.ctx;
