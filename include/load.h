@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "iolens.h"
+#include "json.h"
 
 #define LOAD_CMD "load"
 
@@ -349,6 +350,19 @@ __u64 load_now_ns(void);
 /* Runs the one job of js as --sweep says and reports; the exit code. */
 int load_sweep_run(struct load_jobs *js);
 
+/* ---- disk statistics over the run: load_diskutil.c ---- */
+
+struct load_disks;
+
+/* Finds the block device of each job's target (for a file, of the
+ * filesystem under it; for a partition, its disk, as fio) and reads its
+ * counters; NULL if none has one. */
+struct load_disks *load_disks_start(const struct load_job_opts *jobs, int n);
+void load_disks_end(struct load_disks *d);
+void load_disks_json(struct load_disks *d, struct json *j);
+void load_disks_text(struct load_disks *d, FILE *f);
+void load_disks_free(struct load_disks *d);
+
 /* ---- report: load_report.c ---- */
 
 struct load_result {
@@ -366,8 +380,10 @@ FILE *load_output_open(const struct load_job_opts *global);
  * could not be written, else 0. */
 int load_output_close(FILE *f, const struct load_job_opts *global);
 
-void load_report_normal(FILE *f, const struct load_result *r, int n);
+void load_report_normal(FILE *f, const struct load_result *r, int n,
+			struct load_disks *disks);
 void load_report_json(FILE *f, const struct load_result *r, int n,
-		      const struct load_job_opts *global);
+		      const struct load_job_opts *global,
+		      struct load_disks *disks);
 
 #endif

@@ -214,6 +214,7 @@ static int run(struct load_jobs *js)
 	struct load_thread *th = NULL;
 	struct load_result *res = NULL;
 	struct load_gate gate = {};
+	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
 	int rc = 0, nres = 0;
 	sigset_t block, old;
@@ -282,6 +283,7 @@ static int run(struct load_jobs *js)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	disks = load_disks_start(js->v, js->n);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	for (; started < nth; started++) {
 		if (pthread_create(&th[started].tid, NULL, load_thread_run, &th[started])) {
@@ -294,6 +296,7 @@ static int run(struct load_jobs *js)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	for (unsigned int i = 0; i < started; i++)
 		pthread_join(th[i].tid, NULL);
+	load_disks_end(disks);
 
 	for (unsigned int i = 0; i < started; i++) {
 		struct load_result *r;
@@ -315,9 +318,9 @@ static int run(struct load_jobs *js)
 			rc = 1;
 	}
 	if (js->global.format == LOAD_FMT_JSON)
-		load_report_json(out, res, nres, &js->global);
+		load_report_json(out, res, nres, &js->global, disks);
 	else
-		load_report_normal(out, res, nres);
+		load_report_normal(out, res, nres, disks);
 out:
 	for (unsigned int i = 0; th && i < nth; i++) {
 		if (th[i].fd >= 0)
@@ -333,6 +336,7 @@ out:
 	load_gate_free(&gate);
 	free(th);
 	free(res);
+	load_disks_free(disks);
 	free(targets);
 	free(claimed);
 	free(claimed_dev);

@@ -228,7 +228,8 @@ static void show_group(FILE *f, const struct load_result *r, int n)
 	}
 }
 
-void load_report_normal(FILE *f, const struct load_result *r, int n)
+void load_report_normal(FILE *f, const struct load_result *r, int n,
+			struct load_disks *disks)
 {
 	for (int i = 0; i < n; i++)
 		show_job(f, &r[i]);
@@ -239,6 +240,7 @@ void load_report_normal(FILE *f, const struct load_result *r, int n)
 			k++;
 		show_group(f, r + i, k - i);
 	}
+	load_disks_text(disks, f);
 }
 
 /* ---- JSON ---- */
@@ -329,7 +331,8 @@ static void json_job(struct json *j, const struct load_result *r)
 }
 
 void load_report_json(FILE *f, const struct load_result *r, int n,
-		      const struct load_job_opts *global)
+		      const struct load_job_opts *global,
+		      struct load_disks *disks)
 {
 	struct timespec ts;
 	char when[64];
@@ -349,6 +352,7 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	for (int i = 0; i < n; i++)
 		json_job(&j, &r[i]);
 	json_arr_close(&j);
+	load_disks_json(disks, &j);
 	json_obj_close(&j);
 	json_newline(&j);
 }
