@@ -75,6 +75,8 @@ struct load_job_opts {
 	__u64 ramp_ns;
 	__u64 randseed;
 	bool norandommap;
+	unsigned int bw_avg_ms;		/* bwavgtime: bw sample interval */
+	unsigned int iops_avg_ms;	/* iopsavgtime */
 	unsigned int fsync;	/* fsync after every this many writes; 0 off */
 	unsigned int fdatasync;	/* the same with fdatasync */
 	bool end_fsync;
@@ -199,10 +201,21 @@ struct load_lat {
 	unsigned __int128 sumsq;	/* exact: ns^2 sums overflow 64 bits */
 };
 
+/*
+ * Per-interval samples of one direction's bandwidth (KiB/s) or IOPS, as
+ * fio's io_stat: a running mean and sum of squares (Welford), so that
+ * group_reporting can add them up the way fio does.
+ */
+struct load_rate {
+	__u64 n, min, max;
+	double mean, S;
+};
+
 struct load_dir_stats {
-	__u64 ios, bytes, short_ios;
+	__u64 ios, bytes, short_ios;	/* the sampler reads ios and bytes */
 	struct load_lat slat, clat, lat;
 	__u64 clat_hist[HIST_BUCKETS];
+	struct load_rate bw_rate, iops_rate;	/* filled in after the run */
 };
 
 /* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64. */
@@ -218,6 +231,9 @@ struct load_stats {
 };
 
 void load_lat_add(struct load_lat *l, __u64 ns);
+void load_rate_add(struct load_rate *r, __u64 v);
+/* fio's group_reporting sum of samples: min, max, mean and S add up. */
+void load_rate_merge(struct load_rate *dst, const struct load_rate *src);
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
 
 /* ---- engines: load_engines.c ---- */
@@ -320,7 +336,9 @@ struct load_thread {
 	__u64 wake_ns;		/* ahead of the rate: sleep until then */
 	bool ramping;
 	bool stop;
-	__u64 start_ns, deadline_ns, ramp_end_ns;
+	__u64 start_ns;		/* of the statistics; 0 before (the sampler
+				 * reads it, with acquire) */
+	__u64 deadline_ns, ramp_end_ns;
 	struct load_usage ru0;	/* at the start of the statistics */
 	struct load_stats st;
 };
@@ -349,6 +367,26 @@ __u64 load_now_ns(void);
 
 /* Runs the one job of js as --sweep says and reports; the exit code. */
 int load_sweep_run(struct load_jobs *js);
+
+/* ---- while the jobs run: load_monitor.c, load_samples.c ---- */
+
+/* Starts the job threads; returns how many started. */
+unsigned int load_monitor_start(struct load_thread *th, unsigned int n);
+
+/*
+ * Takes the bw and IOPS samples until every started thread has ended,
+ * joins them, and stores the samples in their statistics.
+ */
+void load_monitor_wait(struct load_thread *th, unsigned int n);
+
+struct load_sampler;
+
+struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n);
+/* Takes the samples due at `now` of thread i; returns when the next is
+ * due, or 0 when the thread's statistics have not started. */
+__u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now);
+/* Puts each thread's samples into its statistics and frees the sampler. */
+void load_samples_store(struct load_sampler *s);
 
 /* ---- disk statistics over the run: load_diskutil.c ---- */
 

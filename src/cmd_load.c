@@ -285,17 +285,11 @@ static int run(struct load_jobs *js)
 	sigaddset(&block, SIGTERM);
 	disks = load_disks_start(js->v, js->n);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (; started < nth; started++) {
-		if (pthread_create(&th[started].tid, NULL, load_thread_run, &th[started])) {
-			pr_err("cannot start a thread: %s", strerror(errno));
-			stop_request();
-			rc = 1;
-			break;
-		}
-	}
+	started = load_monitor_start(th, nth);
+	if (started < nth)
+		rc = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	for (unsigned int i = 0; i < started; i++)
-		pthread_join(th[i].tid, NULL);
+	load_monitor_wait(th, started);
 	load_disks_end(disks);
 
 	for (unsigned int i = 0; i < started; i++) {

@@ -62,6 +62,8 @@ void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
 		lat_merge(&d->clat, &s->clat);
 		lat_merge(&d->lat, &s->lat);
 		hist_add(d->clat_hist, s->clat_hist);
+		load_rate_merge(&d->bw_rate, &s->bw_rate);
+		load_rate_merge(&d->iops_rate, &s->iops_rate);
 	}
 	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
 		dst->depth[i] += src->depth[i];
@@ -323,8 +325,10 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	if (!io->counted)
 		return;		/* issued in the ramp */
 	d = &t->st.dir[io->dir];
-	d->ios++;
-	d->bytes += res;
+	/* The sampler reads these two from its thread; with one writer a
+	 * relaxed store is a plain store. */
+	__atomic_store_n(&d->ios, d->ios + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->bytes, d->bytes + res, __ATOMIC_RELAXED);
 	if ((__u64)res != io->len)
 		d->short_ios++;
 	clat = now - io->t_issue;
@@ -360,9 +364,10 @@ static void stats_start(struct load_thread *t, __u64 now)
 	new_pass(t);
 	t->rate_start_ns = now;
 	memset(t->rate_bytes, 0, sizeof(t->rate_bytes));
-	t->start_ns = now;
 	t->ramping = false;
 	t->ru0 = thread_usage();
+	/* Last: the sampler starts reading the counters when it sees it. */
+	__atomic_store_n(&t->start_ns, now, __ATOMIC_RELEASE);
 	if (t->o->runtime_ns)
 		t->deadline_ns = now + t->o->runtime_ns;
 }

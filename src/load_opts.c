@@ -114,6 +114,10 @@ static const struct opt opts[] = {
 	  "same as --stonewall" },
 	{ "new_group", T_BOOL, OFF(new_group), NULL, 0, 0, NULL,
 	  "a new reporting group, started with the jobs before" },
+	{ "bwavgtime", T_UINT, OFF(bw_avg_ms), NULL, 1, ~0U, "MSEC",
+	  "interval of the bw samples (default 500)" },
+	{ "iopsavgtime", T_UINT, OFF(iops_avg_ms), NULL, 1, ~0U, "MSEC",
+	  "interval of the IOPS samples (default 500)" },
 	{ "group_reporting", T_BOOL, OFF(group_reporting), NULL, 0, 0, NULL,
 	  "one report for all jobs of a group" },
 	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
@@ -139,6 +143,8 @@ void load_opts_init(struct load_job_opts *o)
 	o->ioengine = LOAD_PSYNC;
 	o->iodepth = 1;
 	o->numjobs = 1;
+	o->bw_avg_ms = 500;
+	o->iops_avg_ms = 500;
 	/* fio's default seed, so that runs repeat as fio's do. */
 	o->randseed = 0x89;
 }

@@ -127,7 +127,70 @@ static void show_pcts(FILE *f, const __u64 *hist)
 	}
 }
 
-static void show_dir(FILE *f, const struct load_stats *st, int d)
+/* fio's calc_lat() of samples: the sample standard deviation. */
+static double rate_dev(const struct load_rate *r)
+{
+	return r->n > 1 ? sqrt(r->S / (r->n - 1.0)) : 0;
+}
+
+/*
+ * The aggregate bandwidth of a group (stonewall, new_group) in a
+ * direction, in bytes/s as fio's rs->agg: all its bytes over its longest
+ * runtime in ms.
+ */
+static __u64 group_agg(const struct load_result *r, int n, int groupid, int d)
+{
+	__u64 bytes = 0, max_ms = 0, ms;
+
+	for (int i = 0; i < n; i++) {
+		if (r[i].groupid != groupid || !r[i].st.dir[d].ios)
+			continue;
+		bytes += r[i].st.dir[d].bytes;
+		ms = (r[i].st.runtime_ns + 500000) / 1000000;
+		max_ms = ms > max_ms ? ms : max_ms;
+	}
+	return max_ms ? bytes * 1000 / max_ms : 0;
+}
+
+/* fio's "per": the job's mean bw sample (KiB/s, truncated as fio's int)
+ * as a share of the group's aggregate, at most 100. */
+static double bw_per(const struct load_rate *bw, __u64 agg)
+{
+	double p;
+
+	if (agg <= 1024)
+		return 100.0;
+	p = (int)bw->mean * 100.0 / (agg / 1024.0);
+	return p > 100 ? 100 : p;
+}
+
+static void show_rates(FILE *f, const struct load_dir_stats *ds, __u64 agg)
+{
+	const struct load_rate *bw = &ds->bw_rate, *io = &ds->iops_rate;
+	unsigned long long min = bw->min, max = bw->max;
+	double mean = bw->mean, dev = rate_dev(bw);
+	const char *unit = "KiB";
+
+	if (bw->n) {
+		/* fio turns to MiB/s above 1 GiB/s; min and max truncated */
+		if (mean > 1024.0 * 1024.0) {
+			min = min / 1024.0;
+			max = max / 1024.0;
+			mean /= 1024;
+			dev /= 1024;
+			unit = "MiB";
+		}
+		fprintf(f, "   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, samples=%llu\n",
+			unit, min, max, bw_per(bw, agg), mean, dev,
+			(unsigned long long)bw->n);
+	}
+	if (io->n)
+		fprintf(f, "   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%llu\n",
+			(unsigned long long)io->min, (unsigned long long)io->max,
+			io->mean, rate_dev(io), (unsigned long long)io->n);
+}
+
+static void show_dir(FILE *f, const struct load_stats *st, int d, __u64 agg)
 {
 	const struct load_dir_stats *ds = &st->dir[d];
 	char iops[32], bw[80], io[32];
@@ -143,6 +206,7 @@ static void show_dir(FILE *f, const struct load_stats *st, int d)
 	show_lat(f, "clat", &ds->clat);
 	show_lat(f, "lat", &ds->lat);
 	show_pcts(f, ds->clat_hist);
+	show_rates(f, ds, agg);
 }
 
 static double pct_of(__u64 part, __u64 whole)
@@ -159,7 +223,7 @@ static __u64 depth_total(const struct load_stats *st)
 	return n;
 }
 
-static void show_job(FILE *f, const struct load_result *r)
+static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 {
 	const struct load_stats *st = &r->st;
 	__u64 nd = depth_total(st);
@@ -170,7 +234,7 @@ static void show_job(FILE *f, const struct load_result *r)
 	fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: pid=%d: %s\n",
 		r->o->name, r->groupid, r->nthreads, st->error, (int)getpid(), when);
 	for (int d = 0; d < LOAD_DIRS; d++)
-		show_dir(f, st, d);
+		show_dir(f, st, d, agg[d]);
 	/* Of the summed run time of the threads, as fio's: a group of two
 	 * busy threads is at 100%, not 200%. */
 	fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
@@ -231,8 +295,13 @@ static void show_group(FILE *f, const struct load_result *r, int n)
 void load_report_normal(FILE *f, const struct load_result *r, int n,
 			struct load_disks *disks)
 {
-	for (int i = 0; i < n; i++)
-		show_job(f, &r[i]);
+	__u64 agg[LOAD_DIRS];
+
+	for (int i = 0; i < n; i++) {
+		for (int d = 0; d < LOAD_DIRS; d++)
+			agg[d] = group_agg(r, n, r[i].groupid, d);
+		show_job(f, &r[i], agg);
+	}
 	/* One status per group (stonewall, new_group); the results of a
 	 * group are next to each other. */
 	for (int i = 0, k; i < n; i = k) {
@@ -271,7 +340,27 @@ static void json_lat(struct json *j, const char *key, const struct load_lat *l,
 	json_obj_close(j);
 }
 
-static void json_dir(struct json *j, const struct load_stats *st, int d)
+static void json_rates(struct json *j, const struct load_dir_stats *ds,
+		       __u64 agg)
+{
+	const struct load_rate *bw = &ds->bw_rate, *io = &ds->iops_rate;
+
+	/* No samples: fio writes zeros. */
+	json_u64(j, "bw_min", bw->n ? bw->min : 0);
+	json_u64(j, "bw_max", bw->max);
+	json_f64(j, "bw_agg", bw->n ? bw_per(bw, agg) : 0, 6);
+	json_f64(j, "bw_mean", bw->mean, 6);
+	json_f64(j, "bw_dev", rate_dev(bw), 6);
+	json_u64(j, "bw_samples", bw->n);
+	json_u64(j, "iops_min", io->n ? io->min : 0);
+	json_u64(j, "iops_max", io->max);
+	json_f64(j, "iops_mean", io->mean, 6);
+	json_f64(j, "iops_stddev", rate_dev(io), 6);
+	json_u64(j, "iops_samples", io->n);
+}
+
+static void json_dir(struct json *j, const struct load_stats *st, int d,
+		     __u64 agg)
 {
 	const struct load_dir_stats *ds = &st->dir[d];
 	__u64 ms = (st->runtime_ns + 500000) / 1000000;
@@ -290,6 +379,7 @@ static void json_dir(struct json *j, const struct load_stats *st, int d)
 	json_lat(j, "slat_ns", &ds->slat, NULL);
 	json_lat(j, "clat_ns", &ds->clat, ds->clat_hist);
 	json_lat(j, "lat_ns", &ds->lat, NULL);
+	json_rates(j, ds, agg);
 	json_obj_close(j);
 }
 
@@ -302,7 +392,8 @@ static void json_given(struct json *j, const char *key,
 	json_obj_close(j);
 }
 
-static void json_job(struct json *j, const struct load_result *r)
+static void json_job(struct json *j, const struct load_result *r,
+		     const __u64 *agg)
 {
 	const struct load_stats *st = &r->st;
 	__u64 nd = depth_total(st);
@@ -315,7 +406,7 @@ static void json_job(struct json *j, const struct load_result *r)
 	json_u64(j, "elapsed", (st->runtime_ns + 500000000) / 1000000000);
 	json_given(j, "job options", r->o);
 	for (int d = 0; d < LOAD_DIRS; d++)
-		json_dir(j, st, d);
+		json_dir(j, st, d, agg[d]);
 	/* Summed over the group's threads, as fio's. */
 	json_u64(j, "job_runtime", (st->thread_ns + 500000) / 1000000);
 	json_f64(j, "usr_cpu", pct_of(st->usr_ns, st->thread_ns), 6);
@@ -334,6 +425,7 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 		      const struct load_job_opts *global,
 		      struct load_disks *disks)
 {
+	__u64 agg[LOAD_DIRS];
 	struct timespec ts;
 	char when[64];
 	struct json j;
@@ -349,8 +441,11 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	if (global->ngiven)
 		json_given(&j, "global options", global);
 	json_arr_open(&j, "jobs");
-	for (int i = 0; i < n; i++)
-		json_job(&j, &r[i]);
+	for (int i = 0; i < n; i++) {
+		for (int d = 0; d < LOAD_DIRS; d++)
+			agg[d] = group_agg(r, n, r[i].groupid, d);
+		json_job(&j, &r[i], agg);
+	}
 	json_arr_close(&j);
 	load_disks_json(disks, &j);
 	json_obj_close(&j);

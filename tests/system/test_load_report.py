@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The report parts of iolens load that a fio user reads, each against
-fio 3.33 on the same job: CPU and disk_util."""
+"""The report parts of iolens load that a fio user reads: per-interval bw
+and IOPS samples, disk_util and CPU.  fio 3.33 runs
+the same job, and one consumer written as a user's script against fio's
+JSON reads both: every key it reads exists in both with the same JSON type,
+and what must agree does."""
 import json
 import os
 import re
@@ -141,3 +144,216 @@ def test_disk_util_of_a_partition_is_its_disk(iolens, loop, partition):
     assert disk["read_ios"] == after["r_ios"] - before["r_ios"]
     assert disk["read_ios"] + disk["read_merges"] == 64
     assert [d["name"] for d in fio_json(args)["disk_util"]] == [loop.name]
+
+
+# ---- bw and IOPS samples, and one consumer of fio's JSON ----
+
+def fio_summary(doc):
+    """What a user's script takes from fio's JSON: per job and direction
+    the rates, sizes, latencies and samples, CPU, depths, and disk_util."""
+    rows = []
+    for job in doc["jobs"]:
+        row = {
+            "name": job["jobname"],
+            "runtime_ms": job["job_runtime"],
+            "usr": job["usr_cpu"], "sys": job["sys_cpu"], "ctx": job["ctx"],
+            "majf": job["majf"], "minf": job["minf"],
+            "qd": {k: job["iodepth_level"][k]
+                   for k in ("1", "2", "4", "8", "16", "32", ">=64")},
+        }
+        for d in ("read", "write"):
+            s = job[d]
+            r = {k: s[k] for k in (
+                "iops", "bw", "bw_bytes", "io_bytes", "io_kbytes", "runtime",
+                "total_ios", "bw_min", "bw_max", "bw_agg", "bw_mean", "bw_dev",
+                "bw_samples", "iops_min", "iops_max", "iops_mean",
+                "iops_stddev", "iops_samples")}
+            r["lat_mean"] = s["lat_ns"]["mean"]
+            r["clat_mean"] = s["clat_ns"]["mean"]
+            r["clat_n"] = s["clat_ns"]["N"]
+            if s["total_ios"]:
+                p = s["clat_ns"]["percentile"]
+                r["p50"] = p["50.000000"]
+                r["p99"] = p["99.000000"]
+                r["p99.9"] = p["99.900000"]
+            row[d] = r
+        rows.append(row)
+    disks = [{"name": du["name"], "util": du["util"],
+              "ios": (du["read_ios"], du["write_ios"]),
+              "merges": (du["read_merges"], du["write_merges"]),
+              "ticks": (du["read_ticks"], du["write_ticks"]),
+              "in_queue": du["in_queue"]}
+             for du in doc["disk_util"]]
+    return rows, disks
+
+
+class Tracked:
+    """A JSON value that records the path and JSON type of every key read
+    through it, so that the consumer's reads can be compared."""
+
+    def __init__(self, v, path, seen):
+        self.v, self.path, self.seen = v, path, seen
+
+    def _wrap(self, v, path):
+        self.seen[path] = json_type(v)
+        return Tracked(v, path, self.seen) if isinstance(v, (dict, list)) else v
+
+    def __getitem__(self, k):
+        return self._wrap(self.v[k], "%s.%s" % (self.path, k))
+
+    def __iter__(self):
+        for x in self.v:
+            yield self._wrap(x, self.path + "[]")
+
+
+def json_type(v):
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    for t, name in ((float, "float"), (str, "str"), (dict, "object"),
+                    (list, "array")):
+        if isinstance(v, t):
+            return name
+    return "null"
+
+
+def consume(doc):
+    seen = {}
+    rows, disks = fio_summary(Tracked(doc, "", seen))
+    return rows, disks, seen
+
+
+SHAPES = {
+    "randread-psync": ("randread", "psync", 1, ["--size=16m"]),
+    "randrw-io_uring": ("randrw", "io_uring", 8, ["--size=16m"]),
+    "read-libaio-timed": ("read", "libaio", 4,
+                          ["--size=16m", "--time_based", "--runtime=2"]),
+    "randread-2jobs-grouped": ("randread", "io_uring", 4,
+                               ["--size=16m", "--time_based", "--runtime=2",
+                                "--numjobs=2", "--group_reporting"]),
+}
+
+
+def check_samples(r, threads, dirs_ran):
+    """Samples as fio takes them: every 500 ms per thread, the last
+    partial interval dropped.  bw (KiB/s) is 4 x IOPS for 4 KiB I/O, up to
+    integer division and the I/O done between reading the two counters."""
+    if not dirs_ran:
+        assert r["bw_samples"] == r["iops_samples"] == 0
+        assert r["bw_min"] == r["bw_max"] == r["iops_min"] == 0
+        return
+    want = threads * (r["runtime"] // SAMPLE_MS)
+    assert abs(r["bw_samples"] - want) <= threads, (r["bw_samples"], want)
+    assert r["iops_samples"] == r["bw_samples"]
+    assert r["bw_min"] <= r["bw_mean"] <= r["bw_max"]
+    assert r["iops_min"] <= r["iops_mean"] <= r["iops_max"]
+    # group_reporting adds up each thread's min, max and mean, as fio
+    for b, i in (("bw_min", "iops_min"), ("bw_max", "iops_max"),
+                 ("bw_mean", "iops_mean")):
+        assert abs(r[b] - 4 * r[i]) <= 0.01 * r[b] + 3 * threads, (b, r[b], r[i])
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
+    rw, engine, depth, extra = SHAPES[name]
+    args = shape(loop.dev, rw, engine, depth, extra)
+    wait_idle(loop)
+    before = loop.diskstats()
+    ours = iolens_json(args)
+    after = loop.diskstats()
+    theirs = fio_json(args)
+
+    o_rows, o_disks, o_seen = consume(ours)
+    f_rows, f_disks, f_seen = consume(theirs)
+    assert set(o_seen) == set(f_seen), set(o_seen) ^ set(f_seen)
+    for path in f_seen:
+        assert o_seen[path] == f_seen[path], (path, o_seen[path], f_seen[path])
+
+    grouped = "--group_reporting" in extra
+    threads = 2 if "--numjobs=2" in extra else 1
+    assert len(o_rows) == len(f_rows) == (1 if grouped else threads)
+    for o, f in zip(o_rows, f_rows):
+        timed = "--time_based" in extra
+        if not timed:
+            # Size-based: the same I/O, exactly.
+            if rw == "randrw":
+                assert o["read"]["total_ios"] + o["write"]["total_ios"] == \
+                    f["read"]["total_ios"] + f["write"]["total_ios"] == 4096
+            else:
+                for d in ("read", "write"):
+                    assert o[d]["total_ios"] == f[d]["total_ios"], d
+                    assert o[d]["io_bytes"] == f[d]["io_bytes"], d
+        for row in (o, f):
+            for d in ("read", "write"):
+                r = row[d]
+                assert r["clat_n"] == r["total_ios"]
+                if timed:
+                    check_samples(r, threads, r["total_ios"] > 0)
+            # fio's CPU share is of the summed thread run time: it stays a
+            # share however many threads are in the group.
+            assert 0 <= row["usr"] + row["sys"] <= 100.5
+            if timed:
+                ran = max(row["read"]["runtime"], row["write"]["runtime"])
+                assert row["runtime_ms"] >= threads * ran - 50 * threads
+        if timed:
+            for d in ("read", "write"):
+                assert abs(o[d]["bw_samples"] - f[d]["bw_samples"]) <= threads
+
+    # disk_util: the loop device, and ours is the kernel's delta exactly
+    # (reads only: nothing else touches the device).
+    assert [d["name"] for d in o_disks] == [d["name"] for d in f_disks] == \
+        [loop.name]
+    disk = o_disks[0]
+    if rw in ("read", "randread"):
+        assert disk["ios"][0] == after["r_ios"] - before["r_ios"]
+        assert disk["merges"][0] == after["r_merges"] - before["r_merges"]
+        assert disk["ios"][1] == 0
+    assert 0 <= disk["util"] <= 100
+
+
+def test_text_has_fios_lines(iolens, loop):
+    args = shape(loop.dev, "randread", "io_uring", 8,
+                 ["--size=16m", "--time_based", "--runtime=1"])
+    ours = run(["load"] + args)
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run(["fio"] + args, capture_output=True, text=True)
+    assert theirs.returncode == 0, theirs.stderr
+    patterns = [
+        r"\n   bw \(  KiB/s\): min=\s*\d+, max=\s*\d+, per=\d+\.\d\d%, "
+        r"avg=\s*\d+\.\d\d, stdev=\s*\d+\.\d\d, samples=\d+\n",
+        r"\n   iops        : min=\s*\d+, max=\s*\d+, avg=\s*\d+\.\d\d, "
+        r"stdev=\s*\d+\.\d\d, samples=\d+\n",
+        r"\n  cpu          : usr=\d+\.\d\d%, sys=\d+\.\d\d%, ctx=\d+, "
+        r"majf=\d+, minf=\d+\n",
+        r"\nRun status group 0 \(all jobs\):\n   READ: bw=\S+ \(\S+\), "
+        r"\S+-\S+ \(\S+-\S+\), io=\S+ \(\S+\), run=\d+-\d+msec\n",
+        r"\n\nDisk stats \(read/write\):\n  %s: ios=\d+/\d+, merge=\d+/\d+, "
+        r"ticks=\d+/\d+, in_queue=\d+, util=\d+\.\d\d%%\n" % loop.name,
+    ]
+    for pat in patterns:
+        assert re.search(pat, theirs.stdout), ("fio", pat)
+        assert re.search(pat, ours.stdout), (pat, ours.stdout)
+    # The text's samples are the JSON's.
+    m = re.search(r"samples=(\d+)", ours.stdout)
+    assert abs(int(m.group(1)) - 1000 // SAMPLE_MS) <= 1
+
+
+def test_bwavgtime_and_iopsavgtime(iolens, loop):
+    args = shape(loop.dev, "randread", "io_uring", 4,
+                 ["--size=16m", "--time_based", "--runtime=2",
+                  "--bwavgtime=250", "--iopsavgtime=1000"])
+    r = iolens_json(args)["jobs"][0]["read"]
+    assert abs(r["bw_samples"] - r["runtime"] // 250) <= 1
+    assert abs(r["iops_samples"] - r["runtime"] // 1000) <= 1
+    p = run(["load"] + shape(loop.dev, "randread", "psync", 1,
+                             ["--size=1m", "--bwavgtime=0"]))
+    assert p.returncode == 2 and "--bwavgtime=0" in p.stderr
+
+
+def test_ramp_time_not_sampled(iolens, loop):
+    r = iolens_json(shape(loop.dev, "randread", "io_uring", 4,
+                          ["--size=16m", "--time_based", "--runtime=1",
+                           "--ramp_time=1"]))["jobs"][0]["read"]
+    # The intervals start with the statistics, after the ramp.
+    assert abs(r["bw_samples"] - r["runtime"] // SAMPLE_MS) <= 1

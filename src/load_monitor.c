@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the main thread of iolens load does while the jobs run, the part
+ * fio gives its helper thread: it sleeps until the next bw/IOPS sample is
+ * due, or until a job ends, and takes it.  The jobs
+ * never wait for it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "load.h"
+#include "log.h"
+#include "stop.h"
+
+/* One run per process: the jobs' wrapper reaches these without an
+ * argument of its own. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ended;
+static bool *done;		/* under lock */
+static unsigned int nended;	/* under lock */
+
+static void *job_main(void *arg)
+{
+	struct load_thread *t = arg;
+
+	load_thread_run(t);
+	pthread_mutex_lock(&lock);
+	done[t->job_index] = true;
+	nended++;
+	pthread_cond_signal(&ended);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+unsigned int load_monitor_start(struct load_thread *th, unsigned int n)
+{
+	pthread_condattr_t ca;
+	unsigned int i;
+
+	done = calloc(n ? n : 1, sizeof(*done));
+	if (!done) {
+		pr_err("out of memory");
+		return 0;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ended, &ca);
+	pthread_condattr_destroy(&ca);
+	for (i = 0; i < n; i++) {
+		/* The wrapper marks done[job_index]: it must be the slot. */
+		th[i].job_index = i;
+		if (pthread_create(&th[i].tid, NULL, job_main, &th[i])) {
+			pr_err("cannot start a thread: %s", strerror(errno));
+			stop_request();
+			break;
+		}
+	}
+	return i;
+}
+
+static struct timespec ts_of(__u64 ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000ULL,
+				  .tv_nsec = ns % 1000000000ULL };
+}
+
+/* When the sampler next needs to look at thread i: 0 means its
+ * statistics have not started (ramp), so soon. */
+static __u64 sample_due(__u64 next, __u64 now)
+{
+	return next ? next : now + 10000000;
+}
+
+void load_monitor_wait(struct load_thread *th, unsigned int n)
+{
+	struct load_sampler *smp = load_samples_new(th, n);
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	__u64 *next = calloc(n ? n : 1, sizeof(*next));
+	__u64 now, wake;
+	struct timespec until;
+	bool all = false;
+
+	if (!smp || !seen || !next) {
+		pr_err("out of memory: no bw and IOPS samples");
+		load_samples_store(smp);
+		smp = NULL;
+	}
+	while (smp && !all) {
+		pthread_mutex_lock(&lock);
+		memcpy(seen, done, n * sizeof(*seen));
+		pthread_mutex_unlock(&lock);
+		now = load_now_ns();
+		wake = now + 60000000000ULL;
+		for (unsigned int i = 0; i < n; i++) {
+			if (seen[i])
+				continue;	/* its last, partial interval is dropped */
+			if (now >= next[i])
+				next[i] = load_samples_take(smp, i, now);
+			if (sample_due(next[i], now) < wake)
+				wake = sample_due(next[i], now);
+		}
+		until = ts_of(wake);
+		pthread_mutex_lock(&lock);
+		if (nended < n)
+			pthread_cond_timedwait(&ended, &lock, &until);
+		all = nended == n;
+		pthread_mutex_unlock(&lock);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(th[i].tid, NULL);
+	if (smp)
+		load_samples_store(smp);
+	free(seen);
+	free(next);
+	free(done);
+	done = NULL;
+	pthread_cond_destroy(&ended);
+}
