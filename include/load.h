@@ -30,6 +30,8 @@ enum load_engine_id { LOAD_PSYNC, LOAD_IO_URING, LOAD_LIBAIO };
 
 enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
 
+enum load_eta { LOAD_ETA_AUTO, LOAD_ETA_ALWAYS, LOAD_ETA_NEVER };
+
 /* What the user set, as text, for "job options" / "global options". */
 #define LOAD_MAX_GIVEN 48
 struct load_given {
@@ -86,6 +88,7 @@ struct load_job_opts {
 	/* Settings of the whole run; read from the global section. */
 	bool group_reporting;
 	int format;		/* enum load_format */
+	int eta;		/* enum load_eta */
 	char *output;
 	bool allow_destroy;
 	char *sweep;		/* --sweep: iodepth or zones[:N]; NULL none */
@@ -368,16 +371,19 @@ __u64 load_now_ns(void);
 /* Runs the one job of js as --sweep says and reports; the exit code. */
 int load_sweep_run(struct load_jobs *js);
 
-/* ---- while the jobs run: load_monitor.c, load_samples.c ---- */
+/* ---- while the jobs run: load_monitor.c, load_samples.c,
+ * load_progress.c ---- */
 
 /* Starts the job threads; returns how many started. */
 unsigned int load_monitor_start(struct load_thread *th, unsigned int n);
 
 /*
- * Takes the bw and IOPS samples until every started thread has ended,
- * joins them, and stores the samples in their statistics.
+ * Takes the bw and IOPS samples and shows the progress line until every
+ * started thread has ended, joins them, and stores the samples in their
+ * statistics.
  */
-void load_monitor_wait(struct load_thread *th, unsigned int n);
+void load_monitor_wait(struct load_thread *th, unsigned int n,
+		       const struct load_job_opts *global, FILE *out);
 
 struct load_sampler;
 
@@ -387,6 +393,17 @@ struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n);
 __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now);
 /* Puts each thread's samples into its statistics and frees the sampler. */
 void load_samples_store(struct load_sampler *s);
+
+struct load_progress;
+
+/* NULL when no progress line is wanted (--eta, not a terminal, JSON). */
+struct load_progress *load_progress_new(const struct load_job_opts *global,
+					FILE *out, unsigned int n);
+/* Redraws the line; `done[i]` says thread i has ended. */
+void load_progress_show(struct load_progress *p, const struct load_thread *th,
+			const bool *done, __u64 now);
+/* Erases the line, so that the report starts as without it. */
+void load_progress_end(struct load_progress *p);
 
 /* ---- disk statistics over the run: load_diskutil.c ---- */
 
@@ -402,6 +419,12 @@ void load_disks_text(struct load_disks *d, FILE *f);
 void load_disks_free(struct load_disks *d);
 
 /* ---- report: load_report.c ---- */
+
+/* fio's num2str: at most four digits, then the unit: "207k", "48.2MiB". */
+void load_num2str(char *buf, size_t len, double v, int base,
+		  const char *const *units);
+extern const char *const load_iops_units[];
+extern const char *const load_bin_units[];
 
 struct load_result {
 	const struct load_job_opts *o;

@@ -289,7 +289,7 @@ static int run(struct load_jobs *js)
 	if (started < nth)
 		rc = 1;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	load_monitor_wait(th, started);
+	load_monitor_wait(th, started, &js->global, out);
 	load_disks_end(disks);
 
 	for (unsigned int i = 0; i < started; i++) {

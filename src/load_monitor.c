@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the main thread of iolens load does while the jobs run, the part
- * fio gives its helper thread: it sleeps until the next bw/IOPS sample is
- * due, or until a job ends, and takes it.  The jobs
+ * fio gives its helper thread: it sleeps until the next bw/IOPS sample or
+ * progress line is due, or until a job ends, and does that.  The jobs
  * never wait for it.
  */
 #include <errno.h>
@@ -13,6 +13,8 @@
 #include "load.h"
 #include "log.h"
 #include "stop.h"
+
+#define PROGRESS_NS 1000000000ULL
 
 /* One run per process: the jobs' wrapper reaches these without an
  * argument of its own. */
@@ -73,12 +75,14 @@ static __u64 sample_due(__u64 next, __u64 now)
 	return next ? next : now + 10000000;
 }
 
-void load_monitor_wait(struct load_thread *th, unsigned int n)
+void load_monitor_wait(struct load_thread *th, unsigned int n,
+		       const struct load_job_opts *global, FILE *out)
 {
 	struct load_sampler *smp = load_samples_new(th, n);
+	struct load_progress *prog = load_progress_new(global, out, n);
 	bool *seen = calloc(n ? n : 1, sizeof(*seen));
 	__u64 *next = calloc(n ? n : 1, sizeof(*next));
-	__u64 now, wake;
+	__u64 now = load_now_ns(), next_prog = now + PROGRESS_NS, wake;
 	struct timespec until;
 	bool all = false;
 
@@ -92,7 +96,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n)
 		memcpy(seen, done, n * sizeof(*seen));
 		pthread_mutex_unlock(&lock);
 		now = load_now_ns();
-		wake = now + 60000000000ULL;
+		wake = prog ? next_prog : now + 60 * PROGRESS_NS;
 		for (unsigned int i = 0; i < n; i++) {
 			if (seen[i])
 				continue;	/* its last, partial interval is dropped */
@@ -100,6 +104,14 @@ void load_monitor_wait(struct load_thread *th, unsigned int n)
 				next[i] = load_samples_take(smp, i, now);
 			if (sample_due(next[i], now) < wake)
 				wake = sample_due(next[i], now);
+		}
+		if (prog && now >= next_prog) {
+			load_progress_show(prog, th, seen, now);
+			next_prog += PROGRESS_NS;
+			if (next_prog <= now)
+				next_prog = now + PROGRESS_NS;
+			if (next_prog < wake)
+				wake = next_prog;
 		}
 		until = ts_of(wake);
 		pthread_mutex_lock(&lock);
@@ -110,6 +122,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n)
 	}
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(th[i].tid, NULL);
+	load_progress_end(prog);
 	if (smp)
 		load_samples_store(smp);
 	free(seen);

@@ -47,6 +47,11 @@ static const struct choice engine_choices[] = {
 	{ "libaio", LOAD_LIBAIO }, { NULL, 0 },
 };
 
+static const struct choice eta_choices[] = {
+	{ "auto", LOAD_ETA_AUTO }, { "always", LOAD_ETA_ALWAYS },
+	{ "never", LOAD_ETA_NEVER }, { NULL, 0 },
+};
+
 static const struct choice format_choices[] = {
 	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON }, { NULL, 0 },
 };
@@ -122,6 +127,8 @@ static const struct opt opts[] = {
 	  "one report for all jobs of a group" },
 	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
 	  "normal or json" },
+	{ "eta", T_ENUM, OFF(eta), eta_choices, 0, 0, "WHEN",
+	  "progress line: auto (stdout a terminal), always, never" },
 	{ "output", T_STR, OFF(output), NULL, 0, 0, "PATH",
 	  "write the report to this file" },
 	{ "allow-destroy", T_BOOL, OFF(allow_destroy), NULL, 0, 0, NULL,
@@ -167,7 +174,8 @@ bool load_opt_known(const char *name)
 bool load_opt_cmdline_only(const char *name)
 {
 	return !strcmp(name, "output-format") || !strcmp(name, "output") ||
-	       !strcmp(name, "allow-destroy") || !strcmp(name, "sweep");
+	       !strcmp(name, "allow-destroy") || !strcmp(name, "sweep") ||
+	       !strcmp(name, "eta");
 }
 
 bool load_opt_run_wide(const char *name)

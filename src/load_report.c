@@ -53,8 +53,8 @@ static double per_s(__u64 v, __u64 ns)
  * fio's num2str: at most four digits before the unit, a decimal only when
  * scaled and there is room ("207k", "12.3k", "1234", "48.2MiB").
  */
-static void num2str(char *buf, size_t len, double v, int base,
-		    const char *const *units)
+void load_num2str(char *buf, size_t len, double v, int base,
+		  const char *const *units)
 {
 	int u = 0, digits;
 
@@ -69,16 +69,16 @@ static void num2str(char *buf, size_t len, double v, int base,
 		snprintf(buf, len, "%.0f%s", v, units[u]);
 }
 
-static const char *const iops_units[] = { "", "k", "M", "G", "T", NULL };
-static const char *const bin_units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", NULL };
+const char *const load_iops_units[] = { "", "k", "M", "G", "T", NULL };
+const char *const load_bin_units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", NULL };
 static const char *const dec_units[] = { "B", "kB", "MB", "GB", "TB", "PB", NULL };
 
 static void bw_pair(char *buf, size_t len, double bytes_s)
 {
 	char b[32], d[32];
 
-	num2str(b, sizeof(b), bytes_s, 1024, bin_units);
-	num2str(d, sizeof(d), bytes_s, 1000, dec_units);
+	load_num2str(b, sizeof(b), bytes_s, 1024, load_bin_units);
+	load_num2str(d, sizeof(d), bytes_s, 1000, dec_units);
 	snprintf(buf, len, "%s/s (%s/s)", b, d);
 }
 
@@ -197,9 +197,9 @@ static void show_dir(FILE *f, const struct load_stats *st, int d, __u64 agg)
 
 	if (!ds->ios)
 		return;
-	num2str(iops, sizeof(iops), per_s(ds->ios, st->runtime_ns), 1000, iops_units);
+	load_num2str(iops, sizeof(iops), per_s(ds->ios, st->runtime_ns), 1000, load_iops_units);
 	bw_pair(bw, sizeof(bw), per_s(ds->bytes, st->runtime_ns));
-	num2str(io, sizeof(io), ds->bytes, 1024, bin_units);
+	load_num2str(io, sizeof(io), ds->bytes, 1024, load_bin_units);
 	fprintf(f, "  %s: IOPS=%s, BW=%s(%s/%llumsec)\n", load_dir_name(d), iops, bw,
 		io, (unsigned long long)((st->runtime_ns + 500000) / 1000000));
 	show_lat(f, "slat", &ds->slat);
@@ -279,12 +279,12 @@ static void show_group(FILE *f, const struct load_result *r, int n)
 		if (lo < 0)
 			continue;
 		bw_pair(agg, sizeof(agg), per_s(bytes, rmax));
-		num2str(a, sizeof(a), lo, 1024, bin_units);
-		num2str(b, sizeof(b), hi, 1024, bin_units);
-		num2str(c, sizeof(c), lo, 1000, dec_units);
-		num2str(e, sizeof(e), hi, 1000, dec_units);
-		num2str(io, sizeof(io), bytes, 1024, bin_units);
-		num2str(iod, sizeof(iod), bytes, 1000, dec_units);
+		load_num2str(a, sizeof(a), lo, 1024, load_bin_units);
+		load_num2str(b, sizeof(b), hi, 1024, load_bin_units);
+		load_num2str(c, sizeof(c), lo, 1000, dec_units);
+		load_num2str(e, sizeof(e), hi, 1000, dec_units);
+		load_num2str(io, sizeof(io), bytes, 1024, load_bin_units);
+		load_num2str(iod, sizeof(iod), bytes, 1000, dec_units);
 		fprintf(f, "%7s: bw=%s, %s/s-%s/s (%s/s-%s/s), io=%s (%s), run=%llu-%llumsec\n",
 			dir_upper[d], agg, a, b, c, e, io, iod,
 			(unsigned long long)((rmin + 500000) / 1000000),

@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """The report parts of iolens load that a fio user reads: per-interval bw
-and IOPS samples, disk_util and CPU.  fio 3.33 runs
+and IOPS samples, disk_util, CPU and the live progress line.  fio 3.33 runs
 the same job, and one consumer written as a user's script against fio's
 JSON reads both: every key it reads exists in both with the same JSON type,
 and what must agree does."""
 import json
 import os
+import pty
 import re
+import select
 import subprocess
 import struct
 import time
 
 import pytest
 
-from conftest import OWN, TMPFS, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, run, wait_idle
 
 SAMPLE_MS = 500
 
@@ -357,3 +359,89 @@ def test_ramp_time_not_sampled(iolens, loop):
                            "--ramp_time=1"]))["jobs"][0]["read"]
     # The intervals start with the statistics, after the ramp.
     assert abs(r["bw_samples"] - r["runtime"] // SAMPLE_MS) <= 1
+
+
+# ---- the progress line ----
+
+def in_pty(argv, timeout=30):
+    """Runs argv with stdout and stderr on a pseudo-terminal; all it wrote."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            os.execv(argv[0], argv)
+        finally:
+            os._exit(127)
+    out = b""
+    end = time.time() + timeout
+    try:
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], 1)
+            if not r:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(fd)
+        _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, (status, out)
+    return out.decode()
+
+
+LINE = re.compile(r"Jobs: 1 \(f=1\): \[r\(1\)\]\[(?:\d+\.\d%|-\.-%)\]"
+                  r"\[r=[\d.]+[KMG]?i?B/s\]\[r=[\d.]+[kM]? IOPS\]"
+                  r"\[eta \d\dm:\d\ds\]")
+
+
+def timed_args(dev, runtime="3"):
+    return [IOLENS, "load"] + shape(dev, "randread", "psync", 1,
+                                    ["--size=16m", "--time_based",
+                                     "--runtime=" + runtime])
+
+
+def test_progress_line_on_a_terminal(iolens, loop):
+    out = in_pty(timed_args(loop.dev))
+    lines = LINE.findall(out)
+    assert len(lines) >= 2, out[:2000]
+    # Each line ends with a carriage return, and the last is blanked out
+    # before the report, which then starts at the beginning of the line.
+    head, report = out.split("t: (groupid=0", 1)
+    last = head.rindex("Jobs: ")
+    tail = head[last:]
+    width = tail.index("\r")
+    assert tail[width:] == "\r" + " " * width + "\r", repr(tail)
+    assert "Jobs:" not in report
+
+
+def test_no_progress_line_on_a_pipe(iolens, loop):
+    p = subprocess.run(timed_args(loop.dev, "2"), capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    assert "Jobs:" not in p.stdout and "Jobs:" not in p.stderr
+    assert "\r" not in p.stdout
+
+
+def test_eta_never_and_always(iolens, loop):
+    out = in_pty(timed_args(loop.dev, "2") + ["--eta=never"])
+    assert "Jobs:" not in out
+    p = subprocess.run(timed_args(loop.dev, "2") + ["--eta=always"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert LINE.search(p.stdout), p.stdout[:500]
+    assert "t: (groupid=0" in p.stdout
+
+
+def test_no_progress_line_in_json_on_a_terminal(iolens, loop, tmp_path):
+    out = in_pty(timed_args(loop.dev, "2") + ["--output-format=json"])
+    assert "Jobs:" not in out
+    assert json.loads(out.replace("\r\n", "\n"))["jobs"][0]["read"]["total_ios"]
+    # With the report going to a file, the terminal gets the line (fio's).
+    path = tmp_path / "out.json"
+    out = in_pty(timed_args(loop.dev, "2") +
+                 ["--output-format=json", "--output=" + str(path)])
+    assert LINE.search(out), out
+    assert json.loads(path.read_text())["jobs"][0]["read"]["total_ios"]
