@@ -20,7 +20,8 @@
  * argument of its own. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t ended;
-static bool *done;		/* under lock */
+static struct load_thread *threads;
+static bool *done;		/* under lock, by index in threads */
 static unsigned int nended;	/* under lock */
 
 static void *job_main(void *arg)
@@ -29,7 +30,7 @@ static void *job_main(void *arg)
 
 	load_thread_run(t);
 	pthread_mutex_lock(&lock);
-	done[t->job_index] = true;
+	done[t - threads] = true;
 	nended++;
 	pthread_cond_signal(&ended);
 	pthread_mutex_unlock(&lock);
@@ -41,18 +42,18 @@ unsigned int load_monitor_start(struct load_thread *th, unsigned int n)
 	pthread_condattr_t ca;
 	unsigned int i;
 
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ended, &ca);
+	pthread_condattr_destroy(&ca);
+	threads = th;
+	nended = 0;
 	done = calloc(n ? n : 1, sizeof(*done));
 	if (!done) {
 		pr_err("out of memory");
 		return 0;
 	}
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ended, &ca);
-	pthread_condattr_destroy(&ca);
 	for (i = 0; i < n; i++) {
-		/* The wrapper marks done[job_index]: it must be the slot. */
-		th[i].job_index = i;
 		if (pthread_create(&th[i].tid, NULL, job_main, &th[i])) {
 			pr_err("cannot start a thread: %s", strerror(errno));
 			stop_request();
@@ -91,7 +92,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 		load_samples_store(smp);
 		smp = NULL;
 	}
-	while (smp && !all) {
+	while (smp && done && !all) {
 		pthread_mutex_lock(&lock);
 		memcpy(seen, done, n * sizeof(*seen));
 		pthread_mutex_unlock(&lock);
@@ -129,5 +130,6 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 	free(next);
 	free(done);
 	done = NULL;
+	threads = NULL;
 	pthread_cond_destroy(&ended);
 }
