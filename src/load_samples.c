@@ -84,23 +84,15 @@ struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n)
 	return s;
 }
 
-static __u64 counter(struct load_thread *t, int d, bool bytes)
-{
-	const struct load_dir_stats *ds = &t->st.dir[d];
-
-	return __atomic_load_n(bytes ? &ds->bytes : &ds->ios, __ATOMIC_RELAXED);
-}
-
 /* fio's __add_samples(); returns when the next sample is due. */
-static __u64 take(struct clock *c, struct load_thread *t, bool bytes,
-		  __u64 now)
+static __u64 take(struct clock *c, const __u64 *count, bool bytes, __u64 now)
 {
 	__u64 spent = (now - c->last_ns) / 1000000, delta, v;
 
 	if (spent < c->avg_ms && c->avg_ms - spent > 1)
 		return c->last_ns + c->avg_ms * 1000000;
 	for (int d = 0; d < LOAD_DIRS; d++) {
-		__u64 cur = counter(t, d, bytes);
+		__u64 cur = count[d];
 
 		delta = cur - c->prev[d];
 		if (!delta)
@@ -123,7 +115,7 @@ __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now)
 {
 	struct thread_samples *ts = &s->ts[i];
 	struct load_thread *t = &s->th[i];
-	__u64 since, a, b;
+	__u64 since, a, b, bytes[LOAD_DIRS], ios[LOAD_DIRS];
 
 	if (!ts->since) {
 		/* The job publishes start_ns after zeroing its counters. */
@@ -133,8 +125,14 @@ __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now)
 		ts->since = since;
 		ts->bw.last_ns = ts->iops.last_ns = since;
 	}
-	a = take(&ts->bw, t, true, now);
-	b = take(&ts->iops, t, false, now);
+	/* Both counters of a direction read together, so that the bw and
+	 * the IOPS of an interval count the same I/Os. */
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		bytes[d] = __atomic_load_n(&t->st.dir[d].bytes, __ATOMIC_RELAXED);
+		ios[d] = __atomic_load_n(&t->st.dir[d].ios, __ATOMIC_RELAXED);
+	}
+	a = take(&ts->bw, bytes, true, now);
+	b = take(&ts->iops, ios, false, now);
 	return a < b ? a : b;
 }
 
