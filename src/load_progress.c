@@ -22,7 +22,7 @@ struct load_progress {
 	__u64 t0;			/* the start of the run */
 	__u64 last_ns;			/* of the last line's counters */
 	__u64 last_bytes[LOAD_DIRS], last_ios[LOAD_DIRS];
-	int linelen;			/* of the last line, to overwrite */
+	int linelen;			/* widest line so far, to overwrite */
 	char *states;			/* one letter a thread */
 };
 
@@ -235,9 +235,11 @@ void load_progress_show(struct load_progress *p, const struct load_thread *th,
 	}
 	if (l >= (int)sizeof(line))
 		l = sizeof(line) - 1;
+	/* Spaces over what a longer line before left on the screen. */
 	fprintf(p->f, "%s%*s\r", line, p->linelen > l ? p->linelen - l : 0, "");
 	fflush(p->f);
-	p->linelen = l;
+	if (l > p->linelen)
+		p->linelen = l;
 }
 
 void load_progress_end(struct load_progress *p)

@@ -237,7 +237,7 @@ SHAPES = {
 }
 
 
-def check_samples(r, threads, dirs_ran):
+def check_samples(r, threads, dirs_ran, late=0):
     """Samples as fio takes them: every 500 ms per thread, the last
     partial interval dropped.  bw (KiB/s) is 4 x IOPS for 4 KiB I/O, up to
     integer division and the I/O done between reading the two counters."""
@@ -246,7 +246,8 @@ def check_samples(r, threads, dirs_ran):
         assert r["bw_min"] == r["bw_max"] == r["iops_min"] == 0
         return
     want = threads * (r["runtime"] // SAMPLE_MS)
-    assert abs(r["bw_samples"] - want) <= threads, (r["bw_samples"], want)
+    assert want - threads * (1 + late) <= r["bw_samples"] <= want + threads, \
+        (r["bw_samples"], want)
     assert r["iops_samples"] == r["bw_samples"]
     assert r["bw_min"] <= r["bw_mean"] <= r["bw_max"]
     assert r["iops_min"] <= r["iops_mean"] <= r["iops_max"]
@@ -286,12 +287,14 @@ def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
                 for d in ("read", "write"):
                     assert o[d]["total_ios"] == f[d]["total_ios"], d
                     assert o[d]["io_bytes"] == f[d]["io_bytes"], d
-        for row in (o, f):
+        # fio's helper thread wakes late by its timer slack: the sample at
+        # the job's end is mostly missed, and now and then one more.
+        for row, late in ((o, 0), (f, 1)):
             for d in ("read", "write"):
                 r = row[d]
                 assert r["clat_n"] == r["total_ios"]
                 if timed:
-                    check_samples(r, threads, r["total_ios"] > 0)
+                    check_samples(r, threads, r["total_ios"] > 0, late)
             # fio's CPU share is of the summed thread run time: it stays a
             # share however many threads are in the group.
             assert 0 <= row["usr"] + row["sys"] <= 100.5
@@ -300,7 +303,8 @@ def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
                 assert row["runtime_ms"] >= threads * ran - 50 * threads
         if timed:
             for d in ("read", "write"):
-                assert abs(o[d]["bw_samples"] - f[d]["bw_samples"]) <= threads
+                assert abs(o[d]["bw_samples"] - f[d]["bw_samples"]) <= \
+                    2 * threads
 
     # disk_util: the loop device, and ours is the kernel's delta exactly
     # (reads only: nothing else touches the device).
@@ -316,7 +320,7 @@ def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
 
 def test_text_has_fios_lines(iolens, loop):
     args = shape(loop.dev, "randread", "io_uring", 8,
-                 ["--size=16m", "--time_based", "--runtime=1"])
+                 ["--size=16m", "--time_based", "--runtime=2"])
     ours = run(["load"] + args)
     assert ours.returncode == 0, ours.stderr
     theirs = subprocess.run(["fio"] + args, capture_output=True, text=True)
@@ -338,7 +342,7 @@ def test_text_has_fios_lines(iolens, loop):
         assert re.search(pat, ours.stdout), (pat, ours.stdout)
     # The text's samples are the JSON's.
     m = re.search(r"samples=(\d+)", ours.stdout)
-    assert abs(int(m.group(1)) - 1000 // SAMPLE_MS) <= 1
+    assert abs(int(m.group(1)) - 2000 // SAMPLE_MS) <= 1
 
 
 def test_bwavgtime_and_iopsavgtime(iolens, loop):
