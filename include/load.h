@@ -388,8 +388,8 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 struct load_sampler;
 
 struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n);
-/* Takes the samples due at `now` of thread i; returns when the next is
- * due, or 0 when the thread's statistics have not started. */
+/* Takes the samples due at `now` of thread i; returns when to call
+ * again (soon while the thread's statistics have not started). */
 __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now);
 /* Puts each thread's samples into its statistics and frees the sampler. */
 void load_samples_store(struct load_sampler *s);

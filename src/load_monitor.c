@@ -69,13 +69,6 @@ static struct timespec ts_of(__u64 ns)
 				  .tv_nsec = ns % 1000000000ULL };
 }
 
-/* When the sampler next needs to look at thread i: 0 means its
- * statistics have not started (ramp), so soon. */
-static __u64 sample_due(__u64 next, __u64 now)
-{
-	return next ? next : now + 10000000;
-}
-
 void load_monitor_wait(struct load_thread *th, unsigned int n,
 		       const struct load_job_opts *global, FILE *out)
 {
@@ -103,8 +96,8 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 				continue;	/* its last, partial interval is dropped */
 			if (now >= next[i])
 				next[i] = load_samples_take(smp, i, now);
-			if (sample_due(next[i], now) < wake)
-				wake = sample_due(next[i], now);
+			if (next[i] < wake)
+				wake = next[i];
 		}
 		if (prog && now >= next_prog) {
 			load_progress_show(prog, th, seen, now);

@@ -111,6 +111,22 @@ static __u64 take(struct clock *c, const __u64 *count, bool bytes, __u64 now)
 	return now + (spent + 1 < c->avg_ms ? c->avg_ms - spent - 1 : 0) * 1000000;
 }
 
+/*
+ * A thread in its ramp or waiting behind a stonewall: when to look again.
+ * The first interval starts at the thread's own start_ns, so seeing it
+ * late costs nothing as long as it is seen within an interval.
+ */
+static __u64 not_started_poll(const struct thread_samples *ts)
+{
+	__u64 ms = 100;
+
+	if (ts->bw.avg_ms < ms)
+		ms = ts->bw.avg_ms;
+	if (ts->iops.avg_ms < ms)
+		ms = ts->iops.avg_ms;
+	return ms * 1000000 / 2;
+}
+
 __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now)
 {
 	struct thread_samples *ts = &s->ts[i];
@@ -121,7 +137,7 @@ __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now)
 		/* The job publishes start_ns after zeroing its counters. */
 		since = __atomic_load_n(&t->start_ns, __ATOMIC_ACQUIRE);
 		if (!since)
-			return 0;
+			return now + not_started_poll(ts);
 		ts->since = since;
 		ts->bw.last_ns = ts->iops.last_ns = since;
 	}

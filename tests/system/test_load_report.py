@@ -365,6 +365,34 @@ def test_ramp_time_not_sampled(iolens, loop):
     assert abs(r["bw_samples"] - r["runtime"] // SAMPLE_MS) <= 1
 
 
+def stonewall_file(tmp_path, dev):
+    path = tmp_path / "sw.fio"
+    path.write_text("[global]\nfilename=%s\nrw=randread\nbs=4k\ndirect=1\n"
+                    "ioengine=io_uring\niodepth=4\nsize=16m\ntime_based\n"
+                    "runtime=2\n[a]\n[b]\nstonewall\n" % dev)
+    return str(path)
+
+
+def test_stonewall_groups_have_their_own_samples_and_aggregate(iolens, loop,
+                                                               tmp_path):
+    """Each group's per= is of its own aggregate (fio's rs->agg), and a job
+    behind a stonewall is sampled from its own start."""
+    job = stonewall_file(tmp_path, loop.dev)
+    ours = run(["load", job, "--output-format=json"])
+    assert ours.returncode == 0, ours.stderr
+    theirs = subprocess.run(["fio", job, "--output-format=json"],
+                            capture_output=True, text=True)
+    assert theirs.returncode == 0, theirs.stderr
+    for doc, late in ((json.loads(ours.stdout), 0),
+                      (json.loads(theirs.stdout), 1)):
+        assert [j["groupid"] for j in doc["jobs"]] == [0, 1]
+        for j in doc["jobs"]:
+            r = j["read"]
+            check_samples(r, 1, True, late)
+            # Alone in its group: about all of it, not half of both groups.
+            assert r["bw_agg"] > 75, (doc["fio version"], r["bw_agg"])
+
+
 # ---- the progress line ----
 
 def in_pty(argv, timeout=30):
@@ -449,3 +477,4 @@ def test_no_progress_line_in_json_on_a_terminal(iolens, loop, tmp_path):
                  ["--output-format=json", "--output=" + str(path)])
     assert LINE.search(out), out
     assert json.loads(path.read_text())["jobs"][0]["read"]["total_ios"]
+
