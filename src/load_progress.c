@@ -51,7 +51,8 @@ struct load_progress *load_progress_new(const struct load_job_opts *global,
 	return p;
 }
 
-/* fio's letters: R W M sequential, r w m random, / ramp, _ done, X error. */
+/* fio's letters: R W M sequential, r w m random, / ramp, P waiting behind
+ * a stonewall, I setting up, _ done, X error. */
 static char state_of(const struct load_thread *t, bool done, __u64 since)
 {
 	const struct load_job_opts *o = t->o;
@@ -62,7 +63,7 @@ static char state_of(const struct load_thread *t, bool done, __u64 since)
 	if (done)
 		return t->st.error ? 'X' : '_';
 	if (!since)
-		return o->ramp_ns ? '/' : 'I';
+		return o->stonewall ? 'P' : o->ramp_ns ? '/' : 'I';
 	switch (o->rw) {
 	case LOAD_RW_READ:
 	case LOAD_RW_RANDREAD:
@@ -80,7 +81,8 @@ static char state_of(const struct load_thread *t, bool done, __u64 since)
 
 /*
  * fio's thread_eta(): seconds left from the share of bytes done, or of
- * the runtime for a time-based job, capped by the runtime; -1 unknown.
+ * the runtime for a time-based job, capped by the runtime.  Before the
+ * statistics start: the runtime and the ramp left, or 0 if no runtime.
  */
 static long thread_eta(const struct load_thread *t, __u64 since, __u64 now,
 		       __u64 t0, __u64 bytes)
@@ -91,9 +93,8 @@ static long thread_eta(const struct load_thread *t, __u64 since, __u64 now,
 	double perc;
 
 	if (!since) {
-		/* Setting up or in the ramp: the ramp left and the runtime. */
 		if (!o->runtime_ns)
-			return -1;
+			return 0;
 		eta = timeout;
 		if (t0 + o->ramp_ns > now)
 			eta += (long)((t0 + o->ramp_ns - now) / 1000000000ULL);
@@ -173,7 +174,7 @@ void load_progress_show(struct load_progress *p, const struct load_thread *th,
 	__u64 bytes[LOAD_DIRS] = {}, ios[LOAD_DIRS] = {};
 	double bw[LOAD_DIRS] = {}, iops[LOAD_DIRS] = {}, dt;
 	unsigned int running = 0;
-	long eta = 0, elapsed;
+	long eta = 0, eta_stone = 0, elapsed;
 	bool any_rate = false, all_ramp = true;
 	int l;
 
@@ -186,7 +187,9 @@ void load_progress_show(struct load_progress *p, const struct load_thread *th,
 		p->states[i] = state_of(t, done[i], since);
 		if (done[i])
 			continue;
-		running++;
+		/* fio counts the running and the ramping, not those set up or
+		 * waiting behind a stonewall. */
+		running += !strchr("PI", p->states[i]);
 		for (int d = 0; since && d < LOAD_DIRS; d++) {
 			__u64 b = __atomic_load_n(&t->st.dir[d].bytes, __ATOMIC_RELAXED);
 
@@ -196,11 +199,13 @@ void load_progress_show(struct load_progress *p, const struct load_thread *th,
 		}
 		all_ramp &= !since;
 		e = thread_eta(t, since, now, p->t0, tb);
-		if (e < 0 || eta < 0)
-			eta = -1;
+		/* Jobs behind a stonewall run after the others, as fio adds. */
+		if (!since && t->o->stonewall)
+			eta_stone += e;
 		else if (e > eta)
 			eta = e;
 	}
+	eta += eta_stone;
 	/* A job that ended takes its counters along: rates over those
 	 * still running, never negative. */
 	dt = (now - p->last_ns) / 1e9;
@@ -220,17 +225,14 @@ void load_progress_show(struct load_progress *p, const struct load_thread *th,
 		condensed(run, sizeof(run), p->states);
 		l += snprintf(line + l, sizeof(line) - l, ": [%s]", run);
 		elapsed = (long)((now - p->t0 + 999999999) / 1000000000ULL);
-		if (eta < 0 || all_ramp || (!eta && !any_rate))
+		if (all_ramp || (!eta && !any_rate))
 			l += snprintf(line + l, sizeof(line) - l, "[-.-%%]");
 		else
 			l += snprintf(line + l, sizeof(line) - l, "[%.1f%%]",
 				      100.0 * elapsed / (elapsed + eta));
 		if (any_rate)
 			l += rates(line + l, sizeof(line) - l, bw, iops);
-		if (eta < 0)
-			snprintf(when, sizeof(when), "--");
-		else
-			eta_str(when, sizeof(when), eta);
+		eta_str(when, sizeof(when), eta);
 		l += snprintf(line + l, sizeof(line) - l, "[eta %s]", when);
 	}
 	if (l >= (int)sizeof(line))

@@ -478,3 +478,10 @@ def test_no_progress_line_in_json_on_a_terminal(iolens, loop, tmp_path):
     assert LINE.search(out), out
     assert json.loads(path.read_text())["jobs"][0]["read"]["total_ios"]
 
+
+def test_progress_line_behind_a_stonewall(iolens, loop, tmp_path):
+    out = in_pty([IOLENS, "load", stonewall_file(tmp_path, loop.dev)],
+                 timeout=30)
+    # fio's letters: P waits behind the stonewall, _ has ended.
+    assert "Jobs: 1 (f=1): [r(1),P(1)]" in out, out[:2000]
+    assert "Jobs: 1 (f=1): [_(1),r(1)]" in out, out[:2000]
