@@ -36,6 +36,10 @@ const char *block_trace_flavour(const struct block_trace *bt);
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx);
 
+/* Makes block_trace_run() drain what is recorded and return, as at its
+ * duration's end; any thread may call it. */
+void block_trace_end(struct block_trace *bt);
+
 struct block_trace_stats {
 	__u64 lost;		/* records the kernel dropped: ring buffer full */
 	__u64 missed;		/* hook runs the kernel skipped because the

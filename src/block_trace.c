@@ -32,6 +32,7 @@ struct block_trace {
 	block_trace_fn fn;
 	void *ctx;
 	int stop;
+	int ending;		/* block_trace_end(): drain, then return */
 };
 
 __u64 mono_ns(void)
@@ -243,7 +244,8 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 	stop_catch();
 	bt->fn = fn;
 	bt->ctx = ctx;
-	while (!stop_requested() && !bt->stop) {
+	while (!stop_requested() && !bt->stop &&
+	       !__atomic_load_n(&bt->ending, __ATOMIC_ACQUIRE)) {
 		/* The kernel side never wakes us (see block_hooks.bpf.h), so
 		 * drain on a timer: 20 ms of records at a million requests/s
 		 * is a tenth of the ring. */
@@ -269,6 +271,11 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 	if (!bt->stop)
 		report_table(bt);
 	return 0;
+}
+
+void block_trace_end(struct block_trace *bt)
+{
+	__atomic_store_n(&bt->ending, 1, __ATOMIC_RELEASE);
 }
 
 void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)

@@ -167,6 +167,21 @@ def diskstats(name):
     raise KeyError(name)
 
 
+def load_json(args):
+    """iolens load's fio-shaped JSON for `args`."""
+    p = run(["load"] + args + ["--output-format=json"])
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def fio_json(args):
+    """fio 3.33's JSON for the same `args`."""
+    p = subprocess.run(["fio"] + args + ["--output-format=json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
 def digest(path):
     """sha256 of a file or device: that nothing was written to it."""
     h = hashlib.sha256()

@@ -12,26 +12,13 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
 
 ENGINES = ["psync", "io_uring", "libaio"]
 
 
 def load(args, **kw):
     return run(["load"] + args, **kw)
-
-
-def load_json(args):
-    p = load(args + ["--output-format=json"])
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def fio_json(args):
-    p = subprocess.run(["fio"] + args + ["--output-format=json"],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
 
 
 def job_args(dev, rw, engine, size="8m", bs="4k"):

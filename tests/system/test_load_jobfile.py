@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import Loop, TraceInstance, digest, run, wait_idle
+from conftest import Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
 
 
 @pytest.fixture
@@ -25,19 +25,6 @@ def jobfile(tmp_path):
     return make
 
 
-def ours(args):
-    p = run(["load"] + args + ["--output-format=json"])
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def fios(args):
-    p = subprocess.run(["fio"] + args + ["--output-format=json"],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
 def summary(doc):
     return [(j["jobname"], j["groupid"], j["read"]["total_ios"],
              j["read"]["io_bytes"], j["write"]["total_ios"],
@@ -45,7 +32,7 @@ def summary(doc):
 
 
 def same_as_fio(args):
-    a, b = summary(ours(args)), summary(fios(args))
+    a, b = summary(load_json(args)), summary(fio_json(args))
     assert a == b
     return a
 
@@ -162,7 +149,7 @@ runtime=300ms
 """ % loop.dev)
     trace = TraceInstance(loop)
     try:
-        jobs = ours([path])["jobs"]
+        jobs = load_json([path])["jobs"]
         issues = [e for e in trace.read_timed() if e[1] == "block_rq_issue"]
         assert trace.overruns() == 0
     finally:

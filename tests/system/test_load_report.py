@@ -15,22 +15,9 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, run, wait_idle, load_json, fio_json
 
 SAMPLE_MS = 500
-
-
-def iolens_json(args):
-    p = run(["load"] + args + ["--output-format=json"])
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def fio_json(args):
-    p = subprocess.run(["fio"] + args + ["--output-format=json"],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
 
 
 def shape(dev, rw, engine, depth, extra=()):
@@ -49,7 +36,7 @@ def test_cpu_share_of_a_group(iolens, loop):
     args = shape(loop.dev, "randread", "io_uring", 4,
                  ["--size=16m", "--time_based", "--runtime=1", "--numjobs=2",
                   "--group_reporting"])
-    for doc in (iolens_json(args), fio_json(args)):
+    for doc in (load_json(args), fio_json(args)):
         (job,) = doc["jobs"]
         assert 2 * 1000 - 100 <= job["job_runtime"] <= 2 * 1100
         assert 0 < job["usr_cpu"] + job["sys_cpu"] <= 100.5
@@ -62,7 +49,7 @@ def test_disk_util_is_the_kernels_count(iolens, loop):
     args = shape(loop.dev, "randread", "io_uring", 8, ["--size=8m"])
     wait_idle(loop)
     before = loop.diskstats()
-    doc = iolens_json(args)
+    doc = load_json(args)
     after = loop.diskstats()
     (disk,) = doc["disk_util"]
     assert disk["name"] == loop.name
@@ -92,7 +79,7 @@ def tmpfs_file():
 def test_no_disk_util_without_a_block_device(iolens, tmpfs_file):
     args = ["--name=t", "--filename=" + tmpfs_file, "--size=2m", "--rw=read",
             "--bs=64k"]
-    assert "disk_util" not in iolens_json(args)
+    assert "disk_util" not in load_json(args)
     assert "disk_util" not in fio_json(args)
     p = run(["load"] + args)
     assert p.returncode == 0 and "Disk stats" not in p.stdout
@@ -102,7 +89,7 @@ def test_disk_util_of_a_file_is_its_filesystems_device(iolens, loop, ext4):
     path = str(ext4 / "f")
     args = ["--name=t", "--filename=" + path, "--size=8m", "--rw=write",
             "--bs=64k", "--direct=1"]
-    doc = iolens_json(args)
+    doc = load_json(args)
     (disk,) = doc["disk_util"]
     assert disk["name"] == loop.name
     # Every 64 KiB O_DIRECT write reached the disk (the journal may add).
@@ -140,7 +127,7 @@ def test_disk_util_of_a_partition_is_its_disk(iolens, loop, partition):
     args = ["--name=t", "--filename=" + partition, "--size=4m", "--rw=read",
             "--bs=64k", "--direct=1"]
     before = loop.diskstats()
-    (disk,) = iolens_json(args)["disk_util"]
+    (disk,) = load_json(args)["disk_util"]
     after = loop.diskstats()
     assert disk["name"] == loop.name
     assert disk["read_ios"] == after["r_ios"] - before["r_ios"]
@@ -263,7 +250,7 @@ def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
     args = shape(loop.dev, rw, engine, depth, extra)
     wait_idle(loop)
     before = loop.diskstats()
-    ours = iolens_json(args)
+    ours = load_json(args)
     after = loop.diskstats()
     theirs = fio_json(args)
 
@@ -349,7 +336,7 @@ def test_bwavgtime_and_iopsavgtime(iolens, loop):
     args = shape(loop.dev, "randread", "io_uring", 4,
                  ["--size=16m", "--time_based", "--runtime=2",
                   "--bwavgtime=250", "--iopsavgtime=1000"])
-    r = iolens_json(args)["jobs"][0]["read"]
+    r = load_json(args)["jobs"][0]["read"]
     assert abs(r["bw_samples"] - r["runtime"] // 250) <= 1
     assert abs(r["iops_samples"] - r["runtime"] // 1000) <= 1
     p = run(["load"] + shape(loop.dev, "randread", "psync", 1,
@@ -358,7 +345,7 @@ def test_bwavgtime_and_iopsavgtime(iolens, loop):
 
 
 def test_ramp_time_not_sampled(iolens, loop):
-    r = iolens_json(shape(loop.dev, "randread", "io_uring", 4,
+    r = load_json(shape(loop.dev, "randread", "io_uring", 4,
                           ["--size=16m", "--time_based", "--runtime=1",
                            "--ramp_time=1"]))["jobs"][0]["read"]
     # The intervals start with the statistics, after the ramp.
