@@ -30,6 +30,14 @@ const struct dev_info *dev_get(__u32 dev);
 /* dev_get(dev)->name */
 const char *dev_name(__u32 dev);
 
+/* Reads n whitespace-separated numbers from the file `path` (a sysfs
+ * attribute): 0, -errno if it cannot be opened, -EINVAL if short. */
+int sysfs_u64s(const char *path, __u64 *v, int n);
+
+/* The same for the attribute `file` of /sys/dev/block/MAJ:MIN of `dev`
+ * ("stat", "inflight", "queue/optimal_io_size"). */
+int dev_sysfs_u64s(__u32 dev, const char *file, __u64 *v, int n);
+
 /* Parses "loop0", "/dev/loop0" or "7:0" into a dev_t of an existing whole
  * disk or partition; 0 on success, -errno otherwise. */
 int dev_parse(const char *s, __u32 *dev);

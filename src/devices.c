@@ -137,3 +137,25 @@ int dev_parse(const char *s, __u32 *dev)
 	*dev = kdev_make(ma, mi);
 	return 0;
 }
+
+int sysfs_u64s(const char *path, __u64 *v, int n)
+{
+	FILE *f = fopen(path, "re");
+	int k = 0;
+
+	if (!f)
+		return -errno;
+	while (k < n && fscanf(f, "%llu", (unsigned long long *)&v[k]) == 1)
+		k++;
+	fclose(f);
+	return k == n ? 0 : -EINVAL;
+}
+
+int dev_sysfs_u64s(__u32 dev, const char *file, __u64 *v, int n)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", kdev_major(dev),
+		 kdev_minor(dev), file);
+	return sysfs_u64s(path, v, n);
+}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "devices.h"
 #include "load.h"
 
 #define MAX_DISKS 16
@@ -39,17 +40,9 @@ struct load_disks {
 
 static int read_stat(const char *path, struct dstat *s)
 {
-	unsigned long long v[11];
-	FILE *f = fopen(path, "re");
-	int k;
+	__u64 v[11];
 
-	if (!f)
-		return -1;
-	k = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-		   &v[8], &v[9], &v[10]);
-	fclose(f);
-	if (k != 11)
+	if (sysfs_u64s(path, v, 11))
 		return -1;
 	*s = (struct dstat){
 		.ios = { v[0], v[4] }, .merges = { v[1], v[5] },

@@ -19,19 +19,13 @@
  * block of 512e and 4Kn disks, the strictest common one. */
 #define IMAGE_BASIS 4096
 
+/* One number from the attribute `file` of the sysfs directory `dir`. */
 static int read_u64(const char *dir, const char *file, __u64 *v)
 {
-	char path[512];
-	FILE *f;
-	int ok;
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%llu", (unsigned long long *)v) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
+	return sysfs_u64s(path, v, 1);
 }
 
 static int add_part(struct partalign *pa, int number, __u64 start, __u64 size)
@@ -119,12 +113,9 @@ static int read_table(struct partalign *pa, const char **err)
 /* The disk's optimal I/O size (a RAID stripe, say); 0 if it has none. */
 static unsigned int optimal_io(__u32 dev)
 {
-	char q[96];
 	__u64 v = 0;
 
-	snprintf(q, sizeof(q), "/sys/dev/block/%u:%u/queue", kdev_major(dev),
-		 kdev_minor(dev));
-	return read_u64(q, "optimal_io_size", &v) ? 0 : (unsigned int)v;
+	return dev_sysfs_u64s(dev, "queue/optimal_io_size", &v, 1) ? 0 : (unsigned int)v;
 }
 
 static int cmp_start(const void *a, const void *b)

@@ -14,6 +14,7 @@
 #include "stat_trace.h"
 #include "hist.h"
 #include "block_trace.h"
+#include "devices.h"
 #include "diskstats.h"
 #include "kbtf.h"
 #include "log.h"
@@ -326,23 +327,6 @@ static void hist_delta(const struct stat_trace *st, const void *buf,
 
 /* The first `n` numbers of a device's sysfs file `file` ("stat", whose
  * fields Documentation/block/stat.rst lists, or "inflight"). */
-static int sysfs_fields(__u32 dev, const char *file, __u64 *v, int n)
-{
-	char path[64];
-	FILE *f;
-	int k = 0;
-
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", dev >> 20,
-		 dev & 0xfffff, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (k < n && fscanf(f, "%llu", (unsigned long long *)&v[k]) == 1)
-		k++;
-	fclose(f);
-	return k == n ? 0 : -EINVAL;
-}
-
 /*
  * See stat_trace_read().  Only a disk idle for a whole interval is trusted:
  * under load the kernel's count (requests in state MQ_RQ_IN_FLIGHT) and
@@ -358,7 +342,7 @@ static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p
 		if (now_sum[g].ios != p->sum[g].ios ||
 		    now_sum[g].issues != p->sum[g].issues)
 			return 0;
-	if (n <= 0 || sysfs_fields(ds->dev, "inflight", kin, 2) || kin[0] + kin[1])
+	if (n <= 0 || dev_sysfs_u64s(ds->dev, "inflight", kin, 2) || kin[0] + kin[1])
 		return 0;
 	ds->leaked += n;
 	return n;
@@ -402,7 +386,7 @@ static int read_slot(struct stat_trace *st, int s)
 	 * between the two would move time from one interval to the next in
 	 * one of them only, and look like a missed completion. */
 	d->io_ticks_ns = 0;
-	if (!sysfs_fields(d->dev, "stat", stat, 10)) {
+	if (!dev_sysfs_u64s(d->dev, "stat", stat, 10)) {
 		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
 		p->io_ticks_ms = stat[9];
 	}
