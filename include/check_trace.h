@@ -22,6 +22,9 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 int check_trace_run(struct check_trace *ct, __u64 duration_ns,
 		    check_trace_fn fn, void *ctx, __u64 *traced_ns);
 
+/* Makes check_trace_run() drain and return; any thread may call it. */
+void check_trace_end(struct check_trace *ct);
+
 /* Events the kernel dropped (ring buffer full) or never ran us for. */
 __u64 check_trace_lost(const struct check_trace *ct);
 

@@ -131,6 +131,12 @@ struct load_jobs {
 	int ntexts;
 };
 
+/* The jobs of an `iolens load` command line (options and job files):
+ * 0, -1 after printing the help, or the exit code after one line. */
+int load_parse_args(int argc, char **argv, struct load_jobs *js);
+
+void load_jobs_free(struct load_jobs *js);
+
 /* A new job, from the global options, at the end of js->v; NULL: ENOMEM. */
 struct load_job_opts *load_jobs_add(struct load_jobs *js);
 
@@ -433,6 +439,16 @@ struct load_result {
 	unsigned int nthreads;	/* folded into it by group_reporting */
 	struct load_stats st;
 };
+
+/* Given the results of a run instead of printing them. */
+typedef void (*load_done_fn)(void *ctx, const struct load_result *r, int n);
+
+/*
+ * Runs the jobs, after every safety check of every job, and prints fio's
+ * report; with `done`, hands the results to it instead (`iolens bench`).
+ * Returns the exit code.
+ */
+int load_run(struct load_jobs *js, load_done_fn done, void *ctx);
 
 /* Where reports go: --output, else stdout; NULL after one line. */
 FILE *load_output_open(const struct load_job_opts *global);

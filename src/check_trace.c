@@ -20,6 +20,7 @@ struct check_trace {
 	check_trace_fn fn;
 	void *ctx;
 	__u64 short_records;
+	int ending;		/* check_trace_end(): drain, then return */
 };
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -87,7 +88,7 @@ int check_trace_run(struct check_trace *ct, __u64 duration_ns,
 	stop_catch();
 	ct->fn = fn;
 	ct->ctx = ctx;
-	while (!stop_requested()) {
+	while (!stop_requested() && !__atomic_load_n(&ct->ending, __ATOMIC_ACQUIRE)) {
 		/* Records do not wake us (BPF_RB_NO_WAKEUP: a wakeup per
 		 * write request would cost the workload more than this). */
 		n = ring_buffer__consume(ct->rb);
@@ -106,6 +107,11 @@ int check_trace_run(struct check_trace *ct, __u64 duration_ns,
 	check__detach(ct->skel);
 	ring_buffer__consume(ct->rb);
 	return 0;
+}
+
+void check_trace_end(struct check_trace *ct)
+{
+	__atomic_store_n(&ct->ending, 1, __ATOMIC_RELEASE);
 }
 
 __u64 check_trace_lost(const struct check_trace *ct)

@@ -83,7 +83,7 @@ static void usage(FILE *f)
 		"-h, --help", "this help");
 }
 
-static int parse_args(int argc, char **argv, struct load_jobs *js)
+int load_parse_args(int argc, char **argv, struct load_jobs *js)
 {
 	struct load_job_opts *cur = &js->global;
 	int nfiles = 0, rc = 0;
@@ -206,7 +206,7 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 	return 0;
 }
 
-static int run(struct load_jobs *js)
+int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
 {
 	struct load_target *targets = calloc(js->n, sizeof(*targets));
 	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
@@ -275,7 +275,7 @@ static int run(struct load_jobs *js)
 		rc = 1;
 		goto out;
 	}
-	if (js->global.format == LOAD_FMT_NORMAL)
+	if (!done && js->global.format == LOAD_FMT_NORMAL)
 		print_header(out, js, nth);
 	stop_catch();
 	/* Only this thread takes SIGINT and SIGTERM: the jobs never see a
@@ -311,7 +311,9 @@ static int run(struct load_jobs *js)
 		if (th[i].st.error)
 			rc = 1;
 	}
-	if (js->global.format == LOAD_FMT_JSON)
+	if (done)
+		done(ctx, res, nres);
+	else if (js->global.format == LOAD_FMT_JSON)
 		load_report_json(out, res, nres, &js->global, disks);
 	else
 		load_report_normal(out, res, nres, disks);
@@ -340,15 +342,20 @@ out:
 int cmd_load(int argc, char **argv)
 {
 	struct load_jobs js = {};
-	int rc = parse_args(argc, argv, &js);
+	int rc = load_parse_args(argc, argv, &js);
 
 	if (rc < 0)
 		rc = 0;
 	else if (!rc)
-		rc = js.global.sweep ? load_sweep_run(&js) : run(&js);
-	free(js.v);
-	for (int i = 0; i < js.ntexts; i++)
-		free(js.texts[i]);
-	free(js.texts);
+		rc = js.global.sweep ? load_sweep_run(&js) : load_run(&js, NULL, NULL);
+	load_jobs_free(&js);
 	return rc;
+}
+
+void load_jobs_free(struct load_jobs *js)
+{
+	free(js->v);
+	for (int i = 0; i < js->ntexts; i++)
+		free(js->texts[i]);
+	free(js->texts);
 }

@@ -20,6 +20,7 @@ static const struct cmd cmds[] = {
 	{ "record", cmd_record, "write every block request to a compressed trace file" },
 	{ "report", cmd_report, "print a trace file as text, CSV, JSON lines or a Perfetto trace" },
 	{ "load",   cmd_load,   "synthetic load with fio's options and output (psync, io_uring, libaio)" },
+	{ "bench",  cmd_bench,  "run a load and trace it: the application's view beside the device's" },
 	{ "attach", cmd_attach, "follow running processes (a benchmark) and sum up their disk I/O" },
 	{ "check",  cmd_check,  "misaligned writes, page-cache read-modify-write, partition alignment" },
 	{ "doctor", cmd_doctor, "what this kernel and this user can do, and what falls back" },
