@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "hist.h"
 #include "json.h"
+#include "proctree.h"
 #include "log.h"
 #include "stop.h"
 #include "opts.h"
@@ -56,7 +57,7 @@ static void usage(FILE *f)
 		"  -o, --only         only processes with I/O in the frame\n"
 		"  -t, --threads      a row per thread, not per process\n"
 		"  -a, --accumulated  totals since start instead of rates\n"
-		"  -p, --pid PID      only this process; repeatable\n"
+		"  -p, --pid PID      only this process and its children; repeatable\n"
 		"  -u, --user USER    only this user's processes\n"
 		"  -c, --comm TEXT    only commands whose name contains TEXT\n"
 		"      --cgroup PATH  only tasks in this cgroup (v2 path)\n"
@@ -202,6 +203,10 @@ static bool active(const struct proc_io *d)
 	return false;
 }
 
+/* -p's processes and their descendants (pids of int for proctree). */
+static int roots[16];
+static struct proctree tree;
+
 static bool wanted(const struct top_row *r, const struct top_opts *o)
 {
 	const struct proc_ent *e = r->e;
@@ -209,7 +214,8 @@ static bool wanted(const struct top_row *r, const struct top_opts *o)
 	bool ok = !o->npids;
 
 	for (int i = 0; i < o->npids; i++)
-		ok |= o->pids[i] == e->tgid || o->pids[i] == e->id;
+		ok |= o->pids[i] == e->id;
+	ok = ok || (o->npids && proctree_has(&tree, e->tgid));
 	if (!ok || (o->by_uid && e->uid != o->uid) ||
 	    (o->comm && !strstr(e->comm, o->comm)) ||
 	    (o->by_cgroup && e->cgroup != o->cgroup) ||
@@ -821,6 +827,9 @@ int cmd_top(int argc, char **argv)
 
 	if (err)
 		return err < 0 ? 0 : err;
+	for (int i = 0; i < o.npids; i++)
+		roots[i] = (int)o.pids[i];
+	proctree_init(&tree, roots, o.npids);
 	for (int c = 0; c < IOLENS_SC_NR; c++) {
 		f.sys_hist[c] = calloc(HIST_BUCKETS, sizeof(__u64));
 		s.sys_prev[c] = calloc(HIST_BUCKETS, sizeof(__u64));
@@ -864,6 +873,7 @@ out:
 	free(f.all);
 	free(f.rows);
 	proctable_free(s.pt);
+	proctree_free(&tree);
 	stat_trace_stop(s.st);
 	task_trace_stop(s.tt);
 	return ret;

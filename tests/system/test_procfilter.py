@@ -190,3 +190,27 @@ def test_snoop_pid_follows_children(loop):
     kids = sorted((v.get("read", 0), v.get("write", 0)) for p, v in per.items() if p != sh.pid)
     assert kids == sorted((j["read"]["total_ios"], j["write"]["total_ios"]) for j in jobs)
     assert all(set(v) <= {"read"} for p, v in per.items() if p == sh.pid)
+
+
+def test_top_pid_takes_in_children(root):
+    """top -p PID shows the process and its children, nothing else."""
+    sh = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
+    kids = set()
+    try:
+        time.sleep(0.3)
+        for tid in os.listdir("/proc/%d/task" % sh.pid):
+            with open("/proc/%d/task/%s/children" % (sh.pid, tid)) as f:
+                kids |= {int(x) for x in f.read().split()}
+        assert len(kids) == 2
+        p = run(["top", "-j", "-n", "1", "-p", str(sh.pid)])
+        assert p.returncode == 0, p.stderr
+        rows = json.loads(p.stdout.splitlines()[0])["processes"]
+        assert {r["pid"] for r in rows} == kids | {sh.pid}
+    finally:
+        sh.kill()
+        sh.wait()
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
