@@ -24,6 +24,7 @@
 #include "check_trace.h"
 #include "commands.h"
 #include "devices.h"
+#include "diskstats.h"
 #include "hist.h"
 #include "json.h"
 #include "load.h"
@@ -55,6 +56,10 @@ struct bench {
 	__u64 wb_requests, wb_bytes;	/* flusher writes on the disks */
 	__u64 rmw_reads, rmw_bytes;
 	__u64 checked_writes, misaligned, misaligned_bytes;
+	/* Merges on the target disks over the run, from /proc/diskstats:
+	 * the records carry none, and these disks may serve others too. */
+	__u64 merges[LOAD_DIRS];
+	bool merges_known;
 	/* The load's results. */
 	struct load_stats app;
 	__u64 runtime_ns;
@@ -227,6 +232,26 @@ static void target_disks(struct bench *b, const struct load_jobs *js)
 	}
 }
 
+/* Merges of the target disks now, per direction. */
+static bool disk_merges(const struct bench *b, __u64 m[LOAD_DIRS])
+{
+	struct diskstat *ds;
+	int n = diskstats_read(&ds);
+
+	if (n < 0)
+		return false;
+	memset(m, 0, LOAD_DIRS * sizeof(*m));
+	for (int i = 0; i < n; i++) {
+		if (!on_disks(b, ds[i].dev))
+			continue;
+		m[LOAD_READ] += ds[i].merges[IOLENS_SG_READ];
+		m[LOAD_WRITE] += ds[i].merges[IOLENS_SG_WRITE];
+		m[LOAD_TRIM] += ds[i].merges[IOLENS_SG_DISCARD];
+	}
+	free(ds);
+	return true;
+}
+
 static double ratio(double a, double b)
 {
 	return b ? a / b : 0;
@@ -269,6 +294,9 @@ static void text_dir(const struct bench *b, int d, double secs)
 	}
 	printf("  %-26s %14s %14.2f\n", "requests per app I/O", "",
 	       ratio(s->requests, a->ios));
+	if (b->merges_known)
+		printf("  %-26s %14s %14llu\n", "merges (target disks)", "",
+		       (unsigned long long)b->merges[d]);
 	if (s->qd_n)
 		printf("  %-26s %14s %9.2f / %llu\n", "queue depth avg / max", "",
 		       ratio(s->qd_sum, s->qd_n), (unsigned long long)s->qd_max);
@@ -352,6 +380,10 @@ static void json_report(const struct bench *b, double secs, __u64 lost)
 		json_u64(&j, "bytes", s->bytes);
 		json_f64(&j, "iops", ratio(s->requests, secs), 1);
 		json_f64(&j, "requests_per_io", ratio(s->requests, a->ios), 3);
+		if (b->merges_known)
+			json_u64(&j, "disk_merges", b->merges[d]);
+		else
+			json_null(&j, "disk_merges");
 		if (s->qd_n)
 			json_f64(&j, "qd_avg", ratio(s->qd_sum, s->qd_n), 2);
 		else
@@ -410,7 +442,7 @@ int cmd_bench(int argc, char **argv)
 	struct block_trace_stats bs;
 	struct load_jobs js = {};
 	int rc, first = 1;
-	__u64 start, lost;
+	__u64 start, lost, m0[LOAD_DIRS];
 	double secs;
 
 	for (; first < argc && argv[first][0] == '-'; first++) {
@@ -453,8 +485,14 @@ int cmd_bench(int argc, char **argv)
 		pr_err("cannot start a thread: %s", strerror(errno));
 		exit(1);
 	}
+	b.merges_known = disk_merges(&b, m0);
 	start = mono_ns();
 	rc = load_run(&js, on_done, &b);
+	if (b.merges_known && disk_merges(&b, b.merges))
+		for (int d = 0; d < LOAD_DIRS; d++)
+			b.merges[d] -= m0[d];
+	else
+		b.merges_known = false;
 	secs = (mono_ns() - start) / 1e9;
 	block_trace_end(tb.bt);
 	check_trace_end(tc.ct);

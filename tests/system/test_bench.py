@@ -29,6 +29,7 @@ def test_bench_direct_reads(loop):
     assert app["ios"] == 4096 and app["bytes"] == 16 << 20
     assert dev["requests"] == d1["r_ios"] - d0["r_ios"]
     assert dev["requests"] + d1["r_merges"] - d0["r_merges"] == app["ios"]
+    assert dev["disk_merges"] == d1["r_merges"] - d0["r_merges"]
     assert dev["bytes"] == app["bytes"] == (d1["r_sectors"] - d0["r_sectors"]) * 512
     assert rep["page_cache_hit_ratio"] is None and rep["write_amplification"] is None
     assert dev["qd_max"] <= 16 and dev["total_ns"]["p50"] >= dev["device_ns"]["p50"]
