@@ -24,6 +24,7 @@
 #include "proctree.h"
 #include "reqflags.h"
 #include "rqfilter.h"
+#include "rqsum.h"
 #include "stop.h"
 #include "units.h"
 #include "vec.h"
@@ -31,16 +32,10 @@
 #define CMD "attach"
 #define MAX_ROOTS RQFILTER_MAX
 
-enum lat { LAT_TOTAL, LAT_QUEUE, LAT_DEVICE, LAT_NR };
-
-static const char *const lat_names[LAT_NR] = { "total", "queue", "device" };
-
 /* One op's requests. */
 struct opsum {
-	__u64 requests, bytes, misaligned;
-	__u64 qd_sum, qd_n, qd_max;
-	__u64 lat[LAT_NR][HIST_BUCKETS];
-	__u64 lat_n[LAT_NR];
+	struct rqsum r;
+	__u64 misaligned;
 };
 
 struct proc {
@@ -107,19 +102,6 @@ static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 	return p;
 }
 
-static void lat_add(struct opsum *s, int k, __u64 from, __u64 to)
-{
-	__u32 b;
-
-	if (!from || !to || to < from)
-		return;		/* an end not seen: unknown, not zero */
-	b = hist_index(to - from);
-	if (b < HIST_BUCKETS) {
-		s->lat[k][b]++;
-		s->lat_n[k]++;
-	}
-}
-
 static bool misaligned(const struct iolens_rq *rq)
 {
 	const struct dev_info *d = dev_get(rq->dev);
@@ -150,18 +132,8 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 		return 0;
 	}
 	s = &a->op[rq->op];
-	s->requests++;
-	s->bytes += rq->bytes;
+	rqsum_add(&s->r, rq);
 	s->misaligned += misaligned(rq);
-	if (rq->qd) {
-		s->qd_sum += rq->qd;
-		s->qd_n++;
-		if (rq->qd > s->qd_max)
-			s->qd_max = rq->qd;
-	}
-	lat_add(s, LAT_TOTAL, rq->ts_start, rq->ts_complete);
-	lat_add(s, LAT_QUEUE, rq->ts_start, rq->ts_issue);
-	lat_add(s, LAT_DEVICE, rq->ts_issue, rq->ts_complete);
 	p = proc_of(a, rq);
 	if (p) {
 		p->requests[rq->op]++;
@@ -196,7 +168,7 @@ static void show_text(const struct attach *a, double secs,
 	printf("\n\n%-8s %10s %10s %10s %9s %8s %11s\n", "op", "requests", "IOPS",
 	       "MiB/s", "avg size", "qd avg", "misaligned");
 	for (int o = 0; o < IOLENS_OP_NR; o++) {
-		const struct opsum *s = &a->op[o];
+		const struct rqsum *s = &a->op[o].r;
 
 		if (!s->requests)
 			continue;
@@ -205,9 +177,9 @@ static void show_text(const struct attach *a, double secs,
 		       (unsigned long long)s->requests, s->requests / secs,
 		       s->bytes / secs / (1 << 20), sz,
 		       s->qd_n ? (double)s->qd_sum / s->qd_n : 0.0,
-		       (unsigned long long)s->misaligned);
-		for (int k = 0; k < LAT_NR; k++) {
-			printf("  %-7s", lat_names[k]);
+		       (unsigned long long)a->op[o].misaligned);
+		for (int k = 0; k < RQSUM_LAT_NR; k++) {
+			printf("  %-7s", rqsum_lat_names[k]);
 			if (!s->lat_n[k]) {
 				printf(" unknown\n");
 				continue;
@@ -264,7 +236,7 @@ static void show_json(const struct attach *a, double secs,
 	json_u64(&j, "unseen", bs->unseen);
 	json_obj_open(&j, "ops");
 	for (int o = 0; o < IOLENS_OP_NR; o++) {
-		const struct opsum *s = &a->op[o];
+		const struct rqsum *s = &a->op[o].r;
 
 		if (!s->requests)
 			continue;
@@ -273,31 +245,13 @@ static void show_json(const struct attach *a, double secs,
 		json_u64(&j, "bytes", s->bytes);
 		json_f64(&j, "iops", s->requests / secs, 1);
 		json_f64(&j, "avg_size", (double)s->bytes / s->requests, 1);
-		json_u64(&j, "misaligned", s->misaligned);
+		json_u64(&j, "misaligned", a->op[o].misaligned);
 		if (s->qd_n)
 			json_f64(&j, "qd_avg", (double)s->qd_sum / s->qd_n, 2);
 		else
 			json_null(&j, "qd_avg");
 		json_u64(&j, "qd_max", s->qd_max);
-		for (int k = 0; k < LAT_NR; k++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_ns", lat_names[k]);
-			if (!s->lat_n[k]) {
-				json_null(&j, key);
-				continue;
-			}
-			json_obj_open(&j, key);
-			json_u64(&j, "count", s->lat_n[k]);
-			for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
-				__u64 ns;
-				bool over;
-
-				hist_percentile(s->lat[k], pcts[i], &ns, &over);
-				json_u64(&j, pct_keys[i], ns);
-			}
-			json_obj_close(&j);
-		}
+		rqsum_json_lat(&j, s, pcts, pct_keys, sizeof(pcts) / sizeof(pcts[0]));
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);

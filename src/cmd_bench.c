@@ -30,29 +30,21 @@
 #include "load.h"
 #include "log.h"
 #include "reqflags.h"
+#include "rqsum.h"
 #include "units.h"
 
 #define CMD "bench"
 #define MAX_DISKS 16
 
-enum lat { LAT_TOTAL, LAT_QUEUE, LAT_DEVICE, LAT_NR };
-
-static const char *const lat_names[LAT_NR] = { "total", "queue", "device" };
 static const double pcts[] = { 50, 90, 99, 99.9 };
 static const char *const pct_keys[] = { "p50", "p90", "p99", "p99.9" };
 #define NPCT (sizeof(pcts) / sizeof(pcts[0]))
-
-/* The device side of one direction (read, write, trim = discard). */
-struct devside {
-	__u64 requests, bytes, qd_sum, qd_n, qd_max;
-	__u64 lat[LAT_NR][HIST_BUCKETS];
-};
 
 struct bench {
 	__u32 self;
 	__u32 disks[MAX_DISKS];	/* the targets' whole disks */
 	int ndisks;
-	struct devside dev[LOAD_DIRS];
+	struct rqsum dev[LOAD_DIRS];	/* the device side, per direction */
 	__u64 wb_requests, wb_bytes;	/* flusher writes on the disks */
 	__u64 rmw_reads, rmw_bytes;
 	__u64 checked_writes, misaligned, misaligned_bytes;
@@ -110,22 +102,10 @@ static bool on_disks(const struct bench *b, __u32 dev)
 	return false;
 }
 
-static void lat_add(struct devside *s, int k, __u64 from, __u64 to)
-{
-	__u32 i;
-
-	if (!from || !to || to < from)
-		return;		/* an end not seen: unknown, not zero */
-	i = hist_index(to - from);
-	if (i < HIST_BUCKETS)
-		s->lat[k][i]++;
-}
-
 /* Runs on the tracer thread only: plain counters. */
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct bench *b = ctx;
-	struct devside *s;
 	int d = dir_of(rq->op);
 
 	if (d < 0)
@@ -138,18 +118,7 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 		}
 		return 0;
 	}
-	s = &b->dev[d];
-	s->requests++;
-	s->bytes += rq->bytes;
-	if (rq->qd) {
-		s->qd_sum += rq->qd;
-		s->qd_n++;
-		if (rq->qd > s->qd_max)
-			s->qd_max = rq->qd;
-	}
-	lat_add(s, LAT_TOTAL, rq->ts_start, rq->ts_complete);
-	lat_add(s, LAT_QUEUE, rq->ts_start, rq->ts_issue);
-	lat_add(s, LAT_DEVICE, rq->ts_issue, rq->ts_complete);
+	rqsum_add(&b->dev[d], rq);
 	return 0;
 }
 
@@ -262,7 +231,7 @@ static double ratio(double a, double b)
 static void text_dir(const struct bench *b, int d, double secs)
 {
 	const struct load_dir_stats *a = &b->app.dir[d];
-	const struct devside *s = &b->dev[d];
+	const struct rqsum *s = &b->dev[d];
 	char x[32], y[32];
 
 	printf("%s\n", load_dir_name(d));
@@ -274,7 +243,7 @@ static void text_dir(const struct bench *b, int d, double secs)
 	fmt_bytes(y, sizeof(y), ratio(s->bytes, s->requests));
 	printf("  %-26s %14s %14s\n", "average size", x, y);
 	for (size_t i = 0; i < NPCT; i++) {
-		char name[32], lat[LAT_NR][32];
+		char name[32], lat[RQSUM_LAT_NR][32];
 		__u64 v;
 		bool over;
 
@@ -283,14 +252,14 @@ static void text_dir(const struct bench *b, int d, double secs)
 			fmt_ns(x, sizeof(x), v);
 		else
 			snprintf(x, sizeof(x), "-");
-		for (int k = 0; k < LAT_NR; k++) {
+		for (int k = 0; k < RQSUM_LAT_NR; k++) {
 			if (hist_percentile(s->lat[k], pcts[i], &v, &over))
 				fmt_ns(lat[k], sizeof(lat[k]), v);
 			else
 				snprintf(lat[k], sizeof(lat[k]), "-");
 		}
 		printf("  %-26s %14s %14s  (queue %s, device %s)\n", name, x,
-		       lat[LAT_TOTAL], lat[LAT_QUEUE], lat[LAT_DEVICE]);
+		       lat[RQSUM_TOTAL], lat[RQSUM_QUEUE], lat[RQSUM_DEVICE]);
 	}
 	printf("  %-26s %14s %14.2f\n", "requests per app I/O", "",
 	       ratio(s->requests, a->ios));
@@ -354,7 +323,7 @@ static void json_report(const struct bench *b, double secs, __u64 lost)
 	json_u64(&j, "lost", lost);
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		const struct load_dir_stats *a = &b->app.dir[d];
-		const struct devside *s = &b->dev[d];
+		const struct rqsum *s = &b->dev[d];
 
 		if (!a->ios && !s->requests)
 			continue;
@@ -389,22 +358,7 @@ static void json_report(const struct bench *b, double secs, __u64 lost)
 		else
 			json_null(&j, "qd_avg");
 		json_u64(&j, "qd_max", s->qd_max);
-		for (int k = 0; k < LAT_NR; k++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_ns", lat_names[k]);
-			json_obj_open(&j, key);
-			for (size_t i = 0; i < NPCT; i++) {
-				__u64 v;
-				bool over;
-
-				if (hist_percentile(s->lat[k], pcts[i], &v, &over))
-					json_u64(&j, pct_keys[i], v);
-				else
-					json_null(&j, pct_keys[i]);
-			}
-			json_obj_close(&j);
-		}
+		rqsum_json_lat(&j, s, pcts, pct_keys, NPCT);
 		json_obj_close(&j);
 		json_obj_close(&j);
 	}

@@ -182,6 +182,16 @@ def fio_json(args):
     return json.loads(p.stdout)
 
 
+def uncached_file(path, size):
+    """`path` with `size` written bytes (not a hole: that reads back as
+    zeros without a device read), none of them in the page cache."""
+    with open(path, "wb") as f:
+        f.write(os.urandom(size))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+
+
 def digest(path):
     """sha256 of a file or device: that nothing was written to it."""
     h = hashlib.sha256()

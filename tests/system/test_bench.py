@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import TraceInstance, run
+from conftest import TraceInstance, run, uncached_file
 
 
 def bench(args):
@@ -33,14 +33,6 @@ def test_bench_direct_reads(loop):
     assert dev["bytes"] == app["bytes"] == (d1["r_sectors"] - d0["r_sectors"]) * 512
     assert rep["page_cache_hit_ratio"] is None and rep["write_amplification"] is None
     assert dev["qd_max"] <= 16 and dev["total_ns"]["p50"] >= dev["device_ns"]["p50"]
-
-
-def uncached_file(path, size):
-    with open(path, "wb") as f:
-        f.write(os.urandom(size))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
 @pytest.mark.parametrize("record", [4000, 4096])

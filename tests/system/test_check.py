@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, TraceInstance, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, TraceInstance, run, wait_idle, uncached_file
 
 
 class Check:
@@ -152,15 +152,6 @@ def test_check_small_direct_io_on_512e(root_scratch, bs, bad):
         assert rc == 1
 
 
-def fill_uncached(path, size):
-    """`path` with `size` written bytes, none of them in the page cache."""
-    with open(path, "wb") as f:
-        f.write(os.urandom(size))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-
-
 @pytest.mark.parametrize("record", [4000, 4096])
 def test_check_page_cache_rmw_record_padding(loop, ext4, record):
     """The record-padding experiment, scaled down: buffered pwrite of
@@ -170,7 +161,7 @@ def test_check_page_cache_rmw_record_padding(loop, ext4, record):
     write, with the writes that caused them; 4096-byte records cause none."""
     path = str(ext4 / "records")
     size = 2000000 if record == 4000 else 2048000
-    fill_uncached(path, size)
+    uncached_file(path, size)
     trace = TraceInstance(loop)
     try:
         ck = Check(["-d", loop.name])
