@@ -3,7 +3,6 @@
 against /proc/diskstats and tracefs; the record-padding experiment scaled
 down; write amplification and page-cache hits of buffered I/O."""
 import json
-import os
 
 import pytest
 
