@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -689,6 +690,8 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 
 			if (*end || pid <= 0 || pid > INT_MAX)
 				return usage_err(CMD, "--pid takes a process id, not '%s'", optarg);
+			if (kill((pid_t)pid, 0) && errno == ESRCH)
+				return usage_err(CMD, "no process %ld", pid);
 			if (o->npid == MAX_PIDS)
 				return usage_err(CMD, "at most %d --pid", MAX_PIDS);
 			o->pids[o->npid++] = (int)pid;

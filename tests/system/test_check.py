@@ -245,7 +245,8 @@ def test_check_partition_alignment(root, start, aligned):
 
 def test_check_usage_errors(root):
     for args, what in ((["--align", "1000"], "--align"), (["-t", "200"], "--threshold"),
-                       (["-p", "x"], "--pid"), (["-D", "-1"], "--duration"),
+                       (["-p", "x"], "--pid"), (["-p", "999999999"], "no process"),
+                       (["-D", "-1"], "--duration"),
                        (["-d", "loop0", "/dev/shm/x"], "partitions only"),
                        (["--bogus"], "bogus")):
         p = run(["check"] + args)
