@@ -18,7 +18,7 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 		   -DIOLENS_VERSION='"$(VERSION)"' -Iinclude -I$(OUT)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		   -Wall -Werror -Iinclude -I$(dir $(VMLINUX_H))
-LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lpthread
+LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lpthread
 
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 SKELS		:= $(BPF_OBJS:.bpf.o=.skel.h)

@@ -7,8 +7,8 @@
 #   tools/install-deps.sh bench   test + the peers the benchmarks compare with
 set -eu
 
-build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev pkg-config make gcc"
-test="$build libcmocka-dev python3 python3-pytest util-linux fio tmux e2fsprogs fdisk"
+build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev pkg-config make gcc"
+test="$build libcmocka-dev python3 python3-pytest util-linux fio tmux e2fsprogs fdisk prometheus"
 bench="$test libbpf-tools sysstat iotop iotop-c"
 
 case "${1:-build}" in
