@@ -15,5 +15,6 @@ int cmd_load(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 #endif

@@ -92,6 +92,11 @@ void stat_dev_zero(struct stat_dev *d);
 void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src);
 void stat_dev_free(struct stat_dev *d);
 
+/* Descriptors of the programs loaded, at most `max` of them, for their run
+ * statistics (struct bpf_prog_info run_time_ns, run_cnt); owned by `st`.
+ * Returns how many. */
+int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max);
+
 void stat_trace_stop(struct stat_trace *st);
 
 #endif

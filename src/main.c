@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
 	{ "bench",  cmd_bench,  "run a load and trace it: the application's view beside the device's" },
 	{ "attach", cmd_attach, "follow running processes (a benchmark) and sum up their disk I/O" },
 	{ "check",  cmd_check,  "misaligned writes, page-cache read-modify-write, partition alignment" },
+	{ "serve",  cmd_serve,  "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)" },
 	{ "doctor", cmd_doctor, "what this kernel and this user can do, and what falls back" },
 };
 

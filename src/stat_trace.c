@@ -609,6 +609,18 @@ void stat_dev_free(struct stat_dev *d)
 	free(d);
 }
 
+int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, st->skel->obj) {
+		if (n < max && bpf_program__autoload(p) && bpf_program__fd(p) >= 0)
+			fds[n++] = bpf_program__fd(p);
+	}
+	return n;
+}
+
 void stat_trace_stop(struct stat_trace *st)
 {
 	if (!st)
