@@ -1,0 +1,424 @@
+# SPDX-License-Identifier: GPL-2.0
+"""iolens serve: its exposition against promtool, a real Prometheus server
+scraping it against /proc/diskstats and `iolens lat`, bad and many clients,
+and memory over a long run.  Every process started is ended, also on
+failure."""
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from conftest import IOLENS, DirectIO, wait_idle
+
+# le bounds of the duration histograms (src/metrics.c), in ns.
+DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
+              999424, 2490368, 4980736, 9961472, 24903680, 49807360,
+              99614720, 249561088, 499122176, 998244352, 2483027968,
+              4966055936, 9932111872]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def need(binary):
+    path = shutil.which(binary)
+    if not path:
+        pytest.skip("%s not installed: tools/install-deps.sh test" % binary)
+    return path
+
+
+class Serve:
+    """`iolens serve` on a free loopback port until stop()."""
+
+    def __init__(self, args=()):
+        self.port = free_port()
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args),
+            stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+        end = time.time() + 20
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise AssertionError("serve exited %d: %s" % (self.proc.returncode, self.stderr()))
+            if "serving http://" in self.stderr():
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise AssertionError("serve did not start: %s" % self.stderr())
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read()
+
+    def get(self, path="/metrics", accept=None, timeout=10):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            c.request("GET", path, headers={"Accept": accept} if accept else {})
+            r = c.getresponse()
+            return r.status, r.getheader("Content-Type"), r.read().decode()
+        finally:
+            c.close()
+
+    def metrics(self):
+        status, _, body = self.get()
+        assert status == 200
+        return body
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=15)
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+@pytest.fixture
+def serve(root):
+    started = []
+
+    def start(args=()):
+        s = Serve(args)
+        started.append(s)
+        return s
+    try:
+        yield start
+    finally:
+        for s in started:
+            s.kill()
+
+
+def samples(body, name):
+    """{frozenset(labels): value} of the samples of `name`."""
+    out = {}
+    for line in body.splitlines():
+        m = re.match(r"%s\{(.*)\} (\S+)$" % re.escape(name), line)
+        if m:
+            labels = frozenset(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+            out[labels] = float(m.group(2))
+    return out
+
+
+def value(body, name, **labels):
+    want = set(labels.items())
+    hits = [v for k, v in samples(body, name).items() if want <= k]
+    assert hits, (name, labels)
+    return sum(hits)
+
+
+def workload(lo, n=300, seed=1):
+    """Known O_DIRECT I/O: 4 KiB writes and 64 KiB reads, one request each."""
+    rnd = random.Random(seed)
+    io = DirectIO(lo.dev)
+    try:
+        for i in range(n):
+            io.write(rnd.randrange(lo.size // 4096) * 4096, 4096)
+            if i % 3 == 0:
+                io.read(rnd.randrange(lo.size // 65536) * 65536, 65536)
+    finally:
+        io.close()
+    wait_idle(lo)
+
+
+def test_serve_promtool_and_exposition(iolens, loop, serve):
+    """A scrape after I/O passes `promtool check metrics`; its counters are
+    the diskstats delta; OpenMetrics when asked, with # EOF; / and
+    /healthz; 405 and 404; SIGHUP harmless, SIGTERM exits 0."""
+    promtool = need("promtool")
+    s = serve(["-d", loop.name])
+    before = loop.diskstats()
+    workload(loop, 100)
+    after = loop.diskstats()
+    time.sleep(2.2)  # the collector reads every second
+    body = s.metrics()
+    p = subprocess.run([promtool, "check", "metrics"], input=body,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    dev = loop.name
+    assert value(body, "iolens_requests_total", device=dev, op="write") == \
+        after["w_ios"] - before["w_ios"]
+    assert value(body, "iolens_requests_total", device=dev, op="read") == \
+        after["r_ios"] - before["r_ios"]
+    assert value(body, "iolens_bytes_total", device=dev, op="write") == \
+        (after["w_sectors"] - before["w_sectors"]) * 512
+    # The histograms count every request once, cumulative up to +Inf.
+    for h in ("iolens_request_duration_seconds", "iolens_queue_depth"):
+        b = samples(body, h + "_bucket")
+        mine = sorted((float(dict(k)["le"]), v) for k, v in b.items()
+                      if ("device", dev) in k and ("op", "write") in k)
+        counts = [v for _, v in mine]
+        assert counts == sorted(counts)
+        assert counts[-1] == value(body, h + "_count", device=dev, op="write") == \
+            after["w_ios"] - before["w_ios"]
+    assert value(body, "iolens_busy_seconds_total", device=dev) > 0
+    assert "iolens_process_cpu_seconds_total " in body
+
+    status, ctype, om = s.get(accept="application/openmetrics-text;version=1.0.0,text/plain;q=0.5")
+    assert status == 200 and ctype.startswith("application/openmetrics-text")
+    assert om.endswith("# EOF\n") and "# TYPE iolens_requests counter" in om
+    status, ctype, text = s.get()
+    assert ctype.startswith("text/plain; version=0.0.4") and "# EOF" not in text
+    assert s.get("/")[0] == 200 and 'href="/metrics"' in s.get("/")[2]
+    assert s.get("/healthz")[:1] == (200,)
+    assert s.get("/nothing")[0] == 404
+    c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=5)
+    c.request("POST", "/metrics", body="x")
+    r = c.getresponse()
+    assert r.status == 405 and "GET" in r.getheader("Allow")
+    c.close()
+
+    s.proc.send_signal(signal.SIGHUP)
+    time.sleep(0.3)
+    s.proc.send_signal(signal.SIGHUP)
+    assert s.get("/healthz")[0] == 200
+    assert s.stop() == 0
+    assert s.stderr().count("SIGHUP ignored") == 1
+
+
+def test_serve_usage_errors(iolens, root):
+    for arg in ("foo", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000",
+                "localhost:9633", "[::1:9633", "1.2.3:80"):
+        p = subprocess.run([IOLENS, "serve", "--listen", arg],
+                           capture_output=True, text=True, timeout=10)
+        assert p.returncode == 2, (arg, p.stderr)
+        assert len(p.stderr.splitlines()) == 1 and "--listen" in p.stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        addr = "127.0.0.1:%d" % taken.getsockname()[1]
+        p = subprocess.run([IOLENS, "serve", "--listen", addr],
+                           capture_output=True, text=True, timeout=10)
+    assert p.returncode == 1 and addr in p.stderr and "in use" in p.stderr
+
+
+class Prometheus:
+    def __init__(self, target_port, tmp):
+        self.port = free_port()
+        cfg = os.path.join(tmp, "prometheus.yml")
+        with open(cfg, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: iolens\n"
+                    "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % target_port)
+        self.log = open(os.path.join(tmp, "prometheus.log"), "w+")
+        self.proc = subprocess.Popen(
+            [need("prometheus"), "--config.file=" + cfg,
+             "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % self.port],
+            stdout=self.log, stderr=self.log)
+        end = time.time() + 60
+        while time.time() < end:
+            assert self.proc.poll() is None, self.logs()
+            try:
+                # Targets come from discovery, which updates every 5 s.
+                if [t for t in self.targets() if t[0] == "up"]:
+                    return
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.2)
+        raise AssertionError("prometheus not ready: " + self.logs())
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def logs(self):
+        self.log.seek(0)
+        return self.log.read()[-3000:]
+
+    def query(self, q, at):
+        u = self.url("/api/v1/query?" + urllib.parse.urlencode({"query": q, "time": "%.3f" % at}))
+        with urllib.request.urlopen(u, timeout=10) as r:
+            d = json.load(r)
+        assert d["status"] == "success", d
+        return d["data"]["result"]
+
+    def scalar(self, q, at):
+        res = self.query(q, at)
+        assert len(res) == 1, (q, res, self.query(q, time.time()), self.targets(), self.logs())
+        return float(res[0]["value"][1])
+
+    def targets(self):
+        with urllib.request.urlopen(self.url("/api/v1/targets"), timeout=10) as r:
+            return [(t["health"], t["lastError"], t["lastScrape"])
+                    for t in json.load(r)["data"]["activeTargets"]]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+# From the end of I/O to a sample holding it: the collector's read (1 s),
+# the next scrape (1 s), and slack for a loaded 2-core machine.
+SETTLE = 3.5
+
+
+def settle(t):
+    time.sleep(max(0, t + SETTLE + 0.5 - time.time()))
+    return t + SETTLE
+
+
+def test_serve_prometheus(iolens, loop, serve, tracer, tmp_path):
+    """A real Prometheus scraping every second: the request counter between
+    two instants equals the /proc/diskstats delta of the workload between
+    them, and histogram_quantile(0.99) over the same span falls in the
+    fold bucket of `iolens lat`'s p99 or the next one (lat ends a request
+    at the driver's completion, serve at the block layer's accounting, a
+    few us later, and interpolation puts Prometheus anywhere in a bucket)."""
+    s = serve(["-d", loop.name])
+    prom = Prometheus(s.port, str(tmp_path))
+    try:
+        dev = loop.name
+        workload(loop, 5, seed=7)  # the device's slot, so a series exists
+        t0 = settle(time.time())
+        d0 = loop.diskstats()
+        series = 'iolens_requests_total{device="%s",op="%%s"}' % dev
+        w0 = prom.scalar(series % "write", t0)
+        r0 = prom.scalar(series % "read", t0)
+
+        lat = tracer(["lat", "--total", "-j", "-d", dev])
+        workload(loop, 600, seed=8)
+        d1 = loop.diskstats()
+        (rep,) = [json.loads(x) for x in lat.stop().splitlines()]
+        t1 = settle(time.time())
+        assert prom.scalar(series % "write", t1) - w0 == d1["w_ios"] - d0["w_ios"]
+        assert prom.scalar(series % "read", t1) - r0 == d1["r_ios"] - d0["r_ios"]
+        assert d1["w_ios"] - d0["w_ios"] >= 600
+
+        span = "%dms" % round((t1 - t0) * 1000)
+        b = 'iolens_request_duration_seconds_bucket{device="%s"}' % dev
+        q99 = prom.scalar("histogram_quantile(0.99, sum by (le) (%s - %s offset %s))"
+                          % (b, b, span), t1) * 1e9
+        (h,) = [x for x in rep["histograms"] if x["kind"] == "total"]
+        assert h["count"] == d1["w_ios"] - d0["w_ios"] + d1["r_ios"] - d0["r_ios"]
+        p99 = h["p99"]
+        i = next(k for k, e in enumerate(DUR_BOUNDS + [float("inf")]) if p99 < e)
+        lo = DUR_BOUNDS[i - 1] if i > 0 else 0
+        hi = DUR_BOUNDS[i + 1] if i + 1 < len(DUR_BOUNDS) else float("inf")
+        print("serve p99 %.0f ns (prometheus), lat p99 %d ns, fold bucket [%d, %d)" % (q99, p99, lo, hi))
+        assert lo <= q99 <= hi, (q99, p99, lo, hi)
+    finally:
+        prom.stop()
+
+
+def raw(port, data, timeout=10):
+    """Sends `data`, returns what comes back until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as c:
+        c.sendall(data)
+        got = b""
+        try:
+            while True:
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except ConnectionResetError:
+            pass
+        return got
+
+
+def test_serve_bad_and_many_clients(iolens, serve):
+    """Malformed requests get an error or a close, a silent client holds
+    nobody else up and is dropped after the timeout, 200 scrapes at once
+    all succeed or are refused cleanly; the server serves on."""
+    s = serve()
+    for bad in (b"GARBAGE\r\n\r\n", b"GET\r\n\r\n", b"GET /metrics HTTP/9.9\r\n\r\n",
+                b"\x00\xff\xfe" * 100 + b"\r\n\r\n",
+                b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 100000 + b"\r\n\r\n",
+                b"GET /metrics HTTP/1.1\r\nContent-Length: 99999999\r\n\r\nxx"):
+        got = raw(s.port, bad)
+        assert got == b"" or re.match(rb"HTTP/1\.[01] [45]\d\d ", got), got[:200]
+        assert s.proc.poll() is None
+    assert s.get()[0] == 200
+
+    silent = socket.create_connection(("127.0.0.1", s.port), timeout=15)
+    try:
+        t = time.time()
+        assert s.get(timeout=5)[0] == 200
+        assert time.time() - t < 1
+        t = time.time()
+        assert silent.recv(100) == b""  # closed by the 5 s timeout
+        assert time.time() - t < 12
+    finally:
+        silent.close()
+
+    results = []
+
+    def scrape():
+        try:
+            status, _, body = s.get(timeout=30)
+            results.append("ok" if status == 200 and "iolens_process_cpu" in body else status)
+        except (ConnectionResetError, ConnectionRefusedError, BrokenPipeError,
+                http.client.RemoteDisconnected):
+            results.append("refused")
+        except Exception as e:  # anything else is a failure of the test
+            results.append(repr(e))
+    threads = [threading.Thread(target=scrape) for _ in range(200)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    assert not any(th.is_alive() for th in threads)
+    assert set(results) <= {"ok", "refused"}, [r for r in results if r not in ("ok", "refused")][:5]
+    assert results.count("ok") >= 64
+    assert s.proc.poll() is None
+    assert s.get()[0] == 200 and s.get("/healthz")[0] == 200
+    assert s.stop() == 0
+
+
+def test_serve_memory_flat(iolens, loop, serve):
+    """About two minutes of I/O and scrapes ten times a second: RSS grows
+    by less than 1 MiB after the first 20 s (allocator warm-up)."""
+    s = serve()
+    stop = threading.Event()
+
+    def io():
+        while not stop.is_set():
+            workload(loop, 50, seed=random.randrange(1 << 30))
+    th = threading.Thread(target=io)
+    th.start()
+    try:
+        end = time.time() + 110
+        base = None
+        t_base = time.time() + 20
+        peak = 0
+        n = 0
+        while time.time() < end:
+            assert s.get()[0] == 200
+            n += 1
+            if base is None and time.time() >= t_base:
+                base = s.rss_kib()
+            elif base is not None:
+                peak = max(peak, s.rss_kib())
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        th.join(60)
+    assert n > 500
+    assert peak - base < 1024, (base, peak)
