@@ -40,7 +40,10 @@ __u64 lost;
 
 struct writing {
 	bool active;		/* inside a write syscall on a data file */
-	struct iolens_check_sys sys;
+	struct iolens_check_sys sys;	/* all but the name */
+	/* The file's dentry: its name is read only for a request the call
+	 * starts, not for every write.  The open fd pins it meanwhile. */
+	__u64 dentry;
 };
 
 struct {
@@ -78,11 +81,15 @@ struct {
 
 static const struct iolens_check_sys no_sys = { .pos = -1, .fd = -1 };
 
-/* The last IOLENS_CHECK_DEPTH components of d's path, up to the root of
- * its filesystem (whose dentry is its own parent). */
-static __always_inline void file_path(struct dentry *d,
+/* The last IOLENS_CHECK_DEPTH components of the path of the dentry at
+ * `dentry`, up to the root of its filesystem (whose dentry is its own
+ * parent). */
+static __always_inline void file_path(__u64 dentry,
 				      char name[IOLENS_CHECK_DEPTH][32])
 {
+	struct dentry *d = bpf_rdonly_cast((void *)dentry,
+					   bpf_core_type_id_kernel(struct dentry));
+
 	for (int i = 0; i < IOLENS_CHECK_DEPTH; i++) {
 		struct dentry *up = d->d_parent;
 
@@ -118,7 +125,7 @@ static __always_inline void write_enter(unsigned int fd, __s64 pos, __u64 count)
 	w->sys.ino = f->f_inode->i_ino;
 	w->sys.sdev = f->f_inode->i_sb->s_dev;
 	w->sys.direct = !!(flags & O_DIRECT);
-	file_path(f->f_path.dentry, w->sys.name);
+	w->dentry = (__u64)f->f_path.dentry;
 }
 
 /* Counts the call in its process: what "RMW reads per write" divides by. */
@@ -244,6 +251,7 @@ int BPF_PROG(check_start, struct request *rq)
 		e->tgid = t->tgid;
 		e->tid = t->pid;
 		e->sys = w->sys;
+		file_path(w->dentry, e->sys.name);
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 		return 0;
@@ -252,7 +260,12 @@ int BPF_PROG(check_start, struct request *rq)
 		return 0;
 	o.tgid = t->tgid;
 	o.tid = t->pid;
-	o.sys = w && w->active ? w->sys : no_sys;
+	if (w && w->active) {
+		o.sys = w->sys;
+		file_path(w->dentry, o.sys.name);
+	} else {
+		o.sys = no_sys;
+	}
 	bpf_get_current_comm(o.comm, sizeof(o.comm));
 	key = (__u64)rq;
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);

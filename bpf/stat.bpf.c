@@ -121,7 +121,6 @@ static __always_inline struct iolens_stat_counters *losses(void)
 	return bpf_map_lookup_elem(&stat_counters, &zero);
 }
 
-
 /* The device a request is accounted to: its partition (rq->part, set when
  * the block layer started accounting it) with IOLENS_STAT_PARTS, else the
  * whole disk, which is also put in *disk_dev. */
@@ -251,7 +250,6 @@ static __always_inline struct iolens_stat *counters_of(struct request *rq,
 	}
 	return stat_of(w->slot, w->sg);
 }
-
 
 /* A value into lat_hists, `d` = 1, or -1 to take one back: the split
  * entry, created on first use.  Counts are differences modulo 2^32 to
@@ -437,8 +435,7 @@ int BPF_PROG(stat_issue, struct request *rq)
 	if (!st)
 		return 0;
 	if (!w.owner)
-		if (!w.owner)
-			w.owner = owner_of(rq);
+		w.owner = owner_of(rq);
 	if (!lat_mode()) {
 		if (!s->pbs)
 			s->pbs = rq->q->limits.physical_block_size;
@@ -478,8 +475,7 @@ int BPF_PROG(stat_requeue, struct request *rq)
 	if (!st)
 		return 0;
 	if (!w.owner)
-		if (!w.owner)
-			w.owner = owner_of(rq);
+		w.owner = owner_of(rq);
 	if (!lat_mode())
 		issue_shape(rq, s, st, &w, -1);
 	if (counted(rq))
@@ -609,7 +605,6 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 		__u64 key = (__u64)rq;
 
 		if (!w.owner)
-		if (!w.owner)
 			w.owner = owner_of(rq);
 		time_request(rq, &w, st, bpf_ktime_get_ns());
 		if (w.owner)
@@ -639,8 +634,7 @@ int BPF_PROG(stat_done, struct request *rq)
 	if (!st || !accounted(rq->rq_flags, w.sg))
 		return 0;
 	if (!w.owner)
-		if (!w.owner)
-			w.owner = owner_of(rq);
+		w.owner = owner_of(rq);
 	time_request(rq, &w, st, bpf_ktime_get_ns());
 	/* Requests that are not accounted leave theirs to the LRU. */
 	if (w.owner)

@@ -193,11 +193,13 @@ static __always_inline void leave(long ret)
 		h->b[b]++;
 }
 
-#define RW_SYSCALL(name, dir)						\
+/* The entry and exit programs of one syscall; `on_enter` is the entry's
+ * statement, with ctx in scope. */
+#define SYSCALL(name, on_enter)						\
 SEC("tracepoint/syscalls/sys_enter_" #name)				\
 int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
 {									\
-	enter_rw(ctx, dir);						\
+	on_enter;							\
 	return 0;							\
 }									\
 SEC("tracepoint/syscalls/sys_exit_" #name)				\
@@ -207,32 +209,18 @@ int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
 	return 0;							\
 }
 
-#define SYNC_SYSCALL(name)						\
-SEC("tracepoint/syscalls/sys_enter_" #name)				\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
-{									\
-	enter(IOLENS_SC_SYNC);						\
-	return 0;							\
-}									\
-SEC("tracepoint/syscalls/sys_exit_" #name)				\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
-{									\
-	leave(ctx->ret);						\
-	return 0;							\
-}
-
-RW_SYSCALL(read, D_READ)
-RW_SYSCALL(pread64, D_READ)
-RW_SYSCALL(readv, D_READ)
-RW_SYSCALL(preadv, D_READ)
-RW_SYSCALL(preadv2, D_READ)
-RW_SYSCALL(write, D_WRITE)
-RW_SYSCALL(pwrite64, D_WRITE)
-RW_SYSCALL(writev, D_WRITE)
-RW_SYSCALL(pwritev, D_WRITE)
-RW_SYSCALL(pwritev2, D_WRITE)
-SYNC_SYSCALL(fsync)
-SYNC_SYSCALL(fdatasync)
+SYSCALL(read, enter_rw(ctx, D_READ))
+SYSCALL(pread64, enter_rw(ctx, D_READ))
+SYSCALL(readv, enter_rw(ctx, D_READ))
+SYSCALL(preadv, enter_rw(ctx, D_READ))
+SYSCALL(preadv2, enter_rw(ctx, D_READ))
+SYSCALL(write, enter_rw(ctx, D_WRITE))
+SYSCALL(pwrite64, enter_rw(ctx, D_WRITE))
+SYSCALL(writev, enter_rw(ctx, D_WRITE))
+SYSCALL(pwritev, enter_rw(ctx, D_WRITE))
+SYSCALL(pwritev2, enter_rw(ctx, D_WRITE))
+SYSCALL(fsync, enter(IOLENS_SC_SYNC))
+SYSCALL(fdatasync, enter(IOLENS_SC_SYNC))
 
 /*
  * A data read submitted by a task inside a write to a file: the write

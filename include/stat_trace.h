@@ -67,6 +67,14 @@ int stat_trace_read(struct stat_trace *st);
 /* CLOCK_MONOTONIC of the last read (of the start before any). */
 __u64 stat_trace_read_ns(const struct stat_trace *st);
 
+/* Seconds between the last two reads (the start and the first read). */
+double stat_trace_interval_s(const struct stat_trace *st);
+
+/* Whether d's busy_ns is unknown, so that the kernel's io_ticks must stand
+ * in: a completion was missed, or ours exceeds io_ticks by more than its
+ * jiffy rounding allows. */
+bool stat_dev_busy_unknown(const struct stat_dev *d);
+
 int stat_trace_nslots(const struct stat_trace *st);
 
 /* Slot `i` over the last interval; NULL if no device holds it. */

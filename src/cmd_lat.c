@@ -489,7 +489,6 @@ struct tick_ctx {
 	const struct lat_opts *o;
 	struct stat_trace *st;
 	struct groups *gs;
-	__u64 prev;		/* CLOCK_MONOTONIC of the previous read */
 };
 
 /* Interrupted by Ctrl-C: reports the interval so far. */
@@ -503,8 +502,7 @@ static int tick(void *arg)
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	report(c->o, c->gs, c->st, (stat_trace_read_ns(c->st) - c->prev) / 1e9);
-	c->prev = stat_trace_read_ns(c->st);
+	report(c->o, c->gs, c->st, stat_trace_interval_s(c->st));
 	return 0;
 }
 
@@ -527,8 +525,7 @@ static int run(const struct lat_opts *o)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	c.prev = stat_trace_read_ns(c.st);
-	err = stop_every(c.prev, o->interval_ns, o->count, true, tick, &c);
+	err = stop_every(stat_trace_read_ns(c.st), o->interval_ns, o->count, true, tick, &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);

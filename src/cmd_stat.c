@@ -24,14 +24,6 @@
 
 #define CMD "stat"
 
-/*
- * io_ticks counts whole jiffies: each busy period is rounded to them (the
- * kernel adds now - stamp in jiffies at its start and end), and an
- * interval's ends are cut at jiffies too, so it may fall short of our busy
- * time by a jiffy per busy period and two more: 10 ms each at HZ=100.
- */
-#define JIFFY_MAX_NS 10000000ULL
-
 struct stat_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;
@@ -492,8 +484,7 @@ static void row_from(struct row *r, const struct dev_info *info,
 	 * than their rounding, unless a completion was never delivered to us:
 	 * then our busy period never ends, ours is unknown, and iostat's
 	 * io_ticks is shown. */
-	r->io_ticks = !partition && (d->missed || d->busy_ns > d->io_ticks_ns +
-				     (d->busy_periods + 2) * JIFFY_MAX_NS);
+	r->io_ticks = !partition && stat_dev_busy_unknown(d);
 	r->busy_ns = partition ? -1 : r->io_ticks ? d->io_ticks_ns : (double)d->busy_ns;
 	/* io_ticks are every process's: no stand-in for some processes'. */
 	if (r->io_ticks && filtered)
@@ -607,7 +598,6 @@ struct tick_ctx {
 	const struct stat_opts *o;
 	struct stat_trace *st;
 	struct table *t;
-	__u64 prev;		/* CLOCK_MONOTONIC of the previous read */
 };
 
 /* Interrupted by Ctrl-C: reports the interval so far. */
@@ -621,9 +611,7 @@ static int tick(void *arg)
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	report(c->o, c->t->rows, c->t->n, (stat_trace_read_ns(c->st) - c->prev) / 1e9,
-	       false, c->st);
-	c->prev = stat_trace_read_ns(c->st);
+	report(c->o, c->t->rows, c->t->n, stat_trace_interval_s(c->st), false, c->st);
 	return 0;
 }
 
@@ -650,8 +638,7 @@ static int run(const struct stat_opts *o)
 	c.st = stat_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
-	c.prev = stat_trace_read_ns(c.st);
-	err = stop_every(c.prev, o->interval_ns, count, true, tick, &c);
+	err = stop_every(stat_trace_read_ns(c.st), o->interval_ns, count, true, tick, &c);
 	for (int i = 0; i < t.cap; i++)
 		stat_dev_free(t.sums[i]);
 	free(t.sums);

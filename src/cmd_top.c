@@ -35,7 +35,6 @@ struct top_state {
 	struct task_trace *tt;
 	struct stat_trace *st;
 	struct proctable *pt;
-	__u64 last_ns;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
 };
 
@@ -401,9 +400,8 @@ static int build_devs(struct top_state *s, struct top_frame *f, double secs)
 		t->device_ms = div_or_nan(r->device_ns + w->device_ns, 1e6 * (r->split + w->split));
 		for (int g = 0; g < IOLENS_SG_NR; g++)
 			t->aqu_sz += d->op[g].total_ns / 1e9 / secs;
-		t->util = 100.0 * d->busy_ns / 1e9 / secs;
-		if (d->missed || t->util > 100)
-			t->util = 100.0 * d->io_ticks_ns / 1e9 / secs;
+		t->util = 100.0 * (stat_dev_busy_unknown(d) ? d->io_ticks_ns :
+				   d->busy_ns) / 1e9 / secs;
 	}
 	f->ndev = n;
 	return 0;
@@ -412,7 +410,6 @@ static int build_devs(struct top_state *s, struct top_frame *f, double secs)
 static int collect(struct top_frame *f, void *arg)
 {
 	struct top_state *s = arg;
-	__u64 now;
 	int err, n;
 	time_t t = time(NULL);
 	struct tm tm;
@@ -432,9 +429,7 @@ static int collect(struct top_frame *f, void *arg)
 	err = stat_trace_read(s->st);
 	if (err)
 		return err;
-	now = stat_trace_read_ns(s->st);
-	f->secs = (now - s->last_ns) / 1e9;
-	s->last_ns = now;
+	f->secs = stat_trace_interval_s(s->st);
 	err = build_devs(s, f, f->secs > 0 ? f->secs : 1);
 	if (err)
 		return err;
@@ -700,7 +695,7 @@ static int run_batch(struct top_opts *o, struct top_frame *f, struct top_state *
 {
 	struct batch_ctx c = { .f = f, .s = s };
 
-	return stop_every(s->last_ns, o->delay_ns, o->frames, false,
+	return stop_every(stat_trace_read_ns(s->st), o->delay_ns, o->frames, false,
 			  batch_frame, &c) ? 1 : 0;
 }
 
@@ -846,7 +841,6 @@ int cmd_top(int argc, char **argv)
 	s.pt = proctable_new(o.threads);
 	if (!s.st || !s.pt)
 		goto out;
-	s.last_ns = stat_trace_read_ns(s.st);
 	for (int c = 0; c < IOLENS_SC_NR; c++)
 		task_trace_sys_hist(s.tt, c, s.sys_prev[c]);
 	/* The first frame's differences start here. */

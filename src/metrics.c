@@ -156,17 +156,11 @@ static void hist_into(struct mhist *h, const __u64 *src, const __u64 *limits,
 			h->b[metrics_fold(b, limits, n)] += src[b];
 }
 
-/* Busy time has the same rule as `iolens stat`: where a completion was
- * missed, or ours exceeds the kernel's io_ticks by more than its rounding,
- * ours is unknown and the kernel's io_ticks stands in. */
-#define JIFFY_MAX_NS 10000000ULL
-
 static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d)
 {
-	bool ticks = d->missed || d->busy_ns > d->io_ticks_ns +
-		     (d->busy_periods + 2) * JIFFY_MAX_NS;
-
-	md->busy_ns += ticks ? d->io_ticks_ns : d->busy_ns;
+	/* Where ours is unknown the kernel's io_ticks stands in, as in
+	 * `iolens stat`. */
+	md->busy_ns += stat_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
 	md->missed += d->missed;
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		const struct iolens_stat *s = &d->op[g];

@@ -57,7 +57,7 @@ struct stat_trace {
 	bool split;			/* histograms in lat_hists, not hists */
 	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
 	size_t hstride;			/* bytes of one CPU's histogram */
-	__u64 read_ns;
+	__u64 read_ns, prev_read_ns;
 	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
 	size_t slots_len;
 	struct slot_state *prev;
@@ -521,6 +521,7 @@ int stat_trace_read(struct stat_trace *st)
 		if (err)
 			return err;
 	}
+	st->prev_read_ns = st->read_ns;
 	st->read_ns = now;
 	return 0;
 }
@@ -528,6 +529,26 @@ int stat_trace_read(struct stat_trace *st)
 __u64 stat_trace_read_ns(const struct stat_trace *st)
 {
 	return st->read_ns;
+}
+
+double stat_trace_interval_s(const struct stat_trace *st)
+{
+	return (st->read_ns - st->prev_read_ns) / 1e9;
+}
+
+/*
+ * io_ticks counts whole jiffies: each busy period is rounded to them (the
+ * kernel adds now - stamp in jiffies at its start and end), and an
+ * interval's ends are cut at jiffies too, so it may fall short of our busy
+ * time by a jiffy per busy period and two more: 10 ms each at HZ=100.  A
+ * missed completion ends no busy period, so it shows beyond that.
+ */
+#define JIFFY_MAX_NS 10000000ULL
+
+bool stat_dev_busy_unknown(const struct stat_dev *d)
+{
+	return d->missed ||
+	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
 }
 
 int stat_trace_nslots(const struct stat_trace *st)
