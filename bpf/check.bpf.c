@@ -24,12 +24,10 @@
 #include "iolens.h"
 #include "devfilter.bpf.h"
 #include "files.bpf.h"
+#include "rmw.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* include/uapi/asm-generic/fcntl.h (x86's values) */
-#define O_APPEND	00002000
-#define O_DIRECT	00040000
 /* include/linux/page-flags.h: low bits of page->mapping */
 #define PAGE_MAPPING_FLAGS	3UL
 
@@ -240,10 +238,7 @@ int BPF_PROG(check_start, struct request *rq)
 		return 0;
 	w = bpf_task_storage_get(&writing, t, 0, 0);
 	if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
-		/* Metadata reads (bitmaps, inode tables) are the
-		 * filesystem's own, not the page the write covers. */
-		if (!w || !w->active || w->sys.direct ||
-		    (rq->cmd_flags & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META))))
+		if (!w || !w->active || w->sys.direct || !rq_data_read(rq))
 			return 0;
 		e = event_new(rq, IOLENS_CHECK_RMW_READ);
 		if (!e)

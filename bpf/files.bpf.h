@@ -7,6 +7,9 @@
 #define S_IFMT		00170000
 #define S_IFREG		0100000
 #define S_IFBLK		0060000
+/* include/uapi/asm-generic/fcntl.h (x86's values) */
+#define O_APPEND	00002000
+#define O_DIRECT	00040000
 
 /* Linux 6.2 (a35b9af4ec2c, "bpf: Add a kfunc for generic type cast").
  * Without it the programs using fd_file() do not load. */

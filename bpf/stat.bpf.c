@@ -30,6 +30,7 @@
 #include <bpf/bpf_core_read.h>
 #include "iolens.h"
 #include "devfilter.bpf.h"
+#include "rmw.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -86,7 +87,10 @@ struct {
 	__type(value, __u64);
 } issue_ts SEC(".maps");
 
-/* The submitter of each request, with IOLENS_STAT_BY_PROC. */
+/* What needs each request's submitter remembered (map `owners`). */
+#define OWNED (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | IOLENS_STAT_LABEL_COMM)
+
+/* The submitter of each request, with OWNED flags. */
 struct owner {
 	__u32 tgid;
 	__u32 io_hier;		/* see struct iolens_lat_key */
@@ -96,10 +100,19 @@ struct owner {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1);		/* 16384 with IOLENS_STAT_BY_PROC */
+	__uint(max_entries, 1);		/* 16384 with OWNED flags */
 	__type(key, __u64);
 	__type(value, struct owner);
 } owners SEC(".maps");
+
+#define LABELS (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* the cap on label sets, with LABELS */
+	__type(key, struct iolens_label_key);
+	__type(value, struct iolens_label_count);
+} label_counts SEC(".maps");
 
 /* Not preallocated: a split costs 9 KiB, and few of the possible ones
  * occur. */
@@ -214,13 +227,12 @@ struct where {
 	const struct owner *owner;	/* lat_hists key: submitter */
 };
 
-/* The submitter recorded for a request, with IOLENS_STAT_BY_PROC or
- * IOLENS_STAT_PROC_FILTER. */
+/* The submitter recorded for a request, with OWNED flags. */
 static __always_inline const struct owner *owner_of(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 
-	if (!(cfg.flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER)))
+	if (!(cfg.flags & OWNED))
 		return NULL;
 	return bpf_map_lookup_elem(&owners, &key);
 }
@@ -394,10 +406,41 @@ static __always_inline bool proc_wanted(struct task_struct *t)
 	return false;
 }
 
+/* The cgroup a request is charged to: its first bio's blkcg
+ * (CONFIG_BLK_CGROUP), and that cgroup's hierarchy; left alone if none. */
+static __always_inline void rq_cgroup(struct request *rq, __u64 *id, __u32 *hier)
+{
+	struct cgroup *cg;
+
+	if (!bpf_core_field_exists(struct bio, bi_blkg) || !rq->bio || !rq->bio->bi_blkg)
+		return;
+	cg = rq->bio->bi_blkg->blkcg->css.cgroup;
+	*id = cg->kn->id;
+	*hier = cg->root->hierarchy_id;
+}
+
+/* A read-modify-write read (bpf/rmw.bpf.h), counted where the request's
+ * reads are. */
+static __always_inline void rmw_count(struct request *rq, struct task_struct *t)
+{
+	struct iolens_dev_slot *s, *ds;
+	struct iolens_stat *st;
+	__u32 idx;
+
+	if (!rq_data_read(rq) || !in_buffered_write(t))
+		return;
+	s = slots_of(rq, &idx, &ds);
+	st = s ? stat_of(idx, IOLENS_SG_READ) : NULL;
+	if (!st)
+		return;
+	st->rmw_reads++;
+	st->rmw_bytes += rq->__data_len;
+}
+
 /* Who submitted the request: block_io_start runs in blk_account_io_start()
  * as the bio becomes a request, in the submitting task (or the kworker
- * writing back for it).  Attached only with IOLENS_STAT_BY_PROC or
- * IOLENS_STAT_PROC_FILTER. */
+ * writing back for it).  Attached only with OWNED flags or
+ * IOLENS_STAT_RMW. */
 SEC("tp_btf/block_io_start")
 int BPF_PROG(stat_start, struct request *rq)
 {
@@ -409,16 +452,14 @@ int BPF_PROG(stat_start, struct request *rq)
 		return 0;
 	if ((cfg.flags & IOLENS_STAT_PROC_FILTER) && !proc_wanted(t))
 		return 0;
+	if (cfg.flags & IOLENS_STAT_RMW)
+		rmw_count(rq, t);
+	if (!(cfg.flags & OWNED))
+		return 0;
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
-	/* A kernel thread submits for others: writeback, charged to the
-	 * cgroup of the first bio's blkcg (CONFIG_BLK_CGROUP). */
-	if ((t->flags & KERNEL_PF_KTHREAD) && bpf_core_field_exists(struct bio, bi_blkg) &&
-	    rq->bio && rq->bio->bi_blkg) {
-		struct cgroup *cg = rq->bio->bi_blkg->blkcg->css.cgroup;
-
-		o.io_cgroup = cg->kn->id;
-		o.io_hier = cg->root->hierarchy_id;
-	}
+	/* A kernel thread submits for others: writeback. */
+	if (t->flags & KERNEL_PF_KTHREAD)
+		rq_cgroup(rq, &o.io_cgroup, &o.io_hier);
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 	return 0;
 }
@@ -562,6 +603,44 @@ static __always_inline void time_request(struct request *rq,
 }
 
 /*
+ * Requests and bytes by label set, counted as the device's are: the
+ * submitter's comm, the cgroup the request is charged to (its bios are
+ * all of one blkcg: blk_cgroup_mergeable(), Linux 5.18).  Beyond the map's
+ * room they go to the device's label_other_*, so that the label sets
+ * always add up to the device.
+ */
+static __always_inline void label_add(struct request *rq, const struct where *w,
+				      struct iolens_stat *st, __u64 bytes,
+				      __u64 ios)
+{
+	struct iolens_label_key key = { .slot = w->slot, .sg = w->sg };
+	struct iolens_label_count zero = {}, *c;
+	const struct owner *o;
+
+	if (!(cfg.flags & LABELS) || !(bytes | ios))
+		return;
+	if (cfg.flags & IOLENS_STAT_LABEL_COMM) {
+		o = w->owner ?: owner_of(rq);
+		if (o)
+			__builtin_memcpy(key.comm, o->comm, IOLENS_COMM_LEN);
+	}
+	if (cfg.flags & IOLENS_STAT_LABEL_CGROUP)
+		rq_cgroup(rq, &key.cg_id, &key.cg_hier);
+	c = bpf_map_lookup_elem(&label_counts, &key);
+	if (!c) {
+		bpf_map_update_elem(&label_counts, &key, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&label_counts, &key);
+		if (!c) {
+			st->label_other_ios += ios;
+			st->label_other_bytes += bytes;
+			return;
+		}
+	}
+	__sync_fetch_and_add(&c->ios, ios);
+	__sync_fetch_and_add(&c->bytes, bytes);
+}
+
+/*
  * Counts: bytes at every completion event, the request at its last one,
  * and its end in flight.  No clock read but at the end of a busy period.
  * `iolens lat` times the request here instead, at the driver's completion.
@@ -574,6 +653,7 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	struct iolens_stat *st;
 	struct where w;
 	unsigned int len;
+	__u64 bytes = 0;
 	__u32 flags;
 	bool ends;
 
@@ -581,13 +661,17 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	if (!st)
 		return 0;
 	flags = rq->rq_flags;
-	if (!lat_mode() && (flags & RQF(IO_STAT)))
-		st->bytes += nr_bytes;
+	if (!lat_mode() && (flags & RQF(IO_STAT))) {
+		bytes = nr_bytes;
+		st->bytes += bytes;
+	}
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
 	len = rq->__data_len;
-	if (nr_bytes < len)
+	if (nr_bytes < len) {
+		label_add(rq, &w, st, bytes, 0);
 		return 0;
+	}
 	ends = ends_issue(w.sg, len);
 	if (ends && counted(rq)) {
 		__u64 since = ds->busy_since;
@@ -599,8 +683,10 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 			__sync_fetch_and_add(&ds->busy_ns, bpf_ktime_get_ns() - since);
 	}
 	if (!lat_mode()) {
-		if (accounted(flags, w.sg))
-			st->ios++;
+		__u64 ios = accounted(flags, w.sg);
+
+		st->ios += ios;
+		label_add(rq, &w, st, bytes, ios);
 	} else if (ends) {
 		__u64 key = (__u64)rq;
 

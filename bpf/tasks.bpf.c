@@ -23,6 +23,7 @@
 #include <bpf/bpf_core_read.h>
 #include "iolens.h"
 #include "files.bpf.h"
+#include "rmw.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -232,11 +233,9 @@ SYSCALL(fdatasync, enter(IOLENS_SC_SYNC))
 SEC("tp_btf/block_io_start")
 int BPF_PROG(task_rmw, struct request *rq)
 {
-	__u32 cmd = rq->cmd_flags;
 	struct task_sys *s;
 
-	if ((cmd & KERNEL_REQ_OP_MASK) != bpf_core_enum_value(enum req_op, REQ_OP_READ) ||
-	    (cmd & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META))))
+	if (!rq_data_read(rq))
 		return 0;
 	s = bpf_task_storage_get(&sys_store, bpf_get_current_task_btf(), 0, 0);
 	if (!s || !s->start || s->sc != IOLENS_SC_FILE_WRITE)

@@ -252,6 +252,16 @@ struct iolens_stat {
 				 * of the device's physical block */
 	__u64 misaligned_bytes;
 	__u64 checked;		/* writes checked for alignment */
+	/* block_io_start, with IOLENS_STAT_RMW (read group only): data reads
+	 * started inside a buffered write to a file, the page cache reading
+	 * a page the write covers only partly (read-modify-write); bytes as
+	 * started. */
+	__u64 rmw_reads;
+	__u64 rmw_bytes;
+	/* block_rq_complete, with IOLENS_STAT_LABEL_*: of `ios` and `bytes`,
+	 * those of label sets label_counts had no room for. */
+	__u64 label_other_ios;
+	__u64 label_other_bytes;
 };
 
 /* One histogram (map `hists`): counts wrap at 2^32 per CPU, differences
@@ -304,6 +314,33 @@ struct iolens_lat_hist {
 	__u32 b[HIST_BUCKETS];
 };
 
+/*
+ * Requests and bytes by label set, for `iolens serve --labels` (map
+ * `label_counts`, shared by all CPUs, atomic adds, never reset), counted as
+ * iolens_stat's ios and bytes are.  Its size is the cap on label sets;
+ * beyond it they go to the device's label_other_*.
+ */
+struct iolens_label_key {
+	__u16 slot;		/* device slot */
+	__u8 sg;		/* enum iolens_sgrp */
+	__u8 pad;
+	/* With IOLENS_STAT_LABEL_CGROUP: the cgroup the block layer charges
+	 * the request to (its bios' blkcg; on cgroup2 writeback goes to the
+	 * cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
+	 * else the v1 hierarchy holding blkio); id 0 = unknown (no bio: a
+	 * flush the block layer made). */
+	__u32 cg_hier;
+	__u64 cg_id;
+	/* With IOLENS_STAT_LABEL_COMM: the submitter's (block_io_start);
+	 * "" = not seen submitting. */
+	char comm[IOLENS_COMM_LEN];
+};
+
+struct iolens_label_count {
+	__u64 ios;
+	__u64 bytes;
+};
+
 /* Per-CPU counters of the aggregation (map `stat_counters`). */
 struct iolens_stat_counters {
 	__u64 no_slot;		/* events of devices beyond the slot table */
@@ -322,6 +359,18 @@ struct iolens_stat_counters {
 /* Only requests submitted by the processes of `proc` (see
  * struct iolens_proc_filter): decided at block_io_start. */
 #define IOLENS_STAT_PROC_FILTER	(1U << 6)
+#define IOLENS_STAT_RMW		(1U << 7)	/* count rmw_reads */
+#define IOLENS_STAT_LABEL_COMM	(1U << 8)	/* label_counts by comm */
+#define IOLENS_STAT_LABEL_CGROUP (1U << 9)	/* label_counts by cgroup */
+
+/* Read-modify-write reads are told from the registers a write syscall
+ * saved, by x86-64's syscall numbers (bpf/rmw.bpf.h): elsewhere they are
+ * not counted. */
+#if defined(__x86_64__) || defined(__TARGET_ARCH_x86)
+#define IOLENS_RMW_COUNTED	1
+#else
+#define IOLENS_RMW_COUNTED	0
+#endif
 
 /* Read-only configuration of stat.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8

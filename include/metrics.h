@@ -28,12 +28,14 @@ extern const __u64 metrics_qd_bounds[METRICS_QD_BOUNDS];
  * upper edge; n = +Inf.  `limits` are all bucket edges. */
 int metrics_fold(__u32 idx, const __u64 *limits, int n);
 
-struct metrics *metrics_new(void);
+/* `rmw`: read-modify-write reads are counted; `labels`: the
+ * IOLENS_STAT_LABEL_* families are exported. */
+struct metrics *metrics_new(bool rmw, unsigned int labels);
 void metrics_free(struct metrics *m);
 
 /* Adds the interval `st` holds after a stat_trace_read() (histograms of
- * IOLENS_H_TOTAL, _QUEUE, _DEVICE and _QD), and its losses so far.
- * 0 or -ENOMEM. */
+ * IOLENS_H_TOTAL, _QUEUE, _DEVICE and _QD), its losses so far and, with
+ * labels, its label sets.  0 or -errno. */
 int metrics_collect(struct metrics *m, const struct stat_trace *st);
 
 /* In-kernel cost of our programs: run time and runs so far; `known` false

@@ -21,6 +21,20 @@ struct stat_trace_opts {
 	bool by_flags;		/* histograms per request flags */
 	/* Only these submitters' requests; NULL or empty: all. */
 	const struct iolens_proc_filter *proc;
+	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */
+	bool rmw;
+	/* IOLENS_STAT_LABEL_* bits: requests and bytes by label set, at most
+	 * max_labels sets (stat_trace_labels()). */
+	unsigned int labels;
+	int max_labels;
+};
+
+/* The requests and bytes of one label set so far (since the start: the
+ * kernel's map is never reset), with the device of its slot. */
+struct stat_label {
+	struct iolens_label_key key;
+	__u32 dev;
+	struct iolens_label_count n;
 };
 
 /* One histogram of a split by process or flags, over the last interval. */
@@ -84,6 +98,10 @@ const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i);
  * (those without a value in it too), 0 <= i < stat_trace_nkeyed(). */
 int stat_trace_nkeyed(const struct stat_trace *st);
 const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i);
+
+/* With labels: every label set so far, in *out (malloc'd, the caller
+ * frees it).  How many, or -errno. */
+int stat_trace_labels(const struct stat_trace *st, struct stat_label **out);
 
 /* Events the aggregation could not keep: devices beyond the slot table,
  * issue stamps lost from the own-clock map, values of splits beyond the

@@ -31,11 +31,13 @@
 #define DEFAULT_LISTEN "127.0.0.1:9633"
 #define INTERVAL_NS 1000000000ULL
 #define MAX_PROGS 8
+#define DEFAULT_LABEL_SETS 1000
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]...\n"
+		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
+		"                    [--max-label-sets N]\n"
 		"\n"
 		"Exports block I/O metrics for Prometheus: /metrics in the Prometheus text\n"
 		"format, or OpenMetrics when the scraper asks for it; / links to it;\n"
@@ -46,22 +48,30 @@ static void usage(FILE *f)
 		"  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN ", loopback\n"
 		"                      only); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all\n"
 		"  -d, --dev DEV       only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
+		"  --labels LIST       also export requests and bytes by comm (the submitting\n"
+		"                      task's command name) and/or cgroup (the one the block\n"
+		"                      layer charges the request to): comm, cgroup or both\n"
+		"  --max-label-sets N  at most N label sets (device, op, comm, cgroup) in the\n"
+		"                      kernel (default %d); the I/O of any beyond goes to\n"
+		"                      comm=\"(other)\" / cgroup=\"(other)\"\n"
 		"  -h, --help          this help\n"
 		"\n"
 		"metrics (labels device= the whole disk, op= read|write|discard|flush):\n"
 		"  iolens_requests_total, iolens_bytes_total, iolens_merged_total    by op\n"
-		"  iolens_misaligned_writes_total, iolens_busy_seconds_total,\n"
+		"  iolens_misaligned_writes_total, iolens_rmw_reads_total,\n"
+		"  iolens_rmw_read_bytes_total, iolens_busy_seconds_total,\n"
 		"  iolens_completions_missed_total                                    by device\n"
 		"  iolens_request_duration_seconds, iolens_queue_duration_seconds,\n"
 		"  iolens_device_duration_seconds      histograms, le = 1us..10s, 1-2.5-5,\n"
 		"                                      each taken down to a bucket edge\n"
 		"  iolens_queue_depth                  histogram of requests in flight at issue\n"
+		"  iolens_cgroup_requests_total, iolens_cgroup_bytes_total,\n"
+		"  iolens_comm_requests_total, iolens_comm_bytes_total    with --labels; a\n"
+		"                      cgroup is its path (cgroup2) or CONTROLLER:/path (v1)\n"
 		"  iolens_events_lost_total{reason}, iolens_process_cpu_seconds_total,\n"
 		"  iolens_bpf_run_seconds_total, iolens_bpf_runs_total (only where the\n"
 		"  kernel counts BPF run time: needs CAP_SYS_ADMIN or the sysctl\n"
 		"  kernel.bpf_stats_enabled=1)\n"
-		"Not yet: partitions, read-modify-write reads, per-cgroup bytes, comm or\n"
-		"cgroup labels.\n"
 		"\n"
 		"SIGTERM and SIGINT stop it (exit 0); SIGHUP is ignored (nothing to reload).\n"
 		"Exit 2 for a bad option, 1 if it cannot listen or trace.\n"
@@ -69,7 +79,30 @@ static void usage(FILE *f)
 		"examples:\n"
 		"  iolens serve\n"
 		"  iolens serve --listen 0.0.0.0:9633 -d nvme0n1\n"
-		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n");
+		"  iolens serve --labels cgroup --max-label-sets 200\n"
+		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
+		DEFAULT_LABEL_SETS);
+}
+
+/* "comm", "cgroup" or both, comma-separated, into IOLENS_STAT_LABEL_*
+ * bits.  0, or 2 after one line. */
+static int parse_labels(const char *s, unsigned int *labels)
+{
+	*labels = 0;
+	for (const char *t = s; *t; t += *t == ',') {
+		size_t n = strcspn(t, ",");
+
+		if (n == 4 && !strncmp(t, "comm", n))
+			*labels |= IOLENS_STAT_LABEL_COMM;
+		else if (n == 6 && !strncmp(t, "cgroup", n))
+			*labels |= IOLENS_STAT_LABEL_CGROUP;
+		else
+			return usage_err(CMD, "--labels '%s': want comm, cgroup or comm,cgroup", s);
+		t += n;
+	}
+	if (!*labels)
+		return usage_err(CMD, "--labels '%s': want comm, cgroup or comm,cgroup", s);
+	return 0;
 }
 
 /* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric only.  0, or 2 after one line. */
@@ -257,6 +290,8 @@ int cmd_serve(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, 'l' },
 		{ "dev", required_argument, NULL, 'd' },
+		{ "labels", required_argument, NULL, 'L' },
+		{ "max-label-sets", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -271,6 +306,9 @@ int cmd_serve(int argc, char **argv)
 	sigset_t sigs, old;
 	socklen_t sslen = 0;
 	int ndev = 0, opt, fd, ret = 1;
+	long max_sets = DEFAULT_LABEL_SETS;
+	unsigned int labels = 0;
+	char *e;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":hd:", longopts, NULL)) != -1) {
@@ -279,6 +317,16 @@ int cmd_serve(int argc, char **argv)
 		case 'd':
 			if (opt_disk(CMD, optarg, devs, &ndev))
 				return 2;
+			break;
+		case 'L':
+			if (parse_labels(optarg, &labels))
+				return 2;
+			break;
+		case 'M':
+			errno = 0;
+			max_sets = strtol(optarg, &e, 10);
+			if (!*optarg || *e || errno || max_sets < 1 || max_sets > 1000000)
+				return usage_err(CMD, "--max-label-sets '%s': want a count from 1 to 1000000", optarg);
 			break;
 		case 'h': usage(stdout); return 0;
 		default: return opt_error(CMD, opt, argv);
@@ -305,8 +353,11 @@ int cmd_serve(int argc, char **argv)
 	so.ndev = ndev;
 	so.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE |
 		   1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD;
+	so.rmw = true;
+	so.labels = labels;
+	so.max_labels = max_sets;
 	st = stat_trace_start(CMD, &so);
-	m = st ? metrics_new() : NULL;
+	m = st ? metrics_new(IOLENS_RMW_COUNTED, labels) : NULL;
 	if (!m) {
 		close(fd);
 		goto out;

@@ -18,10 +18,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "metrics.h"
+#include "cgroups.h"
 #include "devices.h"
 #include "hist.h"
 #include "iolens.h"
 #include "stat_trace.h"
+#include "vec.h"
 #include "block_trace.h"	/* mono_ns() */
 
 const __u64 metrics_dur_bounds_ns[METRICS_DUR_BOUNDS] = {
@@ -59,6 +61,8 @@ struct mhist {
 
 struct mop {
 	__u64 ios, bytes, merges, misaligned;
+	__u64 rmw_reads, rmw_bytes;
+	__u64 other_ios, other_bytes;	/* of label sets beyond the cap */
 	struct mhist h[MH_NR];
 };
 
@@ -70,10 +74,29 @@ struct mdev {
 	__u64 missed;
 };
 
+/* A label set of the kernel's, with its label values fixed at first
+ * sight: a cgroup removed later keeps the path it had. */
+struct mlabel {
+	struct iolens_label_key key;
+	__u32 dev;
+	/* Collections its cgroup's path was not found in: the walk of the
+	 * hierarchy runs at most once a second, so a new cgroup may take
+	 * two.  Until then (PENDING_MAX) the set is not exported. */
+	int pending;
+	char *cgroup;
+	char comm[IOLENS_COMM_LEN];
+	struct iolens_label_count n;	/* so far */
+};
+#define PENDING_MAX 3
+
 struct metrics {
 	pthread_mutex_t lock;
 	struct mdev *devs;	/* sorted by dev */
 	int ndev, cap;
+	bool rmw;		/* read-modify-write reads are counted */
+	unsigned int labels;	/* IOLENS_STAT_LABEL_* */
+	struct mlabel *lab;	/* sorted by key */
+	int nlab;
 	struct iolens_stat_counters lost;
 	bool bpf_known;
 	__u64 bpf_ns, bpf_runs;
@@ -94,12 +117,14 @@ int metrics_fold(__u32 idx, const __u64 *limits, int n)
 	return n;
 }
 
-struct metrics *metrics_new(void)
+struct metrics *metrics_new(bool rmw, unsigned int labels)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
+	m->rmw = rmw;
+	m->labels = labels;
 	pthread_mutex_init(&m->lock, NULL);
 	for (int i = 0; i < METRICS_DUR_BOUNDS; i++)
 		m->limit_dur[i] = metrics_dur_bounds_ns[i];
@@ -113,25 +138,38 @@ void metrics_free(struct metrics *m)
 	if (!m)
 		return;
 	pthread_mutex_destroy(&m->lock);
+	for (int i = 0; i < m->nlab; i++)
+		free(m->lab[i].cgroup);
+	free(m->lab);
 	free(m->devs);
 	free(m);
 }
 
-/* The entry of `dev`, added in order if new; NULL if out of memory. */
-static struct mdev *mdev_get(struct metrics *m, __u32 dev)
+/* Where `dev` is in m->devs, or would be put; *found whether it is. */
+static int mdev_pos(const struct metrics *m, __u32 dev, bool *found)
 {
 	int lo = 0, hi = m->ndev;
 
 	while (lo < hi) {
 		int mid = (lo + hi) / 2;
 
-		if (m->devs[mid].dev == dev)
-			return &m->devs[mid];
 		if (m->devs[mid].dev < dev)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	*found = lo < m->ndev && m->devs[lo].dev == dev;
+	return lo;
+}
+
+/* The entry of `dev`, added in order if new; NULL if out of memory. */
+static struct mdev *mdev_get(struct metrics *m, __u32 dev)
+{
+	bool found;
+	int lo = mdev_pos(m, dev, &found);
+
+	if (found)
+		return &m->devs[lo];
 	if (m->ndev == m->cap) {
 		int cap = m->cap ? 2 * m->cap : 8;
 		struct mdev *v = realloc(m->devs, cap * sizeof(*v));
@@ -174,6 +212,10 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d
 		o->bytes += s->bytes;
 		o->merges += s->merges;
 		o->misaligned += s->misaligned;
+		o->rmw_reads += s->rmw_reads;
+		o->rmw_bytes += s->rmw_bytes;
+		o->other_ios += s->label_other_ios;
+		o->other_bytes += s->label_other_bytes;
 		for (int k = 0; k < MH_NR; k++) {
 			const __u64 *src = d->hist[g][mh_kind[k]];
 
@@ -190,13 +232,83 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d
 	}
 }
 
+static int label_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct iolens_label_key));
+}
+
+/* Label values as a label takes them: printable ASCII, the rest '?'
+ * (comm is whatever bytes a process set; a label value must be UTF-8). */
+static void label_value(char *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+	dst[i] = 0;
+}
+
+/* Gives l its cgroup label once the hierarchy walk finds it. */
+static int mlabel_resolve(struct mlabel *l)
+{
+	const char *path;
+
+	if (!(l->pending && !l->cgroup))
+		return 0;
+	path = cgroup_path(l->key.cg_hier, l->key.cg_id);
+	if (!l->key.cg_id)
+		path = "(unknown)";
+	else if (!path && ++l->pending <= PENDING_MAX)
+		return 0;
+	l->cgroup = strdup(path ? path : "(gone)");
+	if (!l->cgroup)
+		return -ENOMEM;
+	l->pending = 0;
+	return 0;
+}
+
+/* The label sets so far into m->lab (sorted again once new ones came). */
+static int labels_merge(struct metrics *m, const struct stat_label *v, int n)
+{
+	int sorted = m->nlab;
+
+	for (int i = 0; i < n; i++) {
+		struct mlabel *l = bsearch(&v[i].key, m->lab, sorted, sizeof(*l),
+					   label_cmp);
+
+		if (!l) {
+			l = vec_add(&m->lab, &m->nlab, sizeof(*l));
+			if (!l)
+				return -ENOMEM;
+			l->key = v[i].key;
+			l->dev = v[i].dev;
+			l->pending = !!(m->labels & IOLENS_STAT_LABEL_CGROUP);
+			label_value(l->comm, v[i].key.comm[0] ? v[i].key.comm : "(unknown)",
+				    sizeof(l->comm));
+		}
+		l->n = v[i].n;
+	}
+	if (m->nlab > sorted)
+		qsort(m->lab, m->nlab, sizeof(*m->lab), label_cmp);
+	for (int i = 0; i < m->nlab; i++)
+		if (mlabel_resolve(&m->lab[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 int metrics_collect(struct metrics *m, const struct stat_trace *st)
 {
 	struct iolens_stat_counters lost;
-	int n = stat_trace_nslots(st), err = 0;
+	int n = stat_trace_nslots(st), err = 0, nl = 0;
+	struct stat_label *lv = NULL;
 
-	/* Outside the lock: it reads a map. */
+	/* Outside the lock: they read maps. */
 	stat_trace_losses(st, &lost);
+	if (m->labels) {
+		nl = stat_trace_labels(st, &lv);
+		if (nl < 0)
+			return nl;
+	}
 	pthread_mutex_lock(&m->lock);
 	for (int i = 0; i < n; i++) {
 		const struct stat_dev *d = stat_trace_dev(st, i);
@@ -214,6 +326,9 @@ int metrics_collect(struct metrics *m, const struct stat_trace *st)
 			snprintf(md->name, sizeof(md->name), "%s", dev_name(d->dev));
 		add_dev(m, md, d);
 	}
+	if (!err)
+		err = labels_merge(m, lv, nl);
+	free(lv);
 	m->lost = lost;
 	m->collected_ns = mono_ns();
 	pthread_mutex_unlock(&m->lock);
@@ -244,6 +359,7 @@ __u64 metrics_collected_ns(struct metrics *m)
 struct out {
 	FILE *f;
 	bool om;
+	bool oom;	/* a part could not be formatted: no page at all */
 };
 
 /* # HELP and # TYPE of a family.  OpenMetrics names a counter's family
@@ -302,6 +418,23 @@ static void counter_op(struct out *o, const struct metrics *m, const char *name,
 		}
 }
 
+/* A counter by device only: the field at `off` of struct mop, summed over
+ * the op groups (each is counted in its own). */
+static void device_counter(struct out *o, const struct metrics *m,
+			   const char *name, const char *help, size_t off)
+{
+	family(o, name, "counter", help);
+	for (int i = 0; i < m->ndev; i++) {
+		__u64 v = 0;
+
+		for (int g = 0; g < IOLENS_SG_NR; g++)
+			v += *(const __u64 *)((const char *)&m->devs[i].op[g] + off);
+		fputs(name, o->f);
+		labels(o->f, &m->devs[i], -1);
+		fprintf(o->f, "} %llu\n", (unsigned long long)v);
+	}
+}
+
 static void histogram(struct out *o, const struct metrics *m, int k,
 		      const char *name, const char *help)
 {
@@ -346,6 +479,90 @@ static void histogram(struct out *o, const struct metrics *m, int k,
 	}
 }
 
+/* One sample of a label family: label sets summed by their values. */
+struct lrow {
+	int dev;		/* index in m->devs */
+	int sg;
+	const char *value;
+	__u64 v;
+};
+
+static int lrow_cmp(const void *a, const void *b)
+{
+	const struct lrow *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->sg != y->sg)
+		return x->sg < y->sg ? -1 : 1;
+	return strcmp(x->value, y->value);
+}
+
+/*
+ * iolens_{cgroup,comm}_{requests,bytes}_total: the kernel's label sets
+ * summed by the one label (comm and cgroup may both be kept), and per
+ * device and op the sets beyond the cap as "(other)", so that a family
+ * always adds up to iolens_requests_total or _bytes_total.  Sets whose
+ * cgroup is not yet named are left out until it is.
+ */
+static void label_family(struct out *o, const struct metrics *m, bool cgroup,
+			 bool bytes)
+{
+	const char *lname = cgroup ? "cgroup" : "comm";
+	struct lrow *r = malloc((m->nlab + m->ndev * IOLENS_SG_NR + 1) * sizeof(*r));
+	char name[64];
+	int n = 0;
+	bool found;
+
+	if (!r) {
+		o->oom = true;
+		return;
+	}
+	for (int i = 0; i < m->nlab; i++) {
+		const struct mlabel *l = &m->lab[i];
+
+		if (l->pending)
+			continue;
+		r[n].dev = mdev_pos(m, l->dev, &found);
+		if (!found)
+			continue;
+		r[n].sg = l->key.sg;
+		r[n].value = cgroup ? l->cgroup : l->comm;
+		r[n++].v = bytes ? l->n.bytes : l->n.ios;
+	}
+	for (int i = 0; i < m->ndev; i++)
+		for (int g = 0; g < IOLENS_SG_NR; g++) {
+			const struct mop *op = &m->devs[i].op[g];
+
+			if (!(bytes ? op->other_bytes : op->other_ios))
+				continue;
+			r[n].dev = i;
+			r[n].sg = g;
+			r[n].value = "(other)";
+			r[n++].v = bytes ? op->other_bytes : op->other_ios;
+		}
+	qsort(r, n, sizeof(*r), lrow_cmp);
+	snprintf(name, sizeof(name), "iolens_%s_%s_total", lname,
+		 bytes ? "bytes" : "requests");
+	family(o, name, "counter", cgroup ?
+	       (bytes ? "Bytes completed, by the cgroup the block layer charged the request to."
+		      : "Requests completed, by the cgroup the block layer charged them to.") :
+	       (bytes ? "Bytes completed, by the command name of the task that submitted the request."
+		      : "Requests completed, by the command name of the task that submitted them."));
+	for (int i = 0; i < n; i++) {
+		__u64 v = r[i].v;
+
+		while (i + 1 < n && !lrow_cmp(&r[i], &r[i + 1]))
+			v += r[++i].v;
+		fputs(name, o->f);
+		labels(o->f, &m->devs[r[i].dev], r[i].sg);
+		fprintf(o->f, ",%s=\"", lname);
+		label(o->f, r[i].value);
+		fprintf(o->f, "\"} %llu\n", (unsigned long long)v);
+	}
+	free(r);
+}
+
 static void format(struct out *o, const struct metrics *m)
 {
 	struct rusage ru;
@@ -360,16 +577,16 @@ static void format(struct out *o, const struct metrics *m)
 		   "Bios merged into requests that were issued.",
 		   offsetof(struct mop, merges));
 
-	family(o, "iolens_misaligned_writes_total", "counter",
-	       "Writes whose start or size is not a multiple of the physical block.");
-	for (int i = 0; i < m->ndev; i++) {
-		__u64 v = 0;
-
-		for (int g = 0; g < IOLENS_SG_NR; g++)
-			v += m->devs[i].op[g].misaligned;
-		fputs("iolens_misaligned_writes_total", f);
-		labels(f, &m->devs[i], -1);
-		fprintf(f, "} %llu\n", (unsigned long long)v);
+	device_counter(o, m, "iolens_misaligned_writes_total",
+		       "Writes whose start or size is not a multiple of the physical block.",
+		       offsetof(struct mop, misaligned));
+	if (m->rmw) {
+		device_counter(o, m, "iolens_rmw_reads_total",
+			       "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
+			       offsetof(struct mop, rmw_reads));
+		device_counter(o, m, "iolens_rmw_read_bytes_total",
+			       "Bytes of those reads, as started.",
+			       offsetof(struct mop, rmw_bytes));
 	}
 	family(o, "iolens_busy_seconds_total", "counter",
 	       "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed).");
@@ -397,6 +614,14 @@ static void format(struct out *o, const struct metrics *m)
 	histogram(o, m, MH_QD, "iolens_queue_depth",
 		  "Requests in flight on the device at each issue, this one included.");
 
+	if (m->labels & IOLENS_STAT_LABEL_CGROUP) {
+		label_family(o, m, true, false);
+		label_family(o, m, true, true);
+	}
+	if (m->labels & IOLENS_STAT_LABEL_COMM) {
+		label_family(o, m, false, false);
+		label_family(o, m, false, true);
+	}
 	family(o, "iolens_events_lost_total", "counter",
 	       "Events the in-kernel aggregation could not keep, by reason.");
 	fprintf(f, "iolens_events_lost_total{reason=\"no_slot\"} %llu\n",
@@ -442,7 +667,7 @@ char *metrics_format(struct metrics *m, bool openmetrics, size_t *len)
 	pthread_mutex_lock(&m->lock);
 	format(&o, m);
 	pthread_mutex_unlock(&m->lock);
-	bad = ferror(o.f);
+	bad = ferror(o.f) || o.oom;
 	if (fclose(o.f) || bad) {
 		free(buf);
 		return NULL;

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "opts.h"
 #include "priv.h"
+#include "vec.h"
 
 #define NPROGS 5
 
@@ -131,7 +132,9 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 		     (o->lat ? IOLENS_STAT_LAT : 0) |
 		     (o->by_proc ? IOLENS_STAT_BY_PROC : 0) |
 		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0) |
-		     (filtered(o) ? IOLENS_STAT_PROC_FILTER : 0);
+		     (filtered(o) ? IOLENS_STAT_PROC_FILTER : 0) |
+		     (o->rmw && IOLENS_RMW_COUNTED ? IOLENS_STAT_RMW : 0) |
+		     (o->labels & (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP));
 	if (filtered(o))
 		cfg->proc = *o->proc;
 	/* Without the flag's value we cannot tell which queues stamp issues:
@@ -160,14 +163,19 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	/* No own stamps wanted anywhere: no map either. */
 	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
 		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
-	if (!err && (o->by_proc || filtered(o)))
+	if (!err && (o->by_proc || filtered(o) || (o->labels & IOLENS_STAT_LABEL_COMM)))
 		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
+	if (!err && o->labels)
+		err = bpf_map__set_max_entries(st->skel->maps.label_counts,
+					       o->max_labels);
 	if (!err && st->split)
 		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
 	/* Only the hooks this mode needs run: each costs tens of ns per I/O
 	 * even when it does nothing. */
 	bpf_program__set_autoload(st->skel->progs.stat_done, !o->lat);
-	bpf_program__set_autoload(st->skel->progs.stat_start, o->by_proc || filtered(o));
+	bpf_program__set_autoload(st->skel->progs.stat_start,
+				  cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
+						IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW));
 	return err;
 }
 
@@ -559,6 +567,34 @@ int stat_trace_nslots(const struct stat_trace *st)
 const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i)
 {
 	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
+}
+
+int stat_trace_labels(const struct stat_trace *st, struct stat_label **out)
+{
+	int fd = bpf_map__fd(st->skel->maps.label_counts);
+	struct iolens_label_key key, next;
+	struct stat_label *v = NULL, *l;
+	void *prev = NULL;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.slot >= st->nslots)
+			continue;
+		l = vec_add(&v, &n, sizeof(*l));
+		if (!l) {
+			free(v);
+			return -ENOMEM;
+		}
+		l->key = key;
+		l->dev = st->slots[key.slot].dev;
+		/* Sets are only ever added, never deleted. */
+		if (bpf_map_lookup_elem(fd, &key, &l->n))
+			n--;
+	}
+	*out = v;
+	return n;
 }
 
 void stat_trace_losses(const struct stat_trace *st,

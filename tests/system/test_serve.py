@@ -20,7 +20,8 @@ import urllib.request
 
 import pytest
 
-from conftest import IOLENS, DirectIO, wait_idle
+from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, load_json,
+                      uncached_file, wait_idle)
 
 # le bounds of the duration histograms (src/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
@@ -395,9 +396,10 @@ def test_serve_bad_and_many_clients(iolens, serve):
 
 
 def test_serve_memory_flat(iolens, loop, serve):
-    """About two minutes of I/O and scrapes ten times a second: RSS grows
-    by less than 1 MiB after the first 20 s (allocator warm-up)."""
-    s = serve()
+    """About two minutes of I/O and scrapes ten times a second, label sets
+    on: RSS grows by less than 1 MiB after the first 20 s (allocator
+    warm-up)."""
+    s = serve(["--labels", "comm,cgroup"])
     stop = threading.Event()
 
     def io():
@@ -425,3 +427,219 @@ def test_serve_memory_flat(iolens, loop, serve):
     print("serve RSS %d KiB after 20 s, peak %d KiB over %d scrapes" % (base, peak, n))
     assert n > 500
     assert peak - base < 1024, (base, peak)
+
+
+def data_reads(lo, action):
+    """The data reads (tracefs rwbs "R" and readahead "RA", not metadata
+    "RM") the device saw while action() ran."""
+    trace = TraceInstance(lo)
+    try:
+        action()
+        wait_idle(lo)
+        assert trace.overruns() == 0
+        return [e for e in trace.read()
+                if e[0] == "block_rq_issue" and e[1] in ("R", "RA")]
+    finally:
+        trace.close()
+
+
+def test_serve_rmw_reads(iolens, loop, ext4, serve):
+    """Plain reads of a file not in the page cache are not RMW reads.  Then
+    buffered 4000-byte pwrites at random record indexes of another such
+    file: iolens_rmw_reads_total and its bytes equal the data reads the
+    device saw meanwhile, about one per write."""
+    size = 2000000
+    paths = [str(ext4 / name) for name in ("plain", "records")]
+    for path in paths:
+        uncached_file(path, size)
+    wait_idle(loop)
+    s = serve(["-d", loop.name])
+
+    def read_all():
+        with open(paths[0], "rb", buffering=0) as f:
+            while f.read(4096):
+                pass
+    plain = data_reads(loop, read_all)
+    time.sleep(2.2)  # the collector reads every second
+    assert plain and value(s.metrics(), "iolens_rmw_reads_total", device=loop.name) == 0
+
+    jobs = []
+    reads = data_reads(loop, lambda: jobs.extend(load_json(
+        ["--name=w", "--ioengine=psync", "--filename=" + paths[1], "--rw=randwrite",
+         "--bs=4000", "--size=%d" % size, "--direct=0"])["jobs"]))
+    time.sleep(2.2)
+    body = s.metrics()
+    writes = jobs[0]["write"]["total_ios"]
+    n = value(body, "iolens_rmw_reads_total", device=loop.name)
+    print("%d plain reads; %d writes, %d RMW reads, %d data reads in tracefs" % (
+        len(plain), writes, n, len(reads)))
+    assert n == len(reads)
+    assert value(body, "iolens_rmw_read_bytes_total", device=loop.name) == \
+        sum(e[3] * 512 for e in reads)
+    assert 0.9 * writes <= n <= 1.1 * writes, (n, writes)
+
+
+CHILD = """
+import ctypes, mmap, os, sys
+cg, comm, dev, op, n, bs = sys.argv[1:]
+n, bs = int(n), int(bs)
+if cg:
+    with open(cg + "/cgroup.procs", "w") as f:
+        f.write("0")
+ctypes.CDLL(None).prctl(15, comm.encode("latin-1"), 0, 0, 0)  # PR_SET_NAME
+fd = os.open(dev, os.O_RDWR | os.O_DIRECT)
+buf = mmap.mmap(-1, bs)
+for i in range(n):
+    if op == "read":
+        assert os.preadv(fd, [buf], i * bs) == bs
+    else:
+        assert os.pwrite(fd, buf, i * bs) == bs
+"""
+
+
+@pytest.fixture
+def blkio_cgroups():
+    """Makes cgroups of the hierarchy that holds the io (blkio) controller,
+    removed again at the end: (its label prefix, the path) per name."""
+    made = []
+    with open("/proc/self/mountinfo") as f:
+        mounts = [(l.split()[4], l.split(" - ")[1].split()) for l in f]
+    base = prefix = None
+    for mnt, (fstype, _, opts) in mounts:
+        if fstype == "cgroup" and "blkio" in opts.split(","):
+            base, prefix = mnt, "blkio:"
+        elif fstype == "cgroup2" and base is None:
+            try:
+                with open(os.path.join(mnt, "cgroup.controllers")) as c:
+                    if "io" in c.read().split():
+                        base, prefix = mnt, ""
+            except OSError:
+                pass
+    assert base, "no cgroup hierarchy with the io controller"
+
+    def make(name):
+        path = os.path.join(base, OWN + name)
+        os.mkdir(path)
+        made.append(path)
+        return prefix + "/" + OWN + name, path
+    try:
+        yield make
+    finally:
+        for path in made:
+            end = time.time() + 10
+            while True:
+                try:
+                    os.rmdir(path)
+                    break
+                except OSError:
+                    if time.time() > end:
+                        raise
+                    time.sleep(0.1)
+
+
+def child(cg, comm, dev, op, n, bs):
+    """n O_DIRECT requests of bs bytes by a process named comm in cgroup
+    cg ("" = this one's); it has exited when this returns."""
+    subprocess.run(["python3", "-c", CHILD, cg, comm, dev, op, str(n), str(bs)],
+                   check=True, timeout=60)
+
+
+def test_serve_labels_comm_cgroup(iolens, loop, serve, blkio_cgroups):
+    """--labels comm,cgroup: processes named for the test, in cgroups made
+    for it, do known O_DIRECT requests.  Each comm and each cgroup has
+    exactly its requests and bytes; two comms that differ only in bytes a
+    label cannot carry are one series, the sum of both; every family adds up
+    to the device's diskstats delta; promtool accepts the page."""
+    promtool = need("promtool")
+    label_a, cg_a = blkio_cgroups("a")
+    label_b, cg_b = blkio_cgroups("b")
+    wait_idle(loop)
+    s = serve(["-d", loop.name, "--labels", "comm,cgroup"])
+    d0 = loop.diskstats()
+    child(cg_a, "iolens-rd", loop.dev, "read", 40, 65536)
+    child(cg_b, "iolens-wr", loop.dev, "write", 70, 4096)
+    child(cg_b, "iolens-\x01x", loop.dev, "read", 5, 4096)
+    child(cg_b, "iolens-\x02x", loop.dev, "read", 6, 4096)
+    wait_idle(loop)
+    d1 = loop.diskstats()
+    time.sleep(3.2)  # a new cgroup's path can take the collector two reads
+    body = s.metrics()
+    p = subprocess.run([promtool, "check", "metrics"], input=body,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    dev = loop.name
+
+    def got(family, **labels):
+        return (value(body, "iolens_%s_requests_total" % family, device=dev, **labels),
+                value(body, "iolens_%s_bytes_total" % family, device=dev, **labels))
+    assert got("comm", op="read", comm="iolens-rd") == (40, 40 * 65536)
+    assert got("comm", op="write", comm="iolens-wr") == (70, 70 * 4096)
+    assert got("comm", op="read", comm="iolens-?x") == (11, 11 * 4096)
+    assert got("cgroup", op="read", cgroup=label_a) == (40, 40 * 65536)
+    assert got("cgroup", op="write", cgroup=label_b) == (70, 70 * 4096)
+    assert got("cgroup", op="read", cgroup=label_b) == (11, 11 * 4096)
+    for family in ("comm", "cgroup"):
+        assert got(family, op="read") == (d1["r_ios"] - d0["r_ios"],
+                                          (d1["r_sectors"] - d0["r_sectors"]) * 512)
+        assert got(family, op="write") == (d1["w_ios"] - d0["w_ios"],
+                                           (d1["w_sectors"] - d0["w_sectors"]) * 512)
+    assert len(samples(body, "iolens_comm_requests_total")) == 3
+
+
+def test_serve_label_cap(iolens, loop, serve):
+    """--max-label-sets 2: the first two label sets are kept exactly, a
+    third process's requests go to comm="(other)", and the family still adds
+    up to the device."""
+    wait_idle(loop)
+    s = serve(["-d", loop.name, "--labels", "comm", "--max-label-sets", "2"])
+    for i, n in enumerate((10, 20, 30)):
+        child("", "iolens-cap%d" % i, loop.dev, "read", n, 4096)
+    wait_idle(loop)
+    time.sleep(2.2)
+    body = s.metrics()
+    comm = samples(body, "iolens_comm_requests_total")
+    assert {dict(k)["comm"]: v for k, v in comm.items()} == \
+        {"iolens-cap0": 10, "iolens-cap1": 20, "(other)": 30}
+    assert value(body, "iolens_requests_total", device=loop.name, op="read") == 60
+
+
+def test_serve_least_privileges(iolens, loop, serve, tmp_path):
+    """As the unit runs it: an unprivileged user with only CAP_BPF and
+    CAP_PERFMON (ambient), nothing else in the bounding set.  It serves, and
+    its counters are the diskstats delta."""
+    setpriv = need("setpriv")
+    binary = os.path.join(TMPFS, OWN + "iolens-serve")
+    shutil.copy(IOLENS, binary)
+    os.chmod(binary, 0o755)
+    port = free_port()
+    caps = "-all,+bpf,+perfmon"
+    p = subprocess.Popen([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                          "--inh-caps=" + caps, "--ambient-caps=" + caps,
+                          "--bounding-set=" + caps, binary, "serve",
+                          "--listen", "127.0.0.1:%d" % port, "-d", loop.name],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline()
+        assert "serving http://" in line, line + p.stderr.read()
+        with open("/proc/%d/status" % p.pid) as f:
+            status = f.read()
+        assert re.search(r"Uid:\s+65534", status)
+        # CAP_PERFMON is bit 38, CAP_BPF bit 39.
+        assert int(re.search(r"CapEff:\s+(\w+)", status).group(1), 16) == 3 << 38
+        d0 = loop.diskstats()
+        workload(loop, 50)
+        d1 = loop.diskstats()
+        time.sleep(2.2)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("GET", "/metrics")
+        body = c.getresponse().read().decode()
+        c.close()
+        assert value(body, "iolens_requests_total", device=loop.name, op="write") == \
+            d1["w_ios"] - d0["w_ios"]
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=15) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        os.unlink(binary)
