@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Cost of in-kernel aggregation: iolens stat (every metric on) and iolens
-lat (device-time histogram, biolatency's default) against libbpf-tools
-biolatency, under 4 KiB random reads at queue depth 32 (fio,
+"""Cost of in-kernel aggregation: iolens stat (every metric on), iolens
+lat (device-time histogram, biolatency's default) and iolens serve (without
+and with --labels comm,cgroup) against libbpf-tools biolatency, under 4 KiB random reads at queue depth 32 (fio,
 io_uring, O_DIRECT) on a loop device backed by tmpfs.
 
 Untraced, iolens stat, iolens lat and biolatency runs alternate so that drift hits all
@@ -18,6 +18,7 @@ Needs root, fio, bpftool, biolatency; tools/install-deps.sh bench installs them.
 """
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -53,6 +54,9 @@ def main():
     if not os.access(BIOLATENCY, os.X_OK):
         sys.exit("bench_stat: %s missing: tools/install-deps.sh bench" % BIOLATENCY)
 
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
     with bench_device() as (dev, _):
         name = os.path.basename(dev)
         modes = {
@@ -60,6 +64,10 @@ def main():
             "iolens stat": [args.iolens, "stat", "-y", "-j", "-d", name, "1"],
             "iolens lat": [args.iolens, "lat", "-d", name],
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
+            "iolens serve": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
+                             "-d", name],
+            "serve --labels": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
+                               "-d", name, "--labels", "comm,cgroup"],
         }
         results = alternate(dev, modes, one_run, args.rounds, args.runtime)
 
@@ -68,7 +76,8 @@ def main():
     print("| tool | requests/s | IOPS vs untraced | in-kernel ns/I/O | tool CPU ns/I/O |")
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
-    for m in ("iolens stat", "iolens lat", "biolatency"):
+    for m in ("iolens stat", "iolens lat", "biolatency", "iolens serve",
+              "serve --labels"):
         print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + medians(results[m], base)))
 
 
