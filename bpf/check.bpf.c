@@ -38,7 +38,7 @@ __u64 lost;
 
 struct writing {
 	bool active;		/* inside a write syscall on a data file */
-	struct iolens_check_sys sys;	/* all but the name */
+	struct iolens_check_sys sys;
 	/* The file's dentry: its name is read only for a request the call
 	 * starts, not for every write.  The open fd pins it meanwhile. */
 	__u64 dentry;
@@ -55,6 +55,7 @@ struct {
 struct owner {
 	__u32 tgid, tid;
 	struct iolens_check_sys sys;
+	struct iolens_check_name name;
 	char comm[IOLENS_COMM_LEN];
 };
 
@@ -82,8 +83,7 @@ static const struct iolens_check_sys no_sys = { .pos = -1, .fd = -1 };
 /* The last IOLENS_CHECK_DEPTH components of the path of the dentry at
  * `dentry`, up to the root of its filesystem (whose dentry is its own
  * parent). */
-static __always_inline void file_path(__u64 dentry,
-				      char name[IOLENS_CHECK_DEPTH][32])
+static __always_inline void file_path(__u64 dentry, struct iolens_check_name *name)
 {
 	struct dentry *d = bpf_rdonly_cast((void *)dentry,
 					   bpf_core_type_id_kernel(struct dentry));
@@ -92,10 +92,10 @@ static __always_inline void file_path(__u64 dentry,
 		struct dentry *up = d->d_parent;
 
 		if (!up || up == d) {
-			name[i][0] = 0;
+			name->c[i][0] = 0;
 			break;
 		}
-		bpf_probe_read_kernel_str(name[i], 32, d->d_name.name);
+		bpf_probe_read_kernel_str(name->c[i], 32, d->d_name.name);
 		d = up;
 	}
 }
@@ -246,7 +246,7 @@ int BPF_PROG(check_start, struct request *rq)
 		e->tgid = t->tgid;
 		e->tid = t->pid;
 		e->sys = w->sys;
-		file_path(w->dentry, e->sys.name);
+		file_path(w->dentry, &e->name);
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 		return 0;
@@ -257,7 +257,7 @@ int BPF_PROG(check_start, struct request *rq)
 	o.tid = t->pid;
 	if (w && w->active) {
 		o.sys = w->sys;
-		file_path(w->dentry, o.sys.name);
+		file_path(w->dentry, &o.name);
 	} else {
 		o.sys = no_sys;
 	}
@@ -287,6 +287,7 @@ int BPF_PROG(check_issue, struct request *rq)
 		e->tgid = o->tgid;
 		e->tid = o->tid;
 		e->sys = o->sys;
+		e->name = o->name;
 		__builtin_memcpy(e->comm, o->comm, sizeof(e->comm));
 		/* A requeued request is issued again with its owner unknown:
 		 * better than an owner left behind for a reused address. */

@@ -476,10 +476,14 @@ struct iolens_check_sys {
 	__s32 fd;		/* -1: not in a write syscall */
 	__u8 direct;		/* the file was opened O_DIRECT */
 	__u8 pad[7];
-	/* Its path within its filesystem, the last components first
-	 * (name[0] is the file's): once the process is gone, all there is
-	 * to find it by. */
-	char name[IOLENS_CHECK_DEPTH][32];
+};
+
+/* The path of that call's file within its filesystem, the last components
+ * first (c[0] is the file's): once the process is gone, all there is to
+ * find it by.  Apart from the call, which a task keeps while it runs: the
+ * name is read only for the requests it starts. */
+struct iolens_check_name {
+	char c[IOLENS_CHECK_DEPTH][32];
 };
 
 /* One event of `iolens check` (ring buffer `check_events`). */
@@ -497,6 +501,7 @@ struct iolens_check_event {
 	__u8 kind;		/* enum iolens_check_kind */
 	__u8 pad[3];
 	struct iolens_check_sys sys;
+	struct iolens_check_name name;	/* of sys's file, when sys.fd >= 0 */
 	char comm[IOLENS_COMM_LEN];
 };
 

@@ -60,7 +60,7 @@ struct offender {
 	__u32 sdev;
 	__u64 ino;
 	char path[PATH_MAX];	/* "" when it could not be resolved */
-	char name[IOLENS_CHECK_DEPTH][32];	/* see struct iolens_check_sys */
+	char name[IOLENS_CHECK_DEPTH][32];	/* see struct iolens_check_name */
 	__u64 count, bytes;
 	/* Syscalls that caused it: offset (-1 unknown) and size (0 unknown). */
 	struct { __s64 pos; __u64 count; } ex[MAX_EXAMPLES];
@@ -229,7 +229,7 @@ static struct offender *offender_of(struct finding *f,
 	of->sdev = sdev;
 	of->ino = ino;
 	if (e->sys.fd >= 0)
-		memcpy(of->name, e->sys.name, sizeof(of->name));
+		memcpy(of->name, e->name.c, sizeof(of->name));
 	for (int i = 0; i < IOLENS_CHECK_DEPTH; i++)
 		of->name[i][sizeof(of->name[i]) - 1] = 0;
 	resolve(of, e->tgid, e->sys.fd);
