@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "proctree.h"
+#include "procstat.h"
 #include "vec.h"
 
 struct proctree_seen {
@@ -17,24 +18,18 @@ void proctree_init(struct proctree *t, const int *roots, int nroots)
 	t->nroots = nroots;
 }
 
-/* The state letter and parent of pid from /proc/PID/stat; false if it is
- * gone. */
+/* The state letter and parent of pid; false if it is gone. */
 static bool stat_of(__u32 pid, char *state, __u32 *ppid)
 {
-	char path[64], buf[512], *p;
-	size_t n;
-	FILE *f;
+	struct procstat ps;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
+	if (procstat_read(path, &ps))
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	/* "pid (comm) state ppid": comm may hold spaces and parentheses. */
-	p = strrchr(buf, ')');
-	return p && sscanf(p + 1, " %c %u", state, ppid) == 2;
+	*state = ps.state;
+	*ppid = ps.ppid;
+	return true;
 }
 
 static __u32 parent_of(__u32 pid)

@@ -21,6 +21,7 @@
 #include "iolens.h"
 #include "tasks.skel.h"
 #include "task_trace.h"
+#include "procstat.h"
 #include "log.h"
 #include "priv.h"
 
@@ -324,39 +325,21 @@ static __u64 suspend_offset(void)
 static int proc_thread(struct task_trace *tt, __u32 pid, __u32 tid,
 		       struct iolens_task_rec *r, __u64 tick_ns, __u64 susp)
 {
-	char path[64], buf[1024], *p, *q, *end;
-	unsigned long long flags = 0, start = 0;
-	int n, field;
+	char path[64], buf[1024], *p, *end;
+	struct procstat ps;
+	int n;
 
 	memset(r, 0, sizeof(*r));
 	r->tid = tid;
 	r->tgid = pid;
 	n = snprintf(path, sizeof(path), "/proc/%u/task/%u/", pid, tid);
 	strcpy(path + n, "stat");
-	if (slurp(path, buf, sizeof(buf)) <= 0)
+	if (procstat_read(path, &ps))
 		return -1;
-	/* comm may hold anything, ')' too: it ends at the last ')'. */
-	p = strchr(buf, '(');
-	q = strrchr(buf, ')');
-	if (!p || !q || q < p)
-		return -1;
-	memcpy(r->comm, p + 1, q - p - 1 < IOLENS_COMM_LEN - 1 ?
-	       q - p - 1 : IOLENS_COMM_LEN - 1);
-	/* Fields after the comm, from 3 (state): flags is 9, starttime 22. */
-	p = q + 2;
-	for (field = 3; field <= 22 && *p; field++) {
-		if (field == 9)
-			flags = strtoull(p, NULL, 10);
-		else if (field == 22)
-			start = strtoull(p, NULL, 10);
-		end = strchr(p, ' ');
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	if (flags & KERNEL_PF_KTHREAD)
+	memcpy(r->comm, ps.comm, IOLENS_COMM_LEN);
+	if (ps.flags & KERNEL_PF_KTHREAD)
 		r->flags |= IOLENS_TASK_KTHREAD;
-	r->start_ns = start * tick_ns > susp ? start * tick_ns - susp : 0;
+	r->start_ns = ps.starttime * tick_ns > susp ? ps.starttime * tick_ns - susp : 0;
 
 	strcpy(path + n, "status");
 	if (slurp(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "\nUid:"))) {

@@ -138,7 +138,7 @@ def io_of(parts):
 
 @pytest.fixture(scope="session")
 def task_probe(root):
-    objs = [os.path.join(BUILD, o) for o in ("task_trace.o", "priv.o", "log.o")]
+    objs = [os.path.join(BUILD, o) for o in ("task_trace.o", "procstat.o", "priv.o", "log.o")]
     if not all(os.path.exists(o) for o in objs + [os.path.join(BUILD, "tasks.skel.h")]):
         pytest.skip("build %s lacks task_trace.o or tasks.skel.h" % BUILD)
     d = tempfile.mkdtemp(prefix=OWN)
