@@ -197,8 +197,10 @@ struct load_target {
 int load_target_prepare(struct load_job_opts *o, struct load_target *t);
 
 /* Claims a block device the job writes with an O_EXCL open, kept for the
- * whole run; -1 with errno, or -1 and errno 0 when there is nothing to claim. */
-int load_target_claim(const struct load_job_opts *o, const struct load_target *t);
+ * whole run: *fd, or -1 when there is nothing to claim.  0, or after one
+ * line 2 (in use: mounted or held) or 1. */
+int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
+		      int *fd);
 
 /* Opens the target for one thread. */
 int load_target_open(const struct load_job_opts *o, const struct load_target *t);

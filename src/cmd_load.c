@@ -184,7 +184,7 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 		 int *fds, dev_t *devs, int *nclaimed)
 {
 	struct stat st;
-	int fd;
+	int fd, rc;
 
 	if (!t->is_blkdev || !t->writes || stat(o->filename, &st))
 		return 0;
@@ -192,15 +192,9 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 		if (devs[i] == st.st_rdev)
 			return 0;
 	}
-	fd = load_target_claim(o, t);
-	if (fd < 0) {
-		if (errno == EBUSY)
-			fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
-				o->filename);
-		else
-			pr_err("%s: %s", o->filename, strerror(errno));
-		return errno == EBUSY ? 2 : 1;
-	}
+	rc = load_target_claim(o, t, &fd);
+	if (rc)
+		return rc;
 	fds[*nclaimed] = fd;
 	devs[(*nclaimed)++] = st.st_rdev;
 	return 0;

@@ -431,15 +431,9 @@ int load_sweep_run(struct load_jobs *js)
 	rc = load_target_prepare(&sw.o, &sw.t);
 	if (rc)
 		return rc;
-	claim = load_target_claim(&sw.o, &sw.t);
-	if (claim < 0 && errno) {
-		if (errno == EBUSY)
-			fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
-				sw.o.filename);
-		else
-			pr_err("%s: %s", sw.o.filename, strerror(errno));
-		return errno == EBUSY ? 2 : 1;
-	}
+	rc = load_target_claim(&sw.o, &sw.t, &claim);
+	if (rc)
+		return rc;
 	sw.steps = calloc(sw.zones ? sw.nzones : 32, sizeof(*sw.steps));
 	if (!sw.steps) {
 		pr_err("out of memory");

@@ -404,16 +404,25 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	return 0;
 }
 
-int load_target_claim(const struct load_job_opts *o, const struct load_target *t)
+int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
+		      int *fd)
 {
+	*fd = -1;
 	/* O_EXCL on a block device: the kernel refuses it while mounted or
 	 * claimed, and keeps others from mounting it while we write.  The
 	 * claim is per open file, so one open holds it for all threads. */
-	if (!t->is_blkdev || !t->writes) {
-		errno = 0;
-		return -1;
+	if (!t->is_blkdev || !t->writes)
+		return 0;
+	*fd = open(o->filename, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	if (errno == EBUSY) {
+		fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
+			o->filename);
+		return 2;
 	}
-	return open(o->filename, O_RDONLY | O_EXCL | O_CLOEXEC);
+	pr_err("%s: %s", o->filename, strerror(errno));
+	return 1;
 }
 
 int load_target_open(const struct load_job_opts *o, const struct load_target *t)

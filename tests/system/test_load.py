@@ -212,6 +212,21 @@ def test_refuses_filesystem_signature(iolens, loop):
     assert digest(loop.backing) != before
 
 
+def test_refuses_device_held_exclusively(iolens, loop):
+    """A device another process holds with O_EXCL (as mkfs or a mount
+    would): the kernel refuses our claim, and so do the load and the sweep,
+    with nothing written."""
+    before = digest(loop.backing)
+    held = os.open(loop.dev, os.O_RDONLY | os.O_EXCL)
+    try:
+        for engine, extra in (("psync", []), ("io_uring", ["--sweep=iodepth"])):
+            p = load(job_args(loop.dev, "write", engine, size="1m") + extra)
+            refused(p, "in use (O_EXCL)")
+    finally:
+        os.close(held)
+    assert digest(loop.backing) == before
+
+
 def test_refuses_misaligned_direct_io(iolens, loop4k):
     before = digest(loop4k.backing)
     p = load(job_args(loop4k.dev, "write", "io_uring", size="1m", bs="2k"))
