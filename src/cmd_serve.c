@@ -89,7 +89,7 @@ static void usage(FILE *f)
 static int parse_labels(const char *s, unsigned int *labels)
 {
 	*labels = 0;
-	for (const char *t = s; *t; t += *t == ',') {
+	for (const char *t = s;; t++) {
 		size_t n = strcspn(t, ",");
 
 		if (n == 4 && !strncmp(t, "comm", n))
@@ -99,10 +99,9 @@ static int parse_labels(const char *s, unsigned int *labels)
 		else
 			return usage_err(CMD, "--labels '%s': want comm, cgroup or comm,cgroup", s);
 		t += n;
+		if (!*t)
+			return 0;
 	}
-	if (!*labels)
-		return usage_err(CMD, "--labels '%s': want comm, cgroup or comm,cgroup", s);
-	return 0;
 }
 
 /* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric only.  0, or 2 after one line. */

@@ -205,6 +205,12 @@ def test_serve_usage_errors(iolens, root):
                            capture_output=True, text=True, timeout=10)
         assert p.returncode == 2, (arg, p.stderr)
         assert len(p.stderr.splitlines()) == 1 and "--listen" in p.stderr
+    for args, what in ((["--labels", "pid"], "--labels"), (["--labels", "comm,"], "--labels"),
+                       (["--max-label-sets", "0"], "--max-label-sets"),
+                       (["--max-label-sets", "9x"], "--max-label-sets")):
+        p = subprocess.run([IOLENS, "serve"] + args, capture_output=True, text=True, timeout=10)
+        assert p.returncode == 2, (args, p.stderr)
+        assert len(p.stderr.splitlines()) == 1 and what in p.stderr
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
