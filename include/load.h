@@ -11,6 +11,7 @@
 #define IOLENS_LOAD_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -31,6 +32,9 @@ enum load_engine_id { LOAD_PSYNC, LOAD_IO_URING, LOAD_LIBAIO };
 enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
 
 enum load_eta { LOAD_ETA_AUTO, LOAD_ETA_ALWAYS, LOAD_ETA_NEVER };
+
+/* fio's cpus_allowed_policy; iolens's default is split (see load_cpus.c). */
+enum load_cpus_policy { LOAD_CPUS_SPLIT, LOAD_CPUS_SHARED };
 
 /* What the user set, as text, for "job options" / "global options". */
 #define LOAD_MAX_GIVEN 48
@@ -84,6 +88,8 @@ struct load_job_opts {
 	bool end_fsync;
 	bool stonewall;		/* wait for every job before this one */
 	bool new_group;		/* a new reporting group, without waiting */
+	cpu_set_t cpus;		/* --cpus_allowed; empty: not given */
+	int cpus_policy;	/* enum load_cpus_policy */
 	int groupid;		/* set once all jobs are read, as fio's */
 	/* Settings of the whole run; read from the global section. */
 	bool group_reporting;
@@ -176,6 +182,16 @@ int load_parse_size(const char *s, __u64 *v);
 
 /* Parses fio times: "10" (`unit_ns` each), "500ms", "2m", "1h". */
 int load_parse_time(const char *s, double unit_ns, __u64 *ns);
+
+/* ---- where the job threads run: load_cpus.c ---- */
+
+/* Parses fio's CPU list ("0-3,6") into *set: 0, or -1 with *err set to a
+ * reason (also for a CPU this process may not run on). */
+int load_cpus_parse(const char *s, cpu_set_t *set, const char **err);
+
+/* Restricts the calling job thread, the `index`th of the run, as the job's
+ * --cpus_allowed and --cpus_allowed_policy say: 0, or -errno. */
+int load_cpus_place(const struct load_job_opts *o, int index);
 
 /* ---- the target: load_target.c ---- */
 

@@ -632,6 +632,15 @@ static void thread_body(struct load_thread *t)
 	__u64 now;
 	int rc;
 
+	/* Placed first: the buffers and the ring are then allocated near
+	 * the CPU that uses them. */
+	rc = load_cpus_place(t->o, t->job_index);
+	if (rc < 0) {
+		t->st.error = -rc;
+		fprintf(stderr, "iolens load: job '%s': cannot set its CPUs: %s\n",
+			t->o->name, strerror(-rc));
+		return;
+	}
 	rc = thread_setup(t);
 	if (rc < 0) {
 		t->st.error = -rc;

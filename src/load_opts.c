@@ -15,6 +15,7 @@
 enum opt_type {
 	T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64,
 	T_OFFSET,	/* a size or N% */
+	T_CPUS,		/* a CPU list */
 	/* One value per direction, fio's "read,write,trim" form: */
 	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT,
 };
@@ -50,6 +51,10 @@ static const struct choice engine_choices[] = {
 static const struct choice eta_choices[] = {
 	{ "auto", LOAD_ETA_AUTO }, { "always", LOAD_ETA_ALWAYS },
 	{ "never", LOAD_ETA_NEVER }, { NULL, 0 },
+};
+
+static const struct choice cpus_policy_choices[] = {
+	{ "split", LOAD_CPUS_SPLIT }, { "shared", LOAD_CPUS_SHARED }, { NULL, 0 },
 };
 
 static const struct choice format_choices[] = {
@@ -119,6 +124,10 @@ static const struct opt opts[] = {
 	  "same as --stonewall" },
 	{ "new_group", T_BOOL, OFF(new_group), NULL, 0, 0, NULL,
 	  "a new reporting group, started with the jobs before" },
+	{ "cpus_allowed", T_CPUS, OFF(cpus), NULL, 0, 0, "LIST",
+	  "job threads run on these CPUs, e.g. 0-3,6 (default: all allowed)" },
+	{ "cpus_allowed_policy", T_ENUM, OFF(cpus_policy), cpus_policy_choices,
+	  0, 0, "HOW", "split: one CPU per thread (default); shared: fio's" },
 	{ "bwavgtime", T_UINT, OFF(bw_avg_ms), NULL, 1, ~0U, "MSEC",
 	  "interval of the bw samples (default 500)" },
 	{ "iopsavgtime", T_UINT, OFF(iops_avg_ms), NULL, 1, ~0U, "MSEC",
@@ -150,6 +159,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->ioengine = LOAD_PSYNC;
 	o->iodepth = 1;
 	o->numjobs = 1;
+	o->cpus_policy = LOAD_CPUS_SPLIT;
 	o->bw_avg_ms = 500;
 	o->iops_avg_ms = 500;
 	/* fio's default seed, so that runs repeat as fio's do. */
@@ -453,6 +463,17 @@ static int parse_offset(struct load_job_opts *o, const char *value)
 	return 0;
 }
 
+/* "want one of: read write ..." */
+static const char *choices_text(const struct choice *c)
+{
+	static char msg[256];
+	size_t n = snprintf(msg, sizeof(msg), "want one of:");
+
+	for (; c->name && n < sizeof(msg); c++)
+		n += snprintf(msg + n, sizeof(msg) - n, " %s", c->name);
+	return msg;
+}
+
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
@@ -516,6 +537,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		}
 		break;
+	case T_CPUS:
+		if (load_cpus_parse(value, p, err))
+			return -2;
+		break;
 	case T_BSRANGE:
 	case T_BSSPLIT:
 	case T_DIRSIZE:
@@ -525,8 +550,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		break;
 	case T_ENUM:
 		for (const struct choice *c = op->choices;; c++) {
-			if (!c->name)
+			if (!c->name) {
+				*err = choices_text(op->choices);
 				return -2;
+			}
 			if (!strcmp(c->name, value)) {
 				*(int *)p = c->val;
 				break;

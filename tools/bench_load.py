@@ -10,6 +10,11 @@ CPU per I/O: the whole process's user+sys time (wait4's rusage: every thread,
 setup included) over the I/Os it reported.  Medians over --rounds, and the
 ratios iolens/fio (IOPS: higher is better; CPU per I/O: lower is better).
 
+The first three rows run both tools with their defaults: iolens places each
+job thread on one CPU (cpus_allowed_policy=split), fio lets the scheduler
+move it (shared).  The last two rows run io_uring QD1 with the same
+placement for both, to show what the placement is worth.
+
 usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root and fio; tools/install-deps.sh bench installs them.
 """
@@ -23,10 +28,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchlib import parse_args, bench_device  # noqa: E402
 
+URING_QD1 = ["--ioengine=io_uring", "--iodepth=1"]
+ALL_CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+SPLIT = ["--cpus_allowed=" + ALL_CPUS, "--cpus_allowed_policy=split"]
+SHARED = ["--cpus_allowed_policy=shared"]
+
+# (name, options of both, fio's own, iolens's own)
 WORKLOADS = [
-    ("randread 4k io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"]),
-    ("randread 4k io_uring QD1", ["--ioengine=io_uring", "--iodepth=1"]),
-    ("randread 4k psync QD1", ["--ioengine=psync", "--iodepth=1"]),
+    ("io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"], [], []),
+    ("io_uring QD1", URING_QD1, [], []),
+    ("psync QD1", ["--ioengine=psync", "--iodepth=1"], [], []),
+    ("io_uring QD1, both split", URING_QD1, SPLIT, []),
+    ("io_uring QD1, both shared", URING_QD1, [], SHARED),
 ]
 
 
@@ -53,8 +66,9 @@ def main():
 
     rows = []
     with bench_device() as (dev, _):
-        tools = {"fio": ["fio"], "iolens": [args.iolens, "load"]}
-        for name, extra in WORKLOADS:
+        for name, extra, fio_own, iolens_own in WORKLOADS:
+            tools = {"fio": ["fio"] + fio_own,
+                     "iolens": [args.iolens, "load"] + iolens_own}
             one_run(["fio"] + job(dev, 1, extra))  # warm up
             res = {t: [] for t in tools}
             for rnd in range(args.rounds):

@@ -278,6 +278,63 @@ def test_short_file_extended_and_read(iolens, tmpfile):
     assert job["read"]["total_ios"] == 512
 
 
+def thread_cpus(extra, numjobs, preexec_fn=None):
+    """The CPU sets of a running load's main thread and of its job threads
+    (sorted), once every job thread has placed itself."""
+    with tempfile.NamedTemporaryFile(prefix=OWN, dir=TMPFS) as f:
+        p = subprocess.Popen([IOLENS, "load", "--name=t", "--filename=" + f.name,
+                              "--size=1m", "--time_based", "--runtime=30",
+                              "--numjobs=%d" % numjobs, "--eta=never"] + extra,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=preexec_fn)
+        try:
+            main = os.sched_getaffinity(p.pid)
+            deadline = time.time() + 5
+            while True:
+                tids = [int(t) for t in os.listdir("/proc/%d/task" % p.pid)]
+                jobs = sorted(sorted(os.sched_getaffinity(t))
+                              for t in tids if t != p.pid)
+                # A new thread has the main thread's set until it places
+                # itself; with the policy shared it may keep it.
+                settled = len(jobs) == numjobs and time.time() > deadline - 4
+                if settled or time.time() > deadline:
+                    return sorted(main), jobs
+                time.sleep(0.05)
+        finally:
+            p.kill()
+            p.wait()
+
+
+def test_job_threads_placed(iolens):
+    """Default (split): the nth job thread runs on the (n mod count)th CPU
+    the process may use; shared leaves it the whole set, as fio's default;
+    --cpus_allowed narrows the set; the main thread is never placed."""
+    allowed = sorted(os.sched_getaffinity(0))
+    n = len(allowed)
+    main, jobs = thread_cpus([], n + 1)
+    assert main == allowed
+    assert jobs == sorted([[allowed[k % n]] for k in range(n + 1)])
+    main, jobs = thread_cpus(["--cpus_allowed_policy=shared"], 2)
+    assert main == allowed and jobs == [allowed, allowed]
+    last = str(allowed[-1])
+    _, jobs = thread_cpus(["--cpus_allowed=" + last, "--cpus_allowed_policy=shared"], 2)
+    assert jobs == [[allowed[-1]]] * 2
+    # Under taskset the split is over what taskset left.
+    main, jobs = thread_cpus([], 2, lambda: os.sched_setaffinity(0, {allowed[-1]}))
+    assert main == [allowed[-1]] and jobs == [[allowed[-1]]] * 2
+
+
+def test_cpus_allowed_refused(iolens, tmpfile):
+    p = load(["--name=t", "--filename=" + tmpfile, "--size=1m", "--cpus_allowed=0-"])
+    refused(p, "--cpus_allowed=0-: want a CPU list")
+    out = max(os.sched_getaffinity(0)) + 1
+    p = load(["--name=t", "--filename=" + tmpfile, "--size=1m", "--cpus_allowed=%d" % out])
+    refused(p, "names a CPU this process may not run on")
+    p = load(["--name=t", "--filename=" + tmpfile, "--size=1m", "--cpus_allowed_policy=even"])
+    refused(p, "want one of: split shared")
+    assert os.path.getsize(tmpfile) == 0
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_sigint_prints_results_so_far(iolens, loop, engine):
     p = subprocess.Popen([IOLENS, "load"] + job_args(loop.dev, "randread", engine) +
