@@ -468,8 +468,9 @@ typedef void (*load_done_fn)(void *ctx, const struct load_result *r, int n);
  */
 int load_run(struct load_jobs *js, load_done_fn done, void *ctx);
 
-/* Where reports go: --output, else stdout; NULL after one line. */
-FILE *load_output_open(const struct load_job_opts *global);
+/* Where reports go, *f: --output, else stdout.  0, or 1 after one line
+ * (*f is then stdout). */
+int load_output_open(const struct load_job_opts *global, FILE **f);
 
 /* Closes what load_output_open() opened: 1 (after one line) if the report
  * could not be written, else 0. */

@@ -229,12 +229,9 @@ int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
 		rc = claim(&js->v[i], &targets[i], claimed, claimed_dev, &nclaimed);
 	if (rc)
 		goto out;
-	out = load_output_open(&js->global);
-	if (!out) {
-		out = stdout;
-		rc = 1;
+	rc = load_output_open(&js->global, &out);
+	if (rc)
 		goto out;
-	}
 	th = calloc(nth, sizeof(*th));
 	res = calloc(nth, sizeof(*res));
 	if (!th || !res) {

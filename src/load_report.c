@@ -452,16 +452,17 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	json_newline(&j);
 }
 
-FILE *load_output_open(const struct load_job_opts *global)
+int load_output_open(const struct load_job_opts *global, FILE **f)
 {
-	FILE *f;
-
+	*f = stdout;
 	if (!global->output)
-		return stdout;
-	f = fopen(global->output, "we");
-	if (!f)
-		pr_err("%s: %s", global->output, strerror(errno));
-	return f;
+		return 0;
+	*f = fopen(global->output, "we");
+	if (*f)
+		return 0;
+	pr_err("%s: %s", global->output, strerror(errno));
+	*f = stdout;
+	return 1;
 }
 
 int load_output_close(FILE *f, const struct load_job_opts *global)

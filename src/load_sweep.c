@@ -440,12 +440,9 @@ int load_sweep_run(struct load_jobs *js)
 		rc = 1;
 		goto out;
 	}
-	out = load_output_open(&js->global);
-	if (!out) {
-		out = stdout;
-		rc = 1;
+	rc = load_output_open(&js->global, &out);
+	if (rc)
 		goto out;
-	}
 	stop_catch();
 	if (sw.zones) {
 		rc = sweep_zones(&sw);
