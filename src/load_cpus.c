@@ -49,7 +49,7 @@ static const char *allowed_text(const cpu_set_t *set)
 
 int load_cpus_parse(const char *s, cpu_set_t *set, const char **err)
 {
-	cpu_set_t allowed;
+	cpu_set_t allowed, both;
 
 	*err = "want a CPU list, e.g. 0-3,6";
 	CPU_ZERO(set);
@@ -79,9 +79,8 @@ int load_cpus_parse(const char *s, cpu_set_t *set, const char **err)
 		return -1;
 	/* Refused now, not as an EINVAL in a job thread after the start. */
 	if (!sched_getaffinity(0, sizeof(allowed), &allowed)) {
-		CPU_AND(&allowed, &allowed, set);
-		if (!CPU_EQUAL(&allowed, set)) {
-			sched_getaffinity(0, sizeof(allowed), &allowed);
+		CPU_AND(&both, &allowed, set);
+		if (!CPU_EQUAL(&both, set)) {
 			*err = allowed_text(&allowed);
 			return -1;
 		}
