@@ -454,10 +454,7 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 
 int load_output_open(const struct load_job_opts *global, FILE **f)
 {
-	*f = stdout;
-	if (!global->output)
-		return 0;
-	*f = fopen(global->output, "we");
+	*f = global->output ? fopen(global->output, "we") : stdout;
 	if (*f)
 		return 0;
 	pr_err("%s: %s", global->output, strerror(errno));

@@ -288,7 +288,6 @@ def thread_cpus(extra, numjobs, preexec_fn=None):
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              preexec_fn=preexec_fn)
         try:
-            main = os.sched_getaffinity(p.pid)
             deadline = time.time() + 5
             while True:
                 tids = [int(t) for t in os.listdir("/proc/%d/task" % p.pid)]
@@ -298,7 +297,8 @@ def thread_cpus(extra, numjobs, preexec_fn=None):
                 # itself; with the policy shared it may keep it.
                 settled = len(jobs) == numjobs and time.time() > deadline - 4
                 if settled or time.time() > deadline:
-                    return sorted(main), jobs
+                    # The main thread's set as it is with the jobs running.
+                    return sorted(os.sched_getaffinity(p.pid)), jobs
                 time.sleep(0.05)
         finally:
             p.kill()
