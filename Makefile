@@ -14,21 +14,23 @@ VERSION		:= 0.1.0
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 CFLAGS		?= -O2 -g
+# -iquote .: userspace reads each BPF object's ABI header as "bpf/NAME.h".
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-		   -DIOLENS_VERSION='"$(VERSION)"' -Iinclude -I$(OUT)
+		   -DIOLENS_VERSION='"$(VERSION)"' -Iinclude -iquote . -I$(OUT) \
+		   -MMD -MP
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-		   -Wall -Werror -Iinclude -I$(dir $(VMLINUX_H))
+		   -Wall -Werror -I$(dir $(VMLINUX_H)) -MMD -MP
 LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lpthread
 
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 SKELS		:= $(BPF_OBJS:.bpf.o=.skel.h)
-SRCS		:= $(wildcard src/*.c)
-OBJS		:= $(patsubst src/%.c,$(OUT)/%.o,$(SRCS))
-LIB_OBJS	:= $(filter-out $(OUT)/main.o,$(OBJS))
+SRCS		:= $(shell find src -name '*.c' | sort)
+OBJS		:= $(patsubst %.c,$(OUT)/%.o,$(SRCS))
+LIB_OBJS	:= $(filter-out $(OUT)/src/cli/main.o,$(OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all run test unit systest deps clean
+.PHONY: all run test unit systest check-layers deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -43,13 +45,21 @@ $(OUT)/.deps-%: tools/install-deps.sh
 $(OUT)/vmlinux.h: | $(OUT)/.deps-build
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.bpf.h) include/iolens.h $(VMLINUX_H) | $(OUT)/.deps-build
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUT)/.deps-build
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $(*F)) > $@
 
-$(OUT)/%.o: src/%.c $(wildcard include/*.h) $(SKELS) | $(OUT)/.deps-build
+# Each loader includes its own skeleton, which must exist before the first
+# compile; after it, -MMD's dependency files say what else each object reads.
+$(OUT)/src/trace/block_trace.o: $(OUT)/block.skel.h
+$(OUT)/src/trace/stat_trace.o: $(OUT)/stat.skel.h
+$(OUT)/src/trace/check_trace.o: $(OUT)/check.skel.h
+$(OUT)/src/trace/task_trace.o: $(OUT)/tasks.skel.h
+
+$(OUT)/src/%.o: src/%.c | $(OUT)/.deps-build
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/iolens: $(OBJS)
@@ -57,10 +67,15 @@ $(OUT)/iolens: $(OBJS)
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 run: $(OUT)/iolens
 	$(OUT)/iolens top
+
+# Includes run cli -> features -> trace -> ABI, lib from all, and no two
+# object files call each other (tools/check_layers.py says the rules).
+check-layers: $(OUT)/iolens
+	$(PYTHON) tools/check_layers.py $(OUT)
 
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
@@ -68,7 +83,9 @@ unit: $(UNIT_BINS)
 systest: $(OUT)/iolens $(OUT)/.deps-test
 	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider tests/system
 
-test: unit systest
+test: check-layers unit systest
 
 clean:
 	rm -rf $(OUT)
+
+-include $(shell find $(OUT) -name "*.d" 2>/dev/null)

@@ -24,7 +24,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "iolens.h"
+#include "block.h"
 #include "devfilter.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";

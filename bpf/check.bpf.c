@@ -21,7 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "iolens.h"
+#include "check.h"
 #include "devfilter.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"

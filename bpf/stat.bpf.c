@@ -28,7 +28,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "iolens.h"
+#include "stat.h"
 #include "devfilter.bpf.h"
 #include "rmw.bpf.h"
 

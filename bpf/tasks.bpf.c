@@ -21,7 +21,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "iolens.h"
+#include "tasks.h"
+#include "hist_layout.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
 

@@ -23,7 +23,7 @@ import pytest
 from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, load_json,
                       uncached_file, wait_idle)
 
-# le bounds of the duration histograms (src/metrics.c), in ns.
+# le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
               999424, 2490368, 4980736, 9961472, 24903680, 49807360,
               99614720, 249561088, 499122176, 998244352, 2483027968,

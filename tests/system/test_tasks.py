@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The kernel side of `iolens top` (src/task_trace.c, bpf/tasks.bpf.c)
+"""The kernel side of `iolens top` (src/trace/task_trace.c, bpf/tasks.bpf.c)
 against /proc/<pid>/io and against the exact syscalls a child makes.
 
 No iolens command prints raw scans, so the tests build task_probe.c against

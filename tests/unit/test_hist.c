@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "hist.h"
+#include "lib/hist.h"
 
 /* Buckets tile the value range: each starts where the previous ends. */
 static void test_layout_tiles(void **state)

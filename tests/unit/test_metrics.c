@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
-#include "metrics.h"
-#include "iolens.h"
+#include "serve/metrics.h"
+#include "bpf/hist_layout.h"
 
 /* Every bound is a bucket edge: the fold never splits a bucket. */
 static void test_bounds_are_edges(void **state)

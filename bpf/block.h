@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ABI of bpf/block.bpf.c, the per-request tracer of snoop, record, attach
+ * and bench.
+ *
+ * The request record is also the on-disk record of `iolens record`, so its
+ * layout is part of the trace file format (include/report/tracefile.h):
+ * change it only together with IOLENS_TRACE_VERSION.
+ */
+#ifndef IOLENS_BPF_BLOCK_H
+#define IOLENS_BPF_BLOCK_H
+
+#include "common.h"
+
+/* Where the submitter of a request was seen (struct iolens_rq.ctx). */
+enum iolens_ctx {
+	IOLENS_CTX_NONE = 0,	/* request was already in flight at attach */
+	IOLENS_CTX_SUBMIT,	/* block_io_start: the task that submitted the bio */
+	IOLENS_CTX_INSERT,	/* first seen at insert: the inserting task */
+	IOLENS_CTX_ISSUE,	/* first seen at issue: the dispatching task */
+};
+
+/* Normalised request operation: stable across kernels (the kernel's REQ_OP_*
+ * numbering is not), so trace files stay readable. */
+enum iolens_op {
+	IOLENS_OP_READ = 0,
+	IOLENS_OP_WRITE,
+	IOLENS_OP_FLUSH,
+	IOLENS_OP_DISCARD,
+	IOLENS_OP_SECURE_ERASE,
+	IOLENS_OP_WRITE_ZEROES,
+	IOLENS_OP_ZONE,		/* zone append/open/close/finish/reset */
+	IOLENS_OP_DRV,		/* driver private (passthrough) */
+	IOLENS_OP_OTHER,
+	IOLENS_OP_NR,
+};
+
+/* Normalised request flags (struct iolens_rq.flags). */
+enum iolens_rq_flag {
+	IOLENS_F_SYNC		= 1 << 0,
+	IOLENS_F_META		= 1 << 1,
+	IOLENS_F_FUA		= 1 << 2,
+	IOLENS_F_PREFLUSH	= 1 << 3,
+	IOLENS_F_RAHEAD		= 1 << 4,
+	IOLENS_F_BACKGROUND	= 1 << 5,
+	IOLENS_F_PRIO		= 1 << 6,
+	IOLENS_F_IDLE		= 1 << 7,
+	IOLENS_F_NOMERGE	= 1 << 8,
+	IOLENS_F_NOWAIT		= 1 << 9,
+	IOLENS_F_POLLED		= 1 << 10,
+	IOLENS_F_SWAP		= 1 << 11,
+};
+
+/*
+ * One block request.  The BPF hooks fill it in place in the request table
+ * (block.bpf.c) and copy it to the ring buffer at completion: one record per
+ * request, no per-request hash map (an update there cost more than all the
+ * rest together).  Userspace fills `op` and `flags` from `kflags`; trace
+ * files store every field (src/tracefile.c).  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
+ * a timestamp of 0 means that event was not seen, and then the latency that
+ * depends on it is unknown, never guessed.
+ */
+struct iolens_rq {
+	__u64 ts_start;		/* the kernel's rq->start_time_ns: when the
+				 * request was accounted as started, as
+				 * iostat's await counts it */
+	__u64 ts_insert;	/* last block_rq_insert (scheduler/dispatch list) */
+	__u64 ts_issue;		/* last block_rq_issue (handed to the driver) */
+	__u64 ts_complete;	/* block_rq_complete; 0 if it never reached us */
+	__u64 sector;		/* start sector (512 B units) at issue */
+	__u64 cgroup;		/* cgroup v2 id of the submitting task */
+	__u64 io_cgroup;	/* cgroup id owning the I/O (blkcg), 0 unknown */
+	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV 20-bit minor) */
+	__u32 bytes;		/* request size at issue */
+	__u32 pid;		/* submitter tgid, see ctx */
+	__u32 tid;		/* submitter thread id */
+	__u32 kflags;		/* raw kernel cmd_flags (kernel-specific bits) */
+	__u16 flags;		/* enum iolens_rq_flag, filled by userspace */
+	__u16 qd;		/* requests in flight on dev at issue, this one included;
+				 * 0 = issue not seen */
+	__u8 op;		/* enum iolens_op, filled by userspace */
+	__u8 ctx;		/* enum iolens_ctx */
+	__u8 status;		/* raw blk_status_t, 0 = success */
+	__u8 requeues;		/* times the request was requeued */
+	__u32 io_cgroup_hier;	/* cgroup hierarchy of io_cgroup: 0 = cgroup2,
+				 * else the v1 hierarchy holding blkio */
+	char comm[IOLENS_COMM_LEN];	/* submitter comm */
+};
+
+/* A slot of the block tracer's request table (map `rqs`); userspace reads
+ * the table once after detaching to report requests still held there. */
+struct iolens_rq_slot {
+	__u64 key;		/* request address; 0 = free */
+	__u64 seen;		/* first clock reading for it (insert or issue),
+				 * 0 = none yet; for IOLENS_STALE_NS */
+	struct iolens_rq rq;
+};
+
+/* Per-CPU counters of the block tracer (map `counters`, one slot). */
+struct iolens_counters {
+	__u64 lost;		/* ring buffer full: request record dropped */
+	__u64 untracked;	/* no free slot in the request table: the
+				 * request completes with its start unknown */
+	__u64 unseen;		/* requests whose completion never reached us,
+				 * found when their slot was reused or stale;
+				 * reported with ts_complete 0 */
+};
+
+/* A tracked request older than this is taken to have vanished without a
+ * completion we saw, and its slot may be reused. */
+#define IOLENS_STALE_NS (60ULL * 1000000000ULL)
+
+/* Read-only configuration of block.bpf.c, set before load. */
+struct iolens_block_cfg {
+	__u32 ndev;		/* 0 = all devices */
+	__u32 dev[IOLENS_MAX_DEV_FILTER];
+};
+
+#endif

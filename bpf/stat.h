@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IOLENS_BPF_STAT_H
+#define IOLENS_BPF_STAT_H
+
+#include "common.h"
+#include "hist_layout.h"
+
+/*
+ * In-kernel aggregation of `iolens stat` and `iolens lat` (bpf/stat.bpf.c).
+ *
+ * Everything is kept per device slot (map `devs`: which disk, or partition
+ * with IOLENS_STAT_PARTS, holds the slot), per operation group as
+ * /proc/diskstats groups requests, and per CPU: userspace sums the CPUs and
+ * takes differences between two reads, so nothing is ever reset.
+ */
+enum iolens_sgrp {
+	IOLENS_SG_READ = 0,
+	IOLENS_SG_WRITE,	/* every other write-direction op but discard */
+	IOLENS_SG_DISCARD,
+	IOLENS_SG_FLUSH,	/* cache flushes the block layer issued */
+	IOLENS_SG_NR,
+};
+
+/* Histograms the aggregation can keep; each costs HIST_BUCKETS * 4 bytes
+ * per device slot, op group and CPU, so only the enabled ones are sized. */
+enum iolens_hist_kind {
+	IOLENS_H_TOTAL = 0,	/* ns from start (rq->start_time_ns) to end */
+	IOLENS_H_QUEUE,		/* ns from start to issue */
+	IOLENS_H_DEVICE,	/* ns from issue to end */
+	IOLENS_H_SIZE,		/* request bytes at issue */
+	IOLENS_H_QD,		/* requests in flight on the device at issue,
+				 * this one included */
+	IOLENS_H_MISALIGNED,	/* bytes of writes misaligned to the physical
+				 * block, at issue (stat mode only) */
+	IOLENS_H_NR,
+};
+
+/*
+ * Counters of one device slot and op group on one CPU.  Each hook writes
+ * its own fields: a hook interrupting another on the same CPU then never
+ * loses an update of a plain increment.
+ */
+struct iolens_stat {
+	/* block_rq_complete */
+	__u64 ios;		/* requests completed, as diskstats counts them */
+	__u64 bytes;		/* bytes completed (partial completions too) */
+	/* block_io_done */
+	__u64 total_ns;		/* sum of end - start (rq->start_time_ns) over
+				 * `timed`: diskstats' time fields */
+	__u64 timed;		/* requests timed; fewer than `ios` where the
+				 * kernel keeps no times (queue/iostats 0) */
+	__u64 queue_ns;		/* sum of issue - start, over `split` */
+	__u64 device_ns;	/* sum of end - issue, over `split` */
+	__u64 split;		/* of `timed`: issue time known too */
+	__u64 own_clock;	/* of `split`: issue time from iolens's own
+				 * stamp, not rq->io_start_time_ns */
+	/* block_rq_issue */
+	__u64 issues;		/* issues counted in flight (queue depth known) */
+	__u64 qd_sum;		/* sum of in flight at those issues */
+	__u64 merges;		/* bios merged into requests (issued ones) */
+	__u64 misaligned;	/* writes whose start or size is not a multiple
+				 * of the device's physical block */
+	__u64 misaligned_bytes;
+	__u64 checked;		/* writes checked for alignment */
+	/* block_io_start, with IOLENS_STAT_RMW (read group only): data reads
+	 * started inside a buffered write to a file, the page cache reading
+	 * a page the write covers only partly (read-modify-write); bytes as
+	 * started. */
+	__u64 rmw_reads;
+	__u64 rmw_bytes;
+	/* block_rq_complete, with IOLENS_STAT_LABEL_*: of `ios` and `bytes`,
+	 * those of label sets label_counts had no room for. */
+	__u64 label_other_ios;
+	__u64 label_other_bytes;
+};
+
+/* A device slot (map `devs`, shared by all CPUs). */
+struct iolens_dev_slot {
+	__u32 dev;		/* kernel dev_t; 0 = free */
+	__u32 pbs;		/* physical block size, bytes */
+	/* Whole-disk slots only (a partition shares its disk's queue): */
+	__s64 inflight;		/* issued minus completed (counted ones) */
+	__s64 leaked;		/* of inflight: completions the kernel never
+				 * ran us for, found by userspace when the
+				 * kernel had nothing in flight; written only
+				 * there, through the mmap of `devs` */
+	__u64 busy_since;	/* when inflight - leaked last left 0 */
+	__u64 busy_ns;		/* closed busy periods: time with a request
+				 * issued and not completed */
+	__u64 busy_periods;	/* times inflight - leaked left 0 */
+};
+
+/*
+ * Histograms split by what `iolens lat -P` / `-F` asks for (map
+ * `lat_hists`, one copy shared by all CPUs, atomic adds): these splits are
+ * sparse, so a hash of the ones that occur replaces the per-CPU `hists`.
+ */
+struct iolens_lat_key {
+	__u32 tgid;		/* submitting process with -P: the task that
+				 * submitted the bio (block_io_start); 0 =
+				 * not split, or not seen submitting */
+	__u32 flags;		/* with -F: the kernel's cmd_flags above the op
+				 * bits (raw, kernel-specific), else 0 */
+	__u16 slot;		/* device slot */
+	__u8 sg;		/* enum iolens_sgrp */
+	__u8 kind;		/* enum iolens_hist_kind */
+	/* With -P, for a kernel thread's requests (the flusher's writeback):
+	 * the cgroup they are charged to (the first bio's blkcg, on cgroup2
+	 * the cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
+	 * else the v1 hierarchy holding blkio); else 0. */
+	__u32 io_hier;
+	__u64 io_cgroup;
+};
+
+struct iolens_lat_hist {
+	char comm[IOLENS_COMM_LEN];	/* of tgid, as it submitted */
+	__u64 sum;			/* of the values: bytes, ns */
+	__u32 b[HIST_BUCKETS];
+};
+
+/*
+ * Requests and bytes by label set, for `iolens serve --labels` (map
+ * `label_counts`, shared by all CPUs, atomic adds, never reset), counted as
+ * iolens_stat's ios and bytes are.  Its size is the cap on label sets;
+ * beyond it they go to the device's label_other_*.
+ */
+struct iolens_label_key {
+	__u16 slot;		/* device slot */
+	__u8 sg;		/* enum iolens_sgrp */
+	__u8 pad;
+	/* With IOLENS_STAT_LABEL_CGROUP: the cgroup the block layer charges
+	 * the request to (its bios' blkcg; on cgroup2 writeback goes to the
+	 * cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
+	 * else the v1 hierarchy holding blkio); id 0 = unknown (no bio: a
+	 * flush the block layer made). */
+	__u32 cg_hier;
+	__u64 cg_id;
+	/* With IOLENS_STAT_LABEL_COMM: the submitter's (block_io_start);
+	 * "" = not seen submitting. */
+	char comm[IOLENS_COMM_LEN];
+};
+
+struct iolens_label_count {
+	__u64 ios;
+	__u64 bytes;
+};
+
+/* Per-CPU counters of the aggregation (map `stat_counters`). */
+struct iolens_stat_counters {
+	__u64 no_slot;		/* events of devices beyond the slot table */
+	__u64 no_stamp;		/* own issue stamps lost (map full or evicted) */
+	__u64 no_key;		/* lat_hists full: the value was not kept */
+};
+
+#define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */
+#define IOLENS_STAT_OWN_CLOCK	(1U << 1)	/* always stamp issues ourselves */
+#define IOLENS_STAT_FALLBACK	(1U << 2)	/* own stamp where the queue keeps none */
+/* `iolens lat`: times end at block_rq_complete, the driver's completion, as
+ * biolatency and `iolens record` take them; no diskstats counts. */
+#define IOLENS_STAT_LAT		(1U << 3)
+#define IOLENS_STAT_BY_PROC	(1U << 4)	/* lat_hists keyed by submitter */
+#define IOLENS_STAT_BY_FLAGS	(1U << 5)	/* lat_hists keyed by flags */
+/* Only requests submitted by the processes of `proc` (see
+ * struct iolens_proc_filter): decided at block_io_start. */
+#define IOLENS_STAT_PROC_FILTER	(1U << 6)
+#define IOLENS_STAT_RMW		(1U << 7)	/* count rmw_reads */
+#define IOLENS_STAT_LABEL_COMM	(1U << 8)	/* label_counts by comm */
+#define IOLENS_STAT_LABEL_CGROUP (1U << 9)	/* label_counts by cgroup */
+
+/* Read-only configuration of stat.bpf.c, set before load. */
+#define IOLENS_MAX_PID_FILTER	8
+
+/*
+ * Which submitters a request is kept for: all of these that are set must
+ * hold.  A process matches a pid when it is that process or below it (its
+ * parent chain, up to 16 levels): a benchmark, its children and threads.
+ */
+struct iolens_proc_filter {
+	__u32 npid;
+	__u32 pid[IOLENS_MAX_PID_FILTER];
+	char comm[IOLENS_COMM_LEN];	/* "" = any */
+	__u32 cgroup_level;		/* 0 = any cgroup */
+	__u64 cgroup_id;		/* cgroup2 id of the ancestor at that level */
+};
+
+struct iolens_stat_cfg {
+	struct iolens_proc_filter proc;	/* with IOLENS_STAT_PROC_FILTER */
+	__u32 ndev;		/* whole-disk filter, 0 = all */
+	__u32 dev[IOLENS_MAX_DEV_FILTER];
+	__u32 flags;		/* IOLENS_STAT_* */
+	__u32 nslots;		/* entries of `devs`: a power of two */
+	__u32 nkinds;		/* histograms enabled */
+	__s32 hist_slot[IOLENS_H_NR];	/* index among enabled, -1 = off */
+};
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef IOLENS_BPF_TASKS_H
+#define IOLENS_BPF_TASKS_H
+
+#include "common.h"
+
+/*
+ * Per-task I/O of `iolens top` (bpf/tasks.bpf.c).
+ *
+ * Storage level: task->ioac, what /proc/<tid>/io shows, read for every task
+ * in one pass of an iter/task program.  Syscall level: the read and write
+ * family and fsync/fdatasync, counted per thread in task storage by syscall
+ * tracepoints, split by what the fd is.
+ */
+struct iolens_ioac {
+	__u64 rchar, wchar, syscr, syscw;	/* CONFIG_TASK_XACCT */
+	__u64 read_bytes, write_bytes;		/* CONFIG_TASK_IO_ACCOUNTING */
+	__u64 cancelled_write_bytes;
+};
+
+enum iolens_sys_class {
+	IOLENS_SC_FILE_READ = 0,	/* read family on a regular file or a
+					 * block device: what the page cache serves */
+	IOLENS_SC_FILE_WRITE,
+	IOLENS_SC_OTHER_READ,		/* pipes, sockets, ttys, eventfds, ... */
+	IOLENS_SC_OTHER_WRITE,
+	IOLENS_SC_SYNC,			/* fsync, fdatasync */
+	IOLENS_SC_NR,
+};
+
+struct iolens_sys {
+	__u64 calls[IOLENS_SC_NR];	/* completed calls */
+	__u64 bytes[IOLENS_SC_NR];	/* bytes moved: the positive returns */
+	__u64 ns[IOLENS_SC_NR];		/* time spent in them */
+	/* Data reads the task submitted while inside a write to a file: the
+	 * page cache reading a page the write covers only partly
+	 * (read-modify-write). */
+	__u64 rmw_reads, rmw_bytes;
+};
+
+#define IOLENS_TASK_KTHREAD	(1U << 0)	/* a kernel thread */
+#define IOLENS_TASK_SYS		(1U << 1)	/* sys and sys_dead are counted */
+
+/*
+ * One thread, as the task iterator emits it.  A process's /proc/<pid>/io is
+ * the sum of its threads' `io` plus its leader's `dead` (signal->ioac: what
+ * its exited threads did); the same holds for `sys` and `sys_dead`.
+ */
+struct iolens_task_rec {
+	__u32 tid;
+	__u32 tgid;
+	__u32 uid;			/* effective uid */
+	__u32 flags;			/* IOLENS_TASK_* */
+	__u64 start_ns;			/* task->start_time: tells a reused tid */
+	__u64 cgroup;			/* cgroup v2 id */
+	struct iolens_ioac io;
+	struct iolens_ioac dead;	/* group leader only, else zero */
+	struct iolens_sys sys;
+	struct iolens_sys sys_dead;	/* group leader only, else zero */
+	char comm[IOLENS_COMM_LEN];
+};
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* /proc/diskstats: the kernel's own per-device counters since boot. */
+#ifndef IOLENS_DISKSTATS_H
+#define IOLENS_DISKSTATS_H
+
+#include <linux/types.h>
+#include "bpf/stat.h"
+
+struct diskstat {
+	__u32 dev;		/* kernel dev_t (major << 20 | minor) */
+	char name[32];
+	/* Per op group, in the order of enum iolens_sgrp. */
+	__u64 ios[IOLENS_SG_NR];
+	__u64 merges[IOLENS_SG_NR];
+	__u64 sectors[IOLENS_SG_NR];
+	__u64 time_ms[IOLENS_SG_NR];
+	__u64 in_flight;
+	__u64 io_ticks_ms;
+	__u64 weighted_ms;
+};
+
+/* All devices; *out is malloc'ed.  Returns how many, or -errno. */
+int diskstats_read(struct diskstat **out);
+
+#endif

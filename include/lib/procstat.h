@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The fields of /proc/PID/stat (or /proc/PID/task/TID/stat) iolens reads. */
+#ifndef IOLENS_PROCSTAT_H
+#define IOLENS_PROCSTAT_H
+
+#include <linux/types.h>
+#include "bpf/common.h"
+
+struct procstat {
+	char comm[IOLENS_COMM_LEN];
+	char state;		/* R, S, D, Z, ... */
+	__u32 ppid;
+	__u64 flags;		/* the kernel's PF_* */
+	__u64 starttime;	/* clock ticks after boot */
+};
+
+/* 0, or -1 if the task is gone or the file is not one of those. */
+int procstat_read(const char *path, struct procstat *ps);
+
+#endif

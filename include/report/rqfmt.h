@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One request as a line of text, JSON or CSV: shared by snoop and report so
+ * that live and recorded output are the same. */
+#ifndef IOLENS_RQFMT_H
+#define IOLENS_RQFMT_H
+
+#include <stdio.h>
+#include <linux/types.h>
+#include "bpf/block.h"
+
+enum rqfmt_mode { RQFMT_TEXT, RQFMT_JSON, RQFMT_CSV };
+
+/* Names resolved by the caller (live system or trace file). */
+struct rqfmt_names {
+	const char *dev;	/* disk name, never NULL */
+	const char *cgroup;	/* submitter cgroup path, NULL unknown */
+	const char *io_cgroup;	/* cgroup owning the I/O, NULL unknown */
+};
+
+/* Column header (text, CSV); nothing for JSON lines. */
+void rqfmt_header(FILE *f, enum rqfmt_mode mode);
+
+/* `t0` is the CLOCK_MONOTONIC ns that time 0 of the output stands for. */
+void rqfmt_print(FILE *f, enum rqfmt_mode mode, const struct iolens_rq *rq,
+		 const struct rqfmt_names *names, __u64 t0);
+
+#endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The `iolens record` file: a gzip (zlib) stream of typed records.
+ *
+ *   magic "IOLENSTR", u32 version, then records: u16 type, u16 reserved,
+ *   u32 payload length, payload.  All integers little-endian.
+ *   HEADER once first; DEVICE and CGROUP whenever a new one is seen, before
+ *   the first request that names it; RQ per request (struct iolens_rq);
+ *   LOST when the kernel dropped records; END last, with the totals.
+ *
+ * A file without END (killed writer, truncated copy) is reported as
+ * truncated by the reader, with the records before the cut still readable.
+ */
+#ifndef IOLENS_TRACEFILE_H
+#define IOLENS_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "bpf/block.h"
+
+#define IOLENS_TRACE_MAGIC	"IOLENSTR"
+#define IOLENS_TRACE_VERSION	1
+#define TRACE_PATH_MAX		256
+
+enum trace_rec_type {
+	TRACE_REC_HEADER = 1,
+	TRACE_REC_DEVICE,
+	TRACE_REC_CGROUP,
+	TRACE_REC_RQ,
+	TRACE_REC_LOST,
+	TRACE_REC_END,
+};
+
+struct trace_header {
+	char kernel[65];	/* uname -r */
+	char host[65];		/* uname -n */
+	char tool[32];		/* "iolens 0.1.0" */
+	__u64 mono_ns;		/* CLOCK_MONOTONIC at start: time base of ts_* */
+	__u64 real_ns;		/* CLOCK_REALTIME at the same instant */
+};
+
+struct trace_device {
+	__u32 dev;
+	__u32 logical_bs;
+	__u32 physical_bs;
+	char name[32];
+};
+
+struct trace_cgroup {
+	__u64 id;
+	__u32 hier;		/* 0 = cgroup2, see iolens_rq.io_cgroup_hier */
+	__u32 reserved;
+	char path[TRACE_PATH_MAX];
+};
+
+struct trace_end {
+	__u64 mono_ns;		/* CLOCK_MONOTONIC at end */
+	__u64 requests;		/* RQ records written */
+	__u64 lost;		/* records the kernel could not deliver */
+	__u64 untracked;	/* requests whose start the kernel could not keep
+				 * (request table full) or whose completion it
+				 * never saw; see struct iolens_counters */
+};
+
+struct trace_item {
+	enum trace_rec_type type;
+	union {
+		struct trace_device dev;
+		struct trace_cgroup cg;
+		struct iolens_rq rq;
+		__u64 lost;	/* TRACE_REC_LOST: newly lost since last */
+		struct trace_end end;
+	};
+};
+
+struct trace_writer;
+struct trace_reader;
+
+/* NULL on failure with a message in err. */
+struct trace_writer *trace_create(const char *path, const struct trace_header *h,
+				  char *err, size_t errlen);
+int trace_write_device(struct trace_writer *w, const struct trace_device *d);
+int trace_write_cgroup(struct trace_writer *w, const struct trace_cgroup *c);
+int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq);
+int trace_write_lost(struct trace_writer *w, __u64 lost);
+/* Writes END and closes; 0 on success, -1 (message in err) on failure. */
+int trace_finish(struct trace_writer *w, const struct trace_end *end,
+		 char *err, size_t errlen);
+
+/* Opens and reads the header; NULL with a message in err if the file is not
+ * an iolens trace, has another version, or is unreadable. */
+struct trace_reader *trace_open(const char *path, struct trace_header *h,
+				char *err, size_t errlen);
+/* 1: an item; 0: END was read (it is in `it`), no more items; -1: the file
+ * is truncated or corrupt, message in err. */
+int trace_next(struct trace_reader *r, struct trace_item *it,
+	       char *err, size_t errlen);
+void trace_close(struct trace_reader *r);
+
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The process table of `iolens top`: task scans folded per process or per
+ * thread, each one's counters at this scan, at the last one and at first
+ * sight, so that a frame shows rates or totals since start.
+ */
+#ifndef IOLENS_PROCTABLE_H
+#define IOLENS_PROCTABLE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "bpf/tasks.h"
+
+/* Everything counted for one process or thread. */
+struct proc_io {
+	struct iolens_ioac io;
+	struct iolens_sys sys;
+	/* Block requests it submitted (the aggregation core's -P split). */
+	__u64 blk_ios, blk_bytes, blk_ns, blk_timed;
+	/* Of its writes: misaligned to the disk's physical block. */
+	__u64 misaligned, misaligned_bytes;
+};
+
+struct proc_ent {
+	__u32 id;		/* tgid, or tid in thread mode; 0 = free */
+	__u32 tgid;
+	__u32 uid;
+	__u32 flags;		/* IOLENS_TASK_* */
+	__u64 start_ns;		/* of the task that is `id` */
+	__u64 cgroup;
+	char comm[IOLENS_COMM_LEN];
+	unsigned int seen;	/* scan generation it was last in */
+	unsigned int born;	/* scan generation it first appeared in */
+	/* cur: this scan; prev: the scan before (= cur when new); base: at
+	 * first sight.  The block fields are summed from frame deltas. */
+	struct proc_io cur, prev, base;
+};
+
+struct proctable;
+
+struct proctable *proctable_new(bool threads);
+void proctable_free(struct proctable *pt);
+
+/* Starts a scan: every entry's current counters are rebuilt from the
+ * records that follow. */
+void proctable_begin(struct proctable *pt);
+/* One thread's record of the scan (fits task_trace_scan()'s callback). */
+void proctable_add(const struct iolens_task_rec *r, void *pt);
+/* Block requests process `tgid` submitted over the last frame: their
+ * block and misaligned fields added to its entry, or in thread mode to its
+ * leader's (ignored for a process not in the scan). */
+void proctable_add_block(struct proctable *pt, __u32 tgid,
+			 const struct proc_io *blk);
+/* Ends the scan: entries not seen are dropped. */
+void proctable_end(struct proctable *pt);
+
+/* Entries present in the last scan, in no order; valid until the next
+ * begin. */
+int proctable_count(const struct proctable *pt);
+struct proc_ent *proctable_get(struct proctable *pt, int i);
+
+/* New in the last scan: their previous counters are their first ones. */
+bool proc_is_new(const struct proctable *pt, const struct proc_ent *e);
+
+bool proctable_threads(const struct proctable *pt);
+
+/* d = a - b, field by field. */
+void proc_io_sub(struct proc_io *d, const struct proc_io *a,
+		 const struct proc_io *b);
+
+#endif

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A running per-request block tracer (bpf/block.bpf.c): load, attach,
+ * deliver normalised requests, count what was lost. */
+#ifndef IOLENS_BLOCK_TRACE_H
+#define IOLENS_BLOCK_TRACE_H
+
+#include <stdio.h>
+#include <linux/types.h>
+#include "bpf/block.h"
+
+struct block_trace;
+struct rqfilter;
+
+/* Called per completed request (op/flags already normalised); a non-zero
+ * return stops the run. */
+typedef int (*block_trace_fn)(void *ctx, const struct iolens_rq *rq);
+/* Called about once a second while running. */
+typedef void (*block_trace_tick_fn)(void *ctx);
+
+/* Checks privileges, loads and attaches, preferring tp_btf and falling back
+ * to raw_tp.  `devs` (ndev entries, 0 = all) are whole-disk dev_t filters
+ * applied in the kernel.  On failure prints one line for `cmd` and returns
+ * NULL. */
+struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
+				      int ndev);
+
+/* Resolves the filter's device names to whole-disk dev_t for the kernel-side
+ * filter; prints a usage error and returns 2 if one is not a disk here. */
+int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs);
+
+/* "tp_btf" or "raw_tp": which flavour is attached. */
+const char *block_trace_flavour(const struct block_trace *bt);
+
+/* Delivers requests until SIGINT/SIGTERM, `duration_ns` (0 = no limit) or a
+ * callback asks to stop, then drains what is left.  0, or 1 on failure. */
+int block_trace_run(struct block_trace *bt, __u64 duration_ns,
+		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx);
+
+/* Makes block_trace_run() drain what is recorded and return, as at its
+ * duration's end; any thread may call it. */
+void block_trace_end(struct block_trace *bt);
+
+struct block_trace_stats {
+	__u64 lost;		/* records the kernel dropped: ring buffer full */
+	__u64 missed;		/* hook runs the kernel skipped because the
+				 * same hook was running on that CPU */
+	__u64 untracked;	/* requests whose start could not be kept
+				 * (request table full): shown with what the
+				 * completion knows */
+	__u64 unseen;		/* requests whose completion never reached
+				 * us (in flight when tracing stopped, or not
+				 * delivered): shown with it unknown */
+};
+
+void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);
+
+/* Requests that never arrived as records: ring buffer full, or the kernel
+ * skipped the hook (trace files keep this one count as "lost"). */
+static inline __u64 block_trace_dropped(const struct block_trace_stats *st)
+{
+	return st->lost + st->missed;
+}
+
+/* The counts of `st` as the end of a sentence, newline included. */
+void block_trace_print_stats(FILE *f, const struct block_trace_stats *st);
+
+void block_trace_stop(struct block_trace *bt);
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The in-kernel aggregation (bpf/stat.bpf.c): load, attach, and read its
+ * per-CPU maps as per-device differences between two reads. */
+#ifndef IOLENS_STAT_TRACE_H
+#define IOLENS_STAT_TRACE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "bpf/stat.h"
+
+struct stat_trace_opts {
+	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
+	int ndev;
+	bool partitions;	/* one slot per partition */
+	bool own_clock;		/* stamp every issue ourselves */
+	unsigned int kinds;	/* histograms: bits 1 << IOLENS_H_* */
+	/* `iolens lat`: times end at the driver's completion, and only the
+	 * histograms are kept (IOLENS_STAT_LAT). */
+	bool lat;
+	bool by_proc;		/* histograms per submitting process */
+	bool by_flags;		/* histograms per request flags */
+	/* Only these submitters' requests; NULL or empty: all. */
+	const struct iolens_proc_filter *proc;
+	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */
+	bool rmw;
+	/* IOLENS_STAT_LABEL_* bits: requests and bytes by label set, at most
+	 * max_labels sets (stat_trace_labels()). */
+	unsigned int labels;
+	int max_labels;
+};
+
+/* The requests and bytes of one label set so far (since the start: the
+ * kernel's map is never reset), with the device of its slot. */
+struct stat_label {
+	struct iolens_label_key key;
+	__u32 dev;
+	struct iolens_label_count n;
+};
+
+/* One histogram of a split by process or flags, over the last interval. */
+struct stat_keyed {
+	struct iolens_lat_key key;
+	__u32 dev;			/* of key.slot */
+	char comm[IOLENS_COMM_LEN];	/* of key.tgid */
+	__u64 sum;			/* of the values (bytes, ns) */
+	__u64 hist[HIST_BUCKETS];
+};
+
+/* One device over one interval: CPUs summed, previous read subtracted. */
+struct stat_dev {
+	__u32 dev;		/* 0 = slot unused */
+	struct iolens_stat op[IOLENS_SG_NR];
+	__u64 busy_ns;		/* time with a request issued and not completed */
+	/* Completions the kernel did not run our hook for, found in this
+	 * interval: busy_ns is then unknown (see stat_trace_read()). */
+	__u64 missed;
+	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
+	__u64 busy_periods;	/* idle to busy, in this interval */
+	/* Histograms of the kinds asked for, NULL for the others. */
+	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
+	__u64 *hist_mem;	/* owns them */
+};
+
+struct stat_trace;
+
+/* Checks privileges, loads and attaches.  On failure prints one line for
+ * `cmd` and returns NULL. */
+struct stat_trace *stat_trace_start(const char *cmd,
+				    const struct stat_trace_opts *o);
+
+/*
+ * Reads the maps: afterwards stat_trace_dev() holds what happened since the
+ * previous read (or since the start).  A disk idle for a whole interval
+ * that our count still has requests in flight on, while the kernel has
+ * none, lost completions (the kernel now and then skips the hook): they are
+ * taken off its in-flight count, counted in `missed`, and its busy time of
+ * this interval is unknown.  0 or -errno.
+ */
+int stat_trace_read(struct stat_trace *st);
+
+/* CLOCK_MONOTONIC of the last read (of the start before any). */
+__u64 stat_trace_read_ns(const struct stat_trace *st);
+
+/* Seconds between the last two reads (the start and the first read). */
+double stat_trace_interval_s(const struct stat_trace *st);
+
+/* Whether d's busy_ns is unknown, so that the kernel's io_ticks must stand
+ * in: a completion was missed, or ours exceeds io_ticks by more than its
+ * jiffy rounding allows. */
+bool stat_dev_busy_unknown(const struct stat_dev *d);
+
+int stat_trace_nslots(const struct stat_trace *st);
+
+/* Slot `i` over the last interval; NULL if no device holds it. */
+const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i);
+
+/* With by_proc or by_flags: the split histograms over the last interval
+ * (those without a value in it too), 0 <= i < stat_trace_nkeyed(). */
+int stat_trace_nkeyed(const struct stat_trace *st);
+const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i);
+
+/* With labels: every label set so far, in *out (malloc'd, the caller
+ * frees it).  How many, or -errno. */
+int stat_trace_labels(const struct stat_trace *st, struct stat_label **out);
+
+/* Events the aggregation could not keep: devices beyond the slot table,
+ * issue stamps lost from the own-clock map, values of splits beyond the
+ * table of them. */
+void stat_trace_losses(const struct stat_trace *st,
+		       struct iolens_stat_counters *lost);
+
+/* A zeroed device with histograms of the kinds `st` keeps, to sum slots
+ * into (a disk and its partitions, all disks); NULL if out of memory. */
+struct stat_dev *stat_dev_new(const struct stat_trace *st);
+void stat_dev_zero(struct stat_dev *d);
+/* dst += src: counters, busy time, missed completions, io_ticks and
+ * histograms. */
+void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src);
+void stat_dev_free(struct stat_dev *d);
+
+/* Descriptors of the programs loaded, at most `max` of them, for their run
+ * statistics (struct bpf_prog_info run_time_ns, run_cnt); owned by `st`.
+ * Returns how many. */
+int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max);
+
+void stat_trace_stop(struct stat_trace *st);
+
+#endif

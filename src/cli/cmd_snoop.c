@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolens snoop: one line per completed block request. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "lib/clock.h"
+#include "trace/block_trace.h"
+#include "lib/cgroups.h"
+#include "cli/commands.h"
+#include "lib/devices.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/opts.h"
+#include "lib/proctree.h"
+#include "trace/rqfilter.h"
+#include "report/rqfmt.h"
+
+struct snoop {
+	struct rqfilter filter;
+	enum rqfmt_mode mode;
+	__u64 t0;
+	unsigned long long shown, max;
+	struct block_trace *bt;
+	__u64 dropped_reported;
+	/* -p, live: the processes, their children and threads. */
+	int roots[RQFILTER_MAX];
+	struct proctree tree;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iolens snoop [options]\n"
+		"\n"
+		"Print one line per completed block request: submitter, disk, op and\n"
+		"flags, sector, size, queue time (start->issue), device time\n"
+		"(issue->complete), total, requests in flight at issue, status.\n"
+		"Times are microseconds with ns precision; '-' means the event it\n"
+		"needs was not seen (request already in flight at start), never a guess.\n"
+		"\n"
+		"options:\n"
+		RQFILTER_HELP
+		"                       (-p here also takes in the process's children)\n"
+		"  -j, --json           JSON lines, one object per request\n"
+		"      --csv            CSV with a header row\n"
+		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
+		"  -n, --count N        stop after N requests shown\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"examples:\n"
+		"  iolens snoop                       every request on every disk\n"
+		"  iolens snoop -d nvme0n1 -m 10ms    requests slower than 10 ms\n"
+		"  iolens snoop -O write -c postgres -j\n");
+}
+
+static int on_rq(void *ctx, const struct iolens_rq *rq)
+{
+	struct snoop *s = ctx;
+	struct rqfmt_names n = {
+		.dev = dev_name(rq->dev),
+		.cgroup = cgroup_path(0, rq->cgroup),
+		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
+	};
+
+	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup, n.io_cgroup) ||
+	    (s->tree.nroots && !proctree_has(&s->tree, rq->pid)))
+		return 0;
+	rqfmt_print(stdout, s->mode, rq, &n, s->t0);
+	s->shown++;
+	return s->max && s->shown >= s->max;
+}
+
+static void on_tick(void *ctx)
+{
+	struct snoop *s = ctx;
+	struct block_trace_stats c;
+
+	fflush(stdout);
+	block_trace_stats(s->bt, &c);
+	if (block_trace_dropped(&c) > s->dropped_reported) {
+		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?) or hook skipped by the kernel\n",
+			(unsigned long long)(block_trace_dropped(&c) - s->dropped_reported));
+		s->dropped_reported = block_trace_dropped(&c);
+	}
+}
+
+static void summary(struct snoop *s, double secs)
+{
+	struct block_trace_stats c;
+	struct json j;
+
+	block_trace_stats(s->bt, &c);
+	if (s->mode == RQFMT_JSON) {
+		json_init(&j, stdout);
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "summary");
+		json_u64(&j, "requests", s->shown);
+		json_f64(&j, "duration_s", secs, 3);
+		json_u64(&j, "lost", c.lost);
+		json_u64(&j, "missed", c.missed);
+		json_u64(&j, "untracked", c.untracked);
+		json_u64(&j, "unseen", c.unseen);
+		json_str(&j, "attach", block_trace_flavour(s->bt));
+		json_obj_close(&j);
+		json_obj_close(&j);
+		json_newline(&j);
+	}
+	fflush(stdout);
+	fprintf(stderr, "iolens snoop: %llu requests shown in %.1f s; ",
+		s->shown, secs);
+	block_trace_print_stats(stderr, &c);
+}
+
+int cmd_snoop(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		RQFILTER_OPTS,
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct snoop s = { .mode = RQFMT_TEXT };
+	__u32 devs[RQFILTER_MAX];
+	long long duration = 0;
+	char *end;
+	int opt, r;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "jD:n:h", opts, NULL)) != -1) {
+		r = rqfilter_opt(&s.filter, "snoop", opt, optarg);
+		if (r == 2)
+			return 2;
+		if (r)
+			continue;
+		switch (opt) {
+		case 'j':
+			s.mode = RQFMT_JSON;
+			break;
+		case 'C':
+			s.mode = RQFMT_CSV;
+			break;
+		case 'D':
+			duration = parse_duration_ns(optarg, 1e9);
+			if (duration <= 0)
+				return usage_err("snoop", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
+			break;
+		case 'n':
+			s.max = strtoull(optarg, &end, 10);
+			if (*end || !s.max)
+				return usage_err("snoop", "bad count '%s'", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return opt_error("snoop", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return usage_err("snoop", "unexpected argument '%s'", argv[optind]);
+	if (block_trace_devs("snoop", &s.filter, devs))
+		return 2;
+	/* Live, -p takes in children too: what a benchmark forks. */
+	for (int i = 0; i < s.filter.npid; i++)
+		s.roots[i] = (int)s.filter.pid[i];
+	proctree_init(&s.tree, s.roots, s.filter.npid);
+	for (int i = 0; i < s.filter.npid; i++)
+		proctree_has(&s.tree, s.filter.pid[i]);
+	s.filter.npid = 0;
+
+	/* Before attaching: no request can complete before time 0. */
+	s.t0 = mono_ns();
+	s.bt = block_trace_start("snoop", devs, s.filter.ndev);
+	if (!s.bt)
+		return 1;
+	/* Also the signal for scripts that the tracer is attached. */
+	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
+		block_trace_flavour(s.bt));
+	rqfmt_header(stdout, s.mode);
+	r = block_trace_run(s.bt, duration, on_rq, on_tick, &s);
+	summary(&s, (mono_ns() - s.t0) / 1e9);
+	block_trace_stop(s.bt);
+	proctree_free(&s.tree);
+	return r;
+}

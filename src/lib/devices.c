@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "lib/devices.h"
+
+static int read_u32(const char *path, __u32 *v)
+{
+	FILE *f = fopen(path, "r");
+	unsigned int x;
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u", &x) == 1;
+	fclose(f);
+	if (!ok)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int dev_lookup(__u32 dev, struct dev_info *out)
+{
+	char link[PATH_MAX], path[PATH_MAX], *base;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->dev = dev;
+	snprintf(out->name, sizeof(out->name), "%u:%u", kdev_major(dev),
+		 kdev_minor(dev));
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", kdev_major(dev),
+		 kdev_minor(dev));
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (strlen(base) >= sizeof(out->name))
+		return -ENAMETOOLONG;
+	strcpy(out->name, base);
+
+	/* A partition's sysfs directory sits inside its disk's. */
+	out->disk = dev;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition",
+		 kdev_major(dev), kdev_minor(dev));
+	if (!access(path, F_OK)) {
+		unsigned int ma, mi;
+		FILE *f;
+
+		strcpy(strrchr(path, '/') + 1, "../dev");
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%u:%u", &ma, &mi) == 2)
+			out->disk = kdev_make(ma, mi);
+		if (f)
+			fclose(f);
+	}
+
+	/* A partition has no queue/ of its own: its disk's is one level up. */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size",
+		 kdev_major(dev), kdev_minor(dev));
+	if (access(path, R_OK))
+		snprintf(path, sizeof(path),
+			 "/sys/dev/block/%u:%u/../queue/logical_block_size",
+			 kdev_major(dev), kdev_minor(dev));
+	read_u32(path, &out->logical_bs);
+	strcpy(strrchr(path, '/') + 1, "physical_block_size");
+	read_u32(path, &out->physical_bs);
+	return 0;
+}
+
+#define DEV_CACHE 64
+
+static struct dev_info cache[DEV_CACHE];
+static int ncache;
+
+const struct dev_info *dev_get(__u32 dev)
+{
+	struct dev_info *d;
+
+	for (int i = 0; i < ncache; i++) {
+		if (cache[i].dev == dev)
+			return &cache[i];
+	}
+	/* Full: overwrite the slot `dev` hashes to; looking a disk up again
+	 * is cheap, and this many disks in one trace is rare. */
+	d = &cache[ncache < DEV_CACHE ? (unsigned int)ncache++ : dev % DEV_CACHE];
+	dev_lookup(dev, d);
+	return d;
+}
+
+const char *dev_name(__u32 dev)
+{
+	return dev_get(dev)->name;
+}
+
+int dev_parse(const char *s, __u32 *dev)
+{
+	unsigned int ma, mi;
+	char path[PATH_MAX], extra;
+	struct stat st;
+	FILE *f;
+	int ok;
+
+	if (sscanf(s, "%u:%u%c", &ma, &mi, &extra) == 2) {
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+		if (access(path, F_OK))
+			return -ENODEV;
+		*dev = kdev_make(ma, mi);
+		return 0;
+	}
+	if (s[0] == '/') {
+		if (stat(s, &st))
+			return -errno;
+		if (!S_ISBLK(st.st_mode))
+			return -ENOTBLK;
+		*dev = kdev_make(major(st.st_rdev), minor(st.st_rdev));
+		return 0;
+	}
+	if (strchr(s, '/') || strlen(s) >= DEV_NAME_LEN)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/dev", s);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENODEV;
+	ok = fscanf(f, "%u:%u", &ma, &mi) == 2;
+	fclose(f);
+	if (!ok)
+		return -ENODEV;
+	*dev = kdev_make(ma, mi);
+	return 0;
+}
+
+int sysfs_u64s(const char *path, __u64 *v, int n)
+{
+	FILE *f = fopen(path, "re");
+	int k = 0;
+
+	if (!f)
+		return -errno;
+	while (k < n && fscanf(f, "%llu", (unsigned long long *)&v[k]) == 1)
+		k++;
+	fclose(f);
+	return k == n ? 0 : -EINVAL;
+}
+
+int dev_sysfs_u64s(__u32 dev, const char *file, __u64 *v, int n)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", kdev_major(dev),
+		 kdev_minor(dev), file);
+	return sysfs_u64s(path, v, n);
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/devices.h"
+#include "lib/diskstats.h"
+
+int diskstats_read(struct diskstat **out)
+{
+	FILE *f = fopen("/proc/diskstats", "r");
+	struct diskstat *v = NULL, d, *nv;
+	int n = 0, cap = 0, k;
+	unsigned int ma, mi;
+	char line[512];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		memset(&d, 0, sizeof(d));
+		/* Fields 4-14 since 2.6, discards (15-18) since 4.18, flushes
+		 * (19-20) since 5.5; older kernels leave those zero. */
+		k = sscanf(line,
+			   "%u %u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &ma, &mi, d.name,
+			   (unsigned long long *)&d.ios[IOLENS_SG_READ],
+			   (unsigned long long *)&d.merges[IOLENS_SG_READ],
+			   (unsigned long long *)&d.sectors[IOLENS_SG_READ],
+			   (unsigned long long *)&d.time_ms[IOLENS_SG_READ],
+			   (unsigned long long *)&d.ios[IOLENS_SG_WRITE],
+			   (unsigned long long *)&d.merges[IOLENS_SG_WRITE],
+			   (unsigned long long *)&d.sectors[IOLENS_SG_WRITE],
+			   (unsigned long long *)&d.time_ms[IOLENS_SG_WRITE],
+			   (unsigned long long *)&d.in_flight,
+			   (unsigned long long *)&d.io_ticks_ms,
+			   (unsigned long long *)&d.weighted_ms,
+			   (unsigned long long *)&d.ios[IOLENS_SG_DISCARD],
+			   (unsigned long long *)&d.merges[IOLENS_SG_DISCARD],
+			   (unsigned long long *)&d.sectors[IOLENS_SG_DISCARD],
+			   (unsigned long long *)&d.time_ms[IOLENS_SG_DISCARD],
+			   (unsigned long long *)&d.ios[IOLENS_SG_FLUSH],
+			   (unsigned long long *)&d.time_ms[IOLENS_SG_FLUSH]);
+		if (k < 14)
+			continue;
+		d.dev = kdev_make(ma, mi);
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = d;
+	}
+	fclose(f);
+	*out = v;
+	return n;
+}

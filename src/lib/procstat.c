@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/procstat.h"
+
+int procstat_read(const char *path, struct procstat *ps)
+{
+	char buf[1024], *p, *q;
+	size_t n, len;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	memset(ps, 0, sizeof(*ps));
+	/* "pid (comm) state ppid ...": comm may hold anything, spaces and
+	 * ')' too, so it ends at the last ')'. */
+	p = strchr(buf, '(');
+	q = strrchr(buf, ')');
+	if (!p || !q || q < p)
+		return -1;
+	len = q - p - 1;
+	memcpy(ps->comm, p + 1, len < IOLENS_COMM_LEN - 1 ? len : IOLENS_COMM_LEN - 1);
+	/* The fields after it, from 3 (state): ppid is 4, flags 9,
+	 * starttime 22 (proc(5)). */
+	p = q + 1;
+	for (int field = 3; field <= 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (field == 3)
+			ps->state = *p;
+		else if (field == 4)
+			ps->ppid = strtoul(p, NULL, 10);
+		else if (field == 9)
+			ps->flags = strtoull(p, NULL, 10);
+		else if (field == 22)
+			ps->starttime = strtoull(p, NULL, 10);
+		p += strcspn(p, " ");
+	}
+	return ps->state ? 0 : -1;
+}

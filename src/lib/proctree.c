@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/proctree.h"
+#include "lib/procstat.h"
+#include "lib/vec.h"
+
+struct proctree_seen {
+	__u32 tgid;
+	bool in;
+};
+
+void proctree_init(struct proctree *t, const int *roots, int nroots)
+{
+	memset(t, 0, sizeof(*t));
+	t->roots = roots;
+	t->nroots = nroots;
+}
+
+/* The state letter and parent of pid; false if it is gone. */
+static bool stat_of(__u32 pid, char *state, __u32 *ppid)
+{
+	struct procstat ps;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (procstat_read(path, &ps))
+		return false;
+	*state = ps.state;
+	*ppid = ps.ppid;
+	return true;
+}
+
+static __u32 parent_of(__u32 pid)
+{
+	__u32 ppid;
+	char state;
+
+	return stat_of(pid, &state, &ppid) ? ppid : 0;
+}
+
+static bool below_root(const struct proctree *t, __u32 tgid)
+{
+	/* Bounded: a chain longer than this is not a benchmark's. */
+	for (int depth = 0; tgid > 1 && depth < 64; depth++) {
+		for (int i = 0; i < t->nroots; i++)
+			if ((__u32)t->roots[i] == tgid)
+				return true;
+		tgid = parent_of(tgid);
+	}
+	return false;
+}
+
+bool proctree_has(struct proctree *t, __u32 tgid)
+{
+	struct proctree_seen *v;
+	bool in;
+
+	for (int i = t->nseen - 1; i >= 0; i--)
+		if (t->seen[i].tgid == tgid)
+			return t->seen[i].in;
+	in = tgid && below_root(t, tgid);
+	v = vec_add(&t->seen, &t->nseen, sizeof(*v));
+	if (v)
+		*v = (struct proctree_seen){ tgid, in };
+	return in;
+}
+
+bool proctree_alive(const struct proctree *t)
+{
+	__u32 ppid;
+	char state;
+
+	/* A zombie has exited: its parent just has not reaped it yet. */
+	for (int i = 0; i < t->nroots; i++)
+		if (stat_of(t->roots[i], &state, &ppid) && state != 'Z' && state != 'X')
+			return true;
+	return false;
+}
+
+void proctree_free(struct proctree *t)
+{
+	free(t->seen);
+	t->seen = NULL;
+	t->nseen = 0;
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <signal.h>
+#include <time.h>
+#include "lib/stop.h"
+
+static volatile sig_atomic_t stopped;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopped = 1;
+}
+
+void stop_catch(void)
+{
+	/* SA_RESTART: a signal must not cut a write to a pipe short, stdio
+	 * would lose the rest of its buffer.  Sleeps (clock_nanosleep, pause,
+	 * poll) return early all the same: signal(7) never restarts them. */
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool stop_requested(void)
+{
+	return stopped;
+}
+
+void stop_request(void)
+{
+	stopped = 1;
+}
+
+/* Sleeps until CLOCK_MONOTONIC reaches `ns`, or a stop is requested. */
+static void sleep_until(__u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL,
+	};
+
+	while (!stopped &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
+		;
+}
+
+int stop_every(__u64 start_ns, __u64 interval_ns, unsigned long count,
+	       bool last, int (*tick)(void *arg), void *arg)
+{
+	__u64 next = start_ns;
+	unsigned long done = 0;
+	int err;
+
+	stop_catch();
+	while (!stop_requested()) {
+		next = interval_ns ? next + interval_ns : ~0ULL;
+		sleep_until(next);
+		if (stop_requested() && !last)
+			break;
+		err = tick(arg);
+		if (err)
+			return err;
+		if (++done == count)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fio job files for iolens load, read as fio 3.33 reads them:
+ *
+ *   - INI sections: [global] sets the defaults of the jobs after it (a
+ *     section whose name starts with "global" is one, as in fio); every
+ *     other section is a job named after it.
+ *   - key=value, or a bare key for a flag (time_based, stonewall...);
+ *     blanks around both are dropped.
+ *   - ';' and '#' start a comment anywhere on a line: fio cuts the line at
+ *     the first of them, so a value cannot hold one either.
+ *   - Options are those of the command line, through load_opt_set(), but
+ *     not those fio takes only on its command line (--output-format...).
+ *   - $-variables and include are not supported: refused by name.
+ *
+ * The whole file is read and checked before anything runs; the option
+ * values point into its text, which is kept for the run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ctype.h>
+#include "load/load.h"
+#include "lib/log.h"
+
+#define CMD LOAD_CMD
+
+struct load_job_opts *load_jobs_add(struct load_jobs *js)
+{
+	struct load_job_opts *v = realloc(js->v, (js->n + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	js->v = v;
+	v[js->n] = js->global;
+	v[js->n].ngiven = 0;	/* "job options" are the job's own */
+	return &v[js->n++];
+}
+
+/* fio's add_job(): a stonewall or new_group after some job opens a group. */
+void load_jobs_group(struct load_jobs *js)
+{
+	int group = 0;
+
+	for (int i = 0; i < js->n; i++) {
+		if (i && (js->v[i].stonewall || js->v[i].new_group))
+			group++;
+		js->v[i].groupid = group;
+	}
+}
+
+static char *read_all(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f || !buf) {
+		int err = f ? ENOMEM : errno;
+
+		free(buf);
+		if (f)
+			fclose(f);
+		errno = err;
+		return NULL;
+	}
+	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+	}
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && (isspace((unsigned char)e[-1]) || iscntrl((unsigned char)e[-1])))
+		e--;
+	*e = '\0';
+	return s;
+}
+
+/* Since fio, a file after the first starts from the defaults; what only
+ * the command line sets (output format, --allow-destroy) stays. */
+static void reset_global(struct load_jobs *js)
+{
+	struct load_job_opts old = js->global;
+	const char *err;
+
+	load_opts_init(&js->global);
+	for (int i = 0; i < old.ngiven; i++) {
+		if (load_opt_run_wide(old.given[i].name))
+			load_opt_set(&js->global, old.given[i].name,
+				     old.given[i].value, &err);
+	}
+}
+
+static int set_option(struct load_jobs *js, struct load_job_opts *o,
+		      const char *where, char *line)
+{
+	char *eq = strchr(line, '='), *key = line, *val = NULL;
+	const char *err;
+	int rc;
+
+	if (eq) {
+		*eq = '\0';
+		val = trim(eq + 1);
+	}
+	key = trim(key);
+	if (!strcmp(key, "include") || !strncmp(key, "include ", 8))
+		return usage_err(CMD, "%s: include is not supported: put the options in this file", where);
+	if (strchr(key, '$') || (val && strchr(val, '$')))
+		return usage_err(CMD, "%s: %s: $-variables are not supported: write the value out",
+				 where, key);
+	if (!load_opt_known(key))
+		return usage_err(CMD, "%s: unknown option '%s'", where, key);
+	if (load_opt_cmdline_only(key))
+		return usage_err(CMD, "%s: '%s' is taken only on the command line (--%s)",
+				 where, key, key);
+	rc = load_opt_set(o, key, val, &err);
+	/* As on the command line: group_reporting of any job is the run's. */
+	if (!rc && o != &js->global && load_opt_run_wide(key))
+		rc = load_opt_set(&js->global, key, val, &err);
+	if (rc)
+		return usage_err(CMD, "%s: %s%s%s: %s", where, key, val ? "=" : "",
+				 val ? val : "", err);
+	return 0;
+}
+
+int load_jobfile_read(struct load_jobs *js, const char *path, int index)
+{
+	struct load_job_opts *cur = NULL;
+	bool first_job = true;
+	char **texts, *text, *line, *next, where[512];
+	int lineno = 0, rc;
+
+	text = read_all(path);
+	if (!text)
+		return usage_err(CMD, "%s: cannot read the job file: %s", path,
+				 strerror(errno));
+	texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
+	if (!texts) {
+		free(text);
+		pr_err("out of memory");
+		return 1;
+	}
+	js->texts = texts;
+	js->texts[js->ntexts++] = text;
+	if (index > 0)
+		reset_global(js);
+
+	for (line = text; line; line = next) {
+		char *cut;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%d", path, lineno);
+		/* fio's strip_blank_end(): a comment may follow anything. */
+		cut = strpbrk(line, ";#");
+		if (cut)
+			*cut = '\0';
+		line = trim(line);
+		if (!*line)
+			continue;
+		if (*line == '[') {
+			size_t len = strlen(line);
+
+			if (len < 3 || line[len - 1] != ']')
+				return usage_err(CMD, "%s: '%s' is not a section header: write [NAME]",
+						 where, line);
+			line[len - 1] = '\0';
+			line = trim(line + 1);
+			if (!strncmp(line, "global", 6)) {
+				cur = &js->global;
+				continue;
+			}
+			cur = load_jobs_add(js);
+			if (!cur) {
+				pr_err("out of memory");
+				return 1;
+			}
+			cur->name = line;
+			/* As fio: each job file after the first starts
+			 * after the jobs of those before it. */
+			if (index > 0 && first_job)
+				cur->stonewall = true;
+			first_job = false;
+			continue;
+		}
+		if (!cur)
+			return usage_err(CMD, "%s: '%s' is outside of any [section]",
+					 where, line);
+		rc = set_option(js, cur, where, line);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

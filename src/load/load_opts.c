@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The options of iolens load: one table, fio's names and meanings.  The
+ * command line and the job files (load_jobfile.c) both feed it through
+ * load_opt_set(), so that both accept exactly the same options.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "load/load.h"
+
+enum opt_type {
+	T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64,
+	T_OFFSET,	/* a size or N% */
+	T_CPUS,		/* a CPU list */
+	/* One value per direction, fio's "read,write,trim" form: */
+	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT,
+};
+
+struct choice {
+	const char *name;
+	int val;
+};
+
+struct opt {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	const struct choice *choices;	/* T_ENUM */
+	unsigned int min, max;		/* T_UINT */
+	const char *arg;		/* for --help */
+	const char *help;
+};
+
+static const struct choice rw_choices[] = {
+	{ "read", LOAD_RW_READ }, { "write", LOAD_RW_WRITE },
+	{ "randread", LOAD_RW_RANDREAD }, { "randwrite", LOAD_RW_RANDWRITE },
+	{ "rw", LOAD_RW_RW }, { "readwrite", LOAD_RW_RW },
+	{ "randrw", LOAD_RW_RANDRW }, { "trim", LOAD_RW_TRIM },
+	{ "randtrim", LOAD_RW_RANDTRIM }, { NULL, 0 },
+};
+
+static const struct choice engine_choices[] = {
+	{ "psync", LOAD_PSYNC }, { "io_uring", LOAD_IO_URING },
+	{ "libaio", LOAD_LIBAIO }, { NULL, 0 },
+};
+
+static const struct choice eta_choices[] = {
+	{ "auto", LOAD_ETA_AUTO }, { "always", LOAD_ETA_ALWAYS },
+	{ "never", LOAD_ETA_NEVER }, { NULL, 0 },
+};
+
+static const struct choice cpus_policy_choices[] = {
+	{ "split", LOAD_CPUS_SPLIT }, { "shared", LOAD_CPUS_SHARED }, { NULL, 0 },
+};
+
+static const struct choice format_choices[] = {
+	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON }, { NULL, 0 },
+};
+
+#define OFF(f) offsetof(struct load_job_opts, f)
+
+static const struct opt opts[] = {
+	{ "name", T_STR, OFF(name), NULL, 0, 0, "NAME",
+	  "start a new job (options before the first are global)" },
+	{ "filename", T_STR, OFF(filename), NULL, 0, 0, "PATH",
+	  "regular file (created if absent, never truncated) or block device" },
+	{ "size", T_SIZE, OFF(size), NULL, 0, 0, "SIZE",
+	  "bytes of I/O per job and the range used (default: to the end)" },
+	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",
+	  "start of the range; N% of the device or file, aligned up" },
+	{ "offset_align", T_SIZE, OFF(offset_align), NULL, 0, 0, "SIZE",
+	  "alignment of an N% offset (default: the smallest block size)" },
+	{ "rw", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
+	  "read write randread randwrite rw|readwrite randrw trim randtrim" },
+	{ "readwrite", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
+	  "same as --rw" },
+	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
+	  "percent of reads in rw and randrw (default 50)" },
+	{ "bs", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
+	  "block size (default 4k)" },
+	{ "bsrange", T_BSRANGE, OFF(bsz), NULL, 0, 0, "MIN-MAX[,..]",
+	  "sizes from MIN to MAX in steps of MIN (read,write,trim)" },
+	{ "blocksize_range", T_BSRANGE, OFF(bsz), NULL, 0, 0, "RANGE",
+	  "same as --bsrange" },
+	{ "bssplit", T_BSSPLIT, OFF(bsz), NULL, 0, 0, "BS/PCT:..[,..]",
+	  "sizes by share, e.g. 4k/10:64k/50:32k/40 (read,write,trim)" },
+	{ "blockalign", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE[,..]",
+	  "random offsets on this (default: smallest bs; no random map)" },
+	{ "ba", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE",
+	  "same as --blockalign" },
+	{ "direct", T_BOOL, OFF(direct), NULL, 0, 0, "0|1",
+	  "O_DIRECT: bypass the page cache" },
+	{ "ioengine", T_ENUM, OFF(ioengine), engine_choices, 0, 0, "ENGINE",
+	  "psync (default), io_uring, libaio" },
+	{ "iodepth", T_UINT, OFF(iodepth), NULL, 1, 65535, "N",
+	  "I/Os in flight per job (psync: 1)" },
+	{ "numjobs", T_UINT, OFF(numjobs), NULL, 1, 4096, "N",
+	  "threads running this job, each with its own file descriptor" },
+	{ "runtime", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
+	  "stop after this long (seconds, or 500ms, 2m, 1h)" },
+	{ "time_based", T_BOOL, OFF(time_based), NULL, 0, 0, NULL,
+	  "run for --runtime, going over the range again" },
+	{ "ramp_time", T_TIME, OFF(ramp_ns), NULL, 0, 0, "TIME",
+	  "run this long before the statistics start" },
+	{ "randseed", T_U64, OFF(randseed), NULL, 0, 0, "N",
+	  "seed of the offsets and the read/write mix" },
+	{ "norandommap", T_BOOL, OFF(norandommap), NULL, 0, 0, NULL,
+	  "random offsets may repeat (default: each block once per pass)" },
+	{ "fsync", T_UINT, OFF(fsync), NULL, 0, ~0U, "N",
+	  "fsync after every N writes" },
+	{ "fdatasync", T_UINT, OFF(fdatasync), NULL, 0, ~0U, "N",
+	  "fdatasync after every N writes" },
+	{ "rate_iops", T_DIRUINT, OFF(rate_iops), NULL, 0, ~0U, "N[,..]",
+	  "at most N I/Os a second per job, at the smallest bs (r,w,t)" },
+	{ "end_fsync", T_BOOL, OFF(end_fsync), NULL, 0, 0, "0|1",
+	  "fsync when the job ends" },
+	{ "stonewall", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
+	  "start when every job before has ended; a new group" },
+	{ "wait_for_previous", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
+	  "same as --stonewall" },
+	{ "new_group", T_BOOL, OFF(new_group), NULL, 0, 0, NULL,
+	  "a new reporting group, started with the jobs before" },
+	{ "cpus_allowed", T_CPUS, OFF(cpus), NULL, 0, 0, "LIST",
+	  "job threads run on these CPUs, e.g. 0-3,6 (default: all allowed)" },
+	{ "cpus_allowed_policy", T_ENUM, OFF(cpus_policy), cpus_policy_choices,
+	  0, 0, "HOW", "split: one CPU per thread (default); shared: fio's" },
+	{ "bwavgtime", T_UINT, OFF(bw_avg_ms), NULL, 1, ~0U, "MSEC",
+	  "interval of the bw samples (default 500)" },
+	{ "iopsavgtime", T_UINT, OFF(iops_avg_ms), NULL, 1, ~0U, "MSEC",
+	  "interval of the IOPS samples (default 500)" },
+	{ "group_reporting", T_BOOL, OFF(group_reporting), NULL, 0, 0, NULL,
+	  "one report for all jobs of a group" },
+	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
+	  "normal or json" },
+	{ "eta", T_ENUM, OFF(eta), eta_choices, 0, 0, "WHEN",
+	  "progress line: auto (stdout a terminal), always, never" },
+	{ "output", T_STR, OFF(output), NULL, 0, 0, "PATH",
+	  "write the report to this file" },
+	{ "allow-destroy", T_BOOL, OFF(allow_destroy), NULL, 0, 0, NULL,
+	  "write to a device even if mounted, held or formatted" },
+	{ "sweep", T_STR, OFF(sweep), NULL, 0, 0, "WHAT",
+	  "iodepth: depths 1, 2, 4... to the best; zones[:N]: MB/s across it" },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+void load_opts_init(struct load_job_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rw = LOAD_RW_READ;
+	o->rwmixread = 50;
+	o->bs = 4096;
+	for (int d = 0; d < LOAD_DIRS; d++)
+		o->bsz[d].min = o->bsz[d].max = o->bs;
+	o->ioengine = LOAD_PSYNC;
+	o->iodepth = 1;
+	o->numjobs = 1;
+	o->cpus_policy = LOAD_CPUS_SPLIT;
+	o->bw_avg_ms = 500;
+	o->iops_avg_ms = 500;
+	/* fio's default seed, so that runs repeat as fio's do. */
+	o->randseed = 0x89;
+}
+
+static const struct opt *find(const char *name)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (!strcmp(opts[i].name, name))
+			return &opts[i];
+	}
+	return NULL;
+}
+
+bool load_opt_known(const char *name)
+{
+	return find(name) != NULL;
+}
+
+/* fio takes these only on its command line, not in a job file. */
+bool load_opt_cmdline_only(const char *name)
+{
+	return !strcmp(name, "output-format") || !strcmp(name, "output") ||
+	       !strcmp(name, "allow-destroy") || !strcmp(name, "sweep") ||
+	       !strcmp(name, "eta");
+}
+
+bool load_opt_run_wide(const char *name)
+{
+	return load_opt_cmdline_only(name) || !strcmp(name, "group_reporting");
+}
+
+bool load_opt_is_flag(const char *name)
+{
+	const struct opt *op = find(name);
+
+	return op && op->type == T_BOOL;
+}
+
+int load_parse_size(const char *s, __u64 *v)
+{
+	static const struct { const char *sfx; int shift; } sfx[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
+		{ "t", 40 }, { "tb", 40 }, { "tib", 40 },
+		{ "p", 50 }, { "pb", 50 }, { "pib", 50 },
+	};
+	unsigned long long n;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
+	/* fio's default kb_base=1024: k, KB and KiB are all 1024. */
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (strcasecmp(end, sfx[i].sfx))
+			continue;
+		if (sfx[i].shift && n > (~0ULL >> sfx[i].shift))
+			return -1;
+		*v = n << sfx[i].shift;
+		return 0;
+	}
+	return -1;
+}
+
+int load_parse_time(const char *s, double unit_ns, __u64 *ns)
+{
+	static const struct { const char *sfx; double ns; } sfx[] = {
+		{ "ns", 1 }, { "nsec", 1 }, { "us", 1e3 }, { "usec", 1e3 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "s", 1e9 }, { "sec", 1e9 },
+		{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { "hour", 3600e9 },
+		{ "d", 86400e9 }, { "day", 86400e9 },
+	};
+	double v, mult = -1;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtod(s, &end);
+	if (!*end)
+		mult = unit_ns;
+	for (size_t i = 0; *end && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (!strcasecmp(end, sfx[i].sfx))
+			mult = sfx[i].ns;
+	}
+	if (mult < 0 || !(v * mult < 9e18))
+		return -1;
+	*ns = (__u64)(v * mult + 0.5);
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *b)
+{
+	static const char *const yes[] = { "1", "true", "yes", "on" };
+	static const char *const no[] = { "0", "false", "no", "off" };
+
+	if (!s) {
+		*b = true;
+		return 0;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i]) || !strcasecmp(s, no[i])) {
+			*b = !strcasecmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void remember(struct load_job_opts *o, const char *name,
+		     const char *value)
+{
+	/* The JSON shows each option once, with the value that counts. */
+	for (int i = 0; i < o->ngiven; i++) {
+		if (!strcmp(o->given[i].name, name)) {
+			o->given[i].value = value;
+			return;
+		}
+	}
+	if (o->ngiven < LOAD_MAX_GIVEN)
+		o->given[o->ngiven++] = (struct load_given){ name, value };
+}
+
+/* fio's "read,write,trim" values: "a" is all three, "a,b" is b for writes
+ * and trims, an empty part keeps that direction as it was.  Copies the
+ * parts into buf and points part[] at them; NULL for a kept one. */
+static int split_dirs(const char *value, char *buf, size_t len,
+		      char *part[LOAD_DIRS])
+{
+	char *p[LOAD_DIRS + 1];
+	int n = 0;
+
+	if (snprintf(buf, len, "%s", value) >= (int)len)
+		return -1;
+	p[n++] = buf;
+	for (char *c = buf; *c; c++) {
+		if (*c != ',')
+			continue;
+		if (n == LOAD_DIRS)
+			return -1;
+		*c = '\0';
+		p[n++] = c + 1;
+	}
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		char *v = p[d < n ? d : n - 1];
+
+		part[d] = *v ? v : NULL;
+	}
+	return 0;
+}
+
+static int parse_bsrange(const char *s, struct load_bs *b, const char **err)
+{
+	char lo[64];
+	size_t n = strcspn(s, "-:");
+
+	*err = "want MIN-MAX, e.g. 4k-64k";
+	if (!s[n] || n >= sizeof(lo))
+		return -1;
+	snprintf(lo, sizeof(lo), "%.*s", (int)n, s);
+	if (load_parse_size(lo, &b->min) || load_parse_size(s + n + 1, &b->max))
+		return -1;
+	*err = "MIN must be more than 0 and not above MAX";
+	if (!b->min || b->min > b->max)
+		return -1;
+	b->nsplit = 0;
+	return 0;
+}
+
+/* fio's bssplit: SIZE/PCT entries by ':'; an empty or 0 share is a share
+ * of what the others leave, evenly (the rounding goes to the first). */
+static int parse_bssplit(char *s, struct load_bs *b, const char **err)
+{
+	unsigned int sum = 0, blank = 0, first_blank = ~0U;
+	char *ent;
+
+	b->nsplit = 0;
+	b->min = ~0ULL;
+	b->max = 0;
+	while ((ent = strsep(&s, ":"))) {
+		struct load_split *sp = &b->split[b->nsplit];
+		char *pct = strchr(ent, '/'), *end;
+		unsigned long v = 0;
+
+		*err = "want SIZE/PERCENT entries separated by ':'";
+		if (b->nsplit == LOAD_MAX_SPLIT) {
+			*err = "more than 64 entries";
+			return -1;
+		}
+		if (pct)
+			*pct++ = '\0';
+		if (load_parse_size(ent, &sp->bs) || !sp->bs)
+			return -1;
+		if (pct && *pct) {
+			errno = 0;
+			v = strtoul(pct, &end, 10);
+			if (errno || *end || !isdigit((unsigned char)*pct) || v > 100) {
+				*err = "a share is a percentage, 0 to 100";
+				return -1;
+			}
+		}
+		if (!v && first_blank == ~0U)
+			first_blank = b->nsplit;
+		blank += !v;
+		sum += v;
+		sp->perc = v;
+		if (sp->bs < b->min)
+			b->min = sp->bs;
+		if (sp->bs > b->max)
+			b->max = sp->bs;
+		b->nsplit++;
+	}
+	if (sum > 100 || (!blank && sum != 100)) {
+		*err = "the shares must add up to 100";
+		return -1;
+	}
+	for (unsigned int i = 0; blank && i < b->nsplit; i++) {
+		if (!b->split[i].perc)
+			b->split[i].perc = (100 - sum) / blank +
+				(i == first_blank ? (100 - sum) % blank : 0);
+	}
+	return 0;
+}
+
+static int set_dirs(struct load_job_opts *o, const struct opt *op,
+		    const char *value, const char **err)
+{
+	char buf[1024], *part[LOAD_DIRS];
+
+	*err = "bad value";
+	if (split_dirs(value, buf, sizeof(buf), part)) {
+		*err = "at most three values: read,write,trim";
+		return -1;
+	}
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		unsigned long v;
+		char *end;
+		__u64 sz;
+
+		if (!part[d])
+			continue;
+		switch (op->type) {
+		case T_BSRANGE:
+			if (parse_bsrange(part[d], &o->bsz[d], err))
+				return -1;
+			break;
+		case T_BSSPLIT: {
+			/* The same text may be all three parts: parse a copy. */
+			char one[sizeof(buf)];
+
+			snprintf(one, sizeof(one), "%s", part[d]);
+			if (parse_bssplit(one, &o->bsz[d], err))
+				return -1;
+			break;
+		}
+		case T_DIRSIZE:
+			if (load_parse_size(part[d], &sz) || !sz) {
+				*err = "must be a size above 0";
+				return -1;
+			}
+			o->blockalign[d] = sz;
+			break;
+		default:
+			errno = 0;
+			v = strtoul(part[d], &end, 10);
+			if (errno || *end || !isdigit((unsigned char)*part[d]) ||
+			    v > op->max) {
+				*err = "must be a whole number in range";
+				return -1;
+			}
+			o->rate_iops[d] = v;
+			break;
+		}
+	}
+	return 0;
+}
+
+static int parse_offset(struct load_job_opts *o, const char *value)
+{
+	char *end;
+	unsigned long v;
+	size_t n = strlen(value);
+
+	if (n < 2 || value[n - 1] != '%') {
+		o->offset_pct = 0;
+		return load_parse_size(value, &o->offset);
+	}
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (errno || end != value + n - 1 || !isdigit((unsigned char)*value) ||
+	    v > 100)
+		return -1;
+	o->offset = 0;
+	o->offset_pct = v;
+	return 0;
+}
+
+/* "want one of: read write ..." */
+static const char *choices_text(const struct choice *c)
+{
+	static char msg[256];
+	size_t n = snprintf(msg, sizeof(msg), "want one of:");
+
+	for (; c->name && n < sizeof(msg); c++)
+		n += snprintf(msg + n, sizeof(msg) - n, " %s", c->name);
+	return msg;
+}
+
+int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
+		 const char **err)
+{
+	const struct opt *op = find(name);
+	void *p;
+
+	if (!op) {
+		*err = "unknown option";
+		return -1;
+	}
+	p = (char *)o + op->off;
+	if (!value && op->type != T_BOOL) {
+		*err = "needs a value";
+		return -2;
+	}
+	*err = "bad value";
+	switch (op->type) {
+	case T_STR:
+		if (!*value)
+			return -2;
+		*(char **)p = (char *)value;
+		break;
+	case T_SIZE:
+		if (load_parse_size(value, p))
+			return -2;
+		break;
+	case T_U64: {
+		char *end;
+
+		errno = 0;
+		*(__u64 *)p = strtoull(value, &end, 0);
+		if (errno || end == value || *end || *value == '-')
+			return -2;
+		break;
+	}
+	case T_UINT: {
+		unsigned long v;
+		char *end;
+
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || *value == '-' ||
+		    v < op->min || v > op->max) {
+			*err = "must be a whole number in range";
+			return -2;
+		}
+		*(unsigned int *)p = v;
+		break;
+	}
+	case T_BOOL:
+		if (parse_bool(value, p))
+			return -2;
+		break;
+	case T_TIME:
+		if (load_parse_time(value, 1e9, p))
+			return -2;
+		break;
+	case T_OFFSET:
+		if (parse_offset(o, value)) {
+			*err = "want a size or a percentage, 0% to 100%";
+			return -2;
+		}
+		break;
+	case T_CPUS:
+		if (load_cpus_parse(value, p, err))
+			return -2;
+		break;
+	case T_BSRANGE:
+	case T_BSSPLIT:
+	case T_DIRSIZE:
+	case T_DIRUINT:
+		if (set_dirs(o, op, value, err))
+			return -2;
+		break;
+	case T_ENUM:
+		for (const struct choice *c = op->choices;; c++) {
+			if (!c->name) {
+				*err = choices_text(op->choices);
+				return -2;
+			}
+			if (!strcmp(c->name, value)) {
+				*(int *)p = c->val;
+				break;
+			}
+		}
+		break;
+	}
+	if (op->type == T_SIZE && op->off == OFF(bs)) {
+		if (!o->bs) {
+			*err = "must be more than 0";
+			return -2;
+		}
+		/* The last of --bs, --bsrange and --bssplit counts. */
+		for (int d = 0; d < LOAD_DIRS; d++)
+			o->bsz[d] = (struct load_bs){ .min = o->bs, .max = o->bs };
+	}
+	remember(o, op->name, value ? value : "1");
+	return 0;
+}
+
+void load_opts_help(FILE *f)
+{
+	char lhs[40];
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		snprintf(lhs, sizeof(lhs), "--%s%s%s", opts[i].name,
+			 opts[i].arg ? "=" : "", opts[i].arg ? opts[i].arg : "");
+		fprintf(f, "  %-26s %s\n", lhs, opts[i].help);
+	}
+}
+
+static const char *choice_name(const struct choice *c, int val)
+{
+	for (; c->name; c++) {
+		if (c->val == val)
+			return c->name;
+	}
+	return "?";
+}
+
+bool load_dir_used(const struct load_job_opts *o, int dir)
+{
+	switch (o->rw) {
+	case LOAD_RW_READ:
+	case LOAD_RW_RANDREAD:
+		return dir == LOAD_READ;
+	case LOAD_RW_WRITE:
+	case LOAD_RW_RANDWRITE:
+		return dir == LOAD_WRITE;
+	case LOAD_RW_TRIM:
+	case LOAD_RW_RANDTRIM:
+		return dir == LOAD_TRIM;
+	default:
+		return dir == LOAD_READ ? o->rwmixread > 0 :
+		       dir == LOAD_WRITE ? o->rwmixread < 100 : false;
+	}
+}
+
+__u64 load_bs_min(const struct load_job_opts *o)
+{
+	__u64 v = ~0ULL;
+
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		if (load_dir_used(o, d) && o->bsz[d].min < v)
+			v = o->bsz[d].min;
+	}
+	return v;
+}
+
+__u64 load_bs_max(const struct load_job_opts *o)
+{
+	__u64 v = 0;
+
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		if (load_dir_used(o, d) && o->bsz[d].max > v)
+			v = o->bsz[d].max;
+	}
+	return v;
+}
+
+__u64 load_blockalign(const struct load_job_opts *o, int dir)
+{
+	return o->blockalign[dir] ? o->blockalign[dir] : o->bsz[dir].min;
+}
+
+const char *load_dir_name(int dir)
+{
+	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
+
+	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
+}
+
+const char *load_rw_name(int rw)
+{
+	return choice_name(rw_choices, rw);
+}
+
+const char *load_engine_name(int engine)
+{
+	return choice_name(engine_choices, engine);
+}

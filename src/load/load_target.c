@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What iolens load may write to, checked before any I/O: a regular file
+ * (created if absent, extended if short, never truncated), or a block
+ * device nobody uses: not mounted (nor any of its partitions), no holders
+ * (device mapper, md, ...), no filesystem or partition-table signature.
+ * Direct I/O the device cannot take is refused here too, with the size it
+ * needs, rather than failing with EINVAL on the first request.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <blkid/blkid.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "load/load.h"
+#include "lib/log.h"
+
+/* Refusals are the user's request we will not do: the usage exit code,
+ * as issue 5 asks, so that scripts tell them from failed I/O. */
+#define REFUSED 2
+#define FAILED 1
+
+static int refuse(const struct load_job_opts *o, const char *fmt, const char *a,
+		  const char *b)
+{
+	fprintf(stderr, "iolens load: %s: ", o->filename);
+	fprintf(stderr, fmt, a, b);
+	fputs(" (--allow-destroy overrides)\n", stderr);
+	return REFUSED;
+}
+
+static bool job_writes(const struct load_job_opts *o)
+{
+	return o->rw != LOAD_RW_READ && o->rw != LOAD_RW_RANDREAD;
+}
+
+/* The sysfs directory of a device number, resolved; false if none. */
+static bool sys_dir(dev_t dev, char *out)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u", major(dev), minor(dev));
+	return realpath(p, out) != NULL;
+}
+
+/* Whether `other` is `dev` or one of its partitions. */
+static bool same_or_part(dev_t dev, const char *dev_sys, unsigned int ma,
+			 unsigned int mi)
+{
+	char other[PATH_MAX];
+	size_t n = strlen(dev_sys);
+
+	if (major(dev) == ma && minor(dev) == mi)
+		return true;
+	if (!sys_dir(makedev(ma, mi), other))
+		return false;
+	return !strncmp(other, dev_sys, n) && other[n] == '/';
+}
+
+/* Where `dev` (or a partition of it) is mounted, into `where`. */
+static bool mounted(const char *path, dev_t dev, char *where, size_t len)
+{
+	char line[4096], dev_sys[PATH_MAX], real[PATH_MAX], src[PATH_MAX];
+	char mnt[PATH_MAX], other[PATH_MAX];
+	bool found = false, have_sys = sys_dir(dev, dev_sys);
+	unsigned int ma, mi;
+	FILE *f;
+
+	/* mountinfo names the device by number, which covers every path
+	 * and name it could have been mounted under. */
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mnt) != 3)
+			continue;
+		if (have_sys ? same_or_part(dev, dev_sys, ma, mi) :
+			       (major(dev) == ma && minor(dev) == mi)) {
+			snprintf(where, len, "%s", mnt);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (found || !realpath(path, real))
+		return found;
+	/* /proc/mounts by path: a mount this namespace's mountinfo shows
+	 * under another number (btrfs) still names the device. */
+	f = fopen("/proc/mounts", "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%4095s %4095s", src, mnt) != 2 || src[0] != '/')
+			continue;
+		if (realpath(src, other) && !strcmp(other, real)) {
+			snprintf(where, len, "%s", mnt);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The first holder of `dev` (dm-0, md0), into `who`. */
+static bool held(dev_t dev, char *who, size_t len)
+{
+	char p[96];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/holders", major(dev),
+		 minor(dev));
+	dir = opendir(p);
+	if (!dir)
+		return false;
+	while (!found && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(who, len, "%s", d->d_name);
+		found = true;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* A filesystem, RAID member or partition table on the device, by
+ * libblkid: 1 found (what in `what`), 0 none, -1 could not probe. */
+static int signature(const char *path, char *what, size_t len)
+{
+	const char *type = NULL, *kind = "filesystem";
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	int rc;
+
+	if (!pr)
+		return -1;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	/* safeprobe says -2 for two signatures at once (ambivalent): as
+	 * much a reason to refuse as one. */
+	rc = blkid_do_safeprobe(pr);
+	if (rc == -2) {
+		snprintf(what, len, "more than one signature");
+		blkid_free_probe(pr);
+		return 1;
+	}
+	if (rc == 0) {
+		if (blkid_probe_lookup_value(pr, "TYPE", &type, NULL)) {
+			kind = "partition table";
+			if (blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL))
+				type = "unknown";
+		}
+		snprintf(what, len, "%s %s", kind, type);
+	}
+	blkid_free_probe(pr);
+	return rc == 0 ? 1 : rc == 1 ? 0 : -1;
+}
+
+static unsigned int read_uint(const char *path)
+{
+	unsigned int v = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* The logical block size of the device a file lives on: its queue, or
+ * the queue of the disk if it is a partition. */
+static unsigned int file_lbs(dev_t dev, char *name, size_t len)
+{
+	char p[PATH_MAX + 64], real[PATH_MAX];
+	unsigned int v;
+
+	if (!sys_dir(dev, real))
+		return 0;	/* tmpfs, btrfs subvolume: no queue to ask */
+	snprintf(name, len, "%s", strrchr(real, '/') + 1);
+	snprintf(p, sizeof(p), "%s/queue/logical_block_size", real);
+	v = read_uint(p);
+	if (v)
+		return v;
+	snprintf(p, sizeof(p), "%s/../queue/logical_block_size", real);
+	return read_uint(p);
+}
+
+/* A device that takes no discards (discard_max_bytes 0) would fail each
+ * trim with EOPNOTSUPP: refused before the start. */
+static int check_discard(const struct load_job_opts *o, const struct stat *st)
+{
+	char p[PATH_MAX + 64], real[PATH_MAX];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (!sys_dir(st->st_rdev, real))
+		return 0;
+	snprintf(p, sizeof(p), "%s/queue/discard_max_bytes", real);
+	f = fopen(p, "re");
+	if (!f) {
+		/* A partition: its disk's queue. */
+		snprintf(p, sizeof(p), "%s/../queue/discard_max_bytes", real);
+		f = fopen(p, "re");
+	}
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 1;
+	fclose(f);
+	if (v)
+		return 0;
+	fprintf(stderr, "iolens load: %s: the device takes no trims (discard_max_bytes is 0)\n",
+		o->filename);
+	return REFUSED;
+}
+
+static bool is_random(int rw)
+{
+	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
+	       rw == LOAD_RW_RANDRW || rw == LOAD_RW_RANDTRIM;
+}
+
+/* The first size or offset the job may issue that is not a multiple of
+ * `unit`: a name for the message, and the value in *val. */
+static const char *misaligned(const struct load_job_opts *o, unsigned int unit,
+			      __u64 *val)
+{
+	for (int d = 0; d < LOAD_DIRS; d++) {
+		const struct load_bs *b = &o->bsz[d];
+
+		if (!load_dir_used(o, d))
+			continue;
+		*val = b->min % unit ? b->min : b->max;
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			if (b->split[i].bs % unit)
+				*val = b->split[i].bs;
+		}
+		if (*val % unit)
+			return "block size";
+		*val = load_blockalign(o, d);
+		if (is_random(o->rw) && *val % unit)
+			return "--blockalign";
+	}
+	*val = o->offset;
+	return o->offset % unit ? "--offset" : NULL;
+}
+
+static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
+			const struct stat *st)
+{
+	char what[PATH_MAX];
+	int fd, rc;
+
+	fd = open(o->filename, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_err("%s: %s", o->filename, strerror(errno));
+		return FAILED;
+	}
+	if (ioctl(fd, BLKGETSIZE64, &t->dev_size) ||
+	    ioctl(fd, BLKSSZGET, &rc)) {
+		pr_err("%s: cannot read its size: %s", o->filename, strerror(errno));
+		close(fd);
+		return FAILED;
+	}
+	close(fd);
+	t->lbs = rc;
+	snprintf(t->lbs_from, sizeof(t->lbs_from), "%s", o->filename);
+	if (!t->writes || o->allow_destroy)
+		return 0;
+	if (mounted(o->filename, st->st_rdev, what, sizeof(what)))
+		return refuse(o, "refusing to write: it is mounted on %s%s", what, "");
+	if (held(st->st_rdev, what, sizeof(what)))
+		return refuse(o, "refusing to write: it is in use by %s%s", what, "");
+	rc = signature(o->filename, what, sizeof(what));
+	if (rc < 0) {
+		pr_err("%s: cannot probe it for a signature; not writing", o->filename);
+		return FAILED;
+	}
+	if (rc)
+		return refuse(o, "refusing to write: it holds a %s%s", what, "");
+	return 0;
+}
+
+/* fio's --offset=N%: N% of the device or file, up to the next multiple
+ * of --offset_align, or of the smallest block size. */
+static void resolve_pct(struct load_job_opts *o, __u64 dev_size)
+{
+	__u64 align = o->offset_align ? o->offset_align : load_bs_min(o);
+	__u64 v = (__u64)((unsigned __int128)dev_size * o->offset_pct / 100);
+
+	if (o->offset_pct)
+		o->offset = (v + align - 1) / align * align;
+}
+
+static int prepare_file(struct load_job_opts *o, struct load_target *t)
+{
+	struct stat st;
+	__u64 want;
+	int fd;
+
+	/* Never O_TRUNC: the file may be someone's data. */
+	fd = open(o->filename, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 && !t->writes && errno == EACCES)
+		fd = open(o->filename, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		pr_err("%s: %s", o->filename, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return FAILED;
+	}
+	resolve_pct(o, st.st_size);
+	want = o->offset + o->size;
+	if (!o->size && (__u64)st.st_size <= o->offset) {
+		close(fd);
+		fprintf(stderr, "iolens load: %s: the file is %lld bytes; give --size\n",
+			o->filename, (long long)st.st_size);
+		return REFUSED;
+	}
+	/* Extend only: a longer file keeps its bytes past the range. */
+	if (o->size && (__u64)st.st_size < want && ftruncate(fd, want)) {
+		pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
+		       (unsigned long long)want, strerror(errno));
+		close(fd);
+		return FAILED;
+	}
+	t->dev_size = (__u64)st.st_size > want ? (__u64)st.st_size : want;
+	t->lbs = file_lbs(st.st_dev, t->lbs_from, sizeof(t->lbs_from));
+	close(fd);
+	return 0;
+}
+
+int load_target_prepare(struct load_job_opts *o, struct load_target *t)
+{
+	const char *what;
+	struct stat st;
+	__u64 val;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->writes = job_writes(o);
+	if (!o->filename) {
+		fprintf(stderr, "iolens load: job '%s': no --filename\n", o->name);
+		return REFUSED;
+	}
+	if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
+		t->is_blkdev = true;
+		rc = check_blkdev(o, t, &st);
+		if (!rc && load_dir_used(o, LOAD_TRIM))
+			rc = check_discard(o, &st);
+		if (!rc)
+			resolve_pct(o, t->dev_size);
+	} else if (load_dir_used(o, LOAD_TRIM)) {
+		/* fio 3.33 issues BLKDISCARD here too and fails on the
+		 * first trim with ENOTTY; refusing says it before anything. */
+		fprintf(stderr, "iolens load: %s: trims need a block device (BLKDISCARD)\n",
+			o->filename);
+		return REFUSED;
+	} else if (stat(o->filename, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
+			o->filename);
+		return REFUSED;
+	} else {
+		rc = prepare_file(o, t);
+	}
+	if (rc)
+		return rc;
+	if (o->offset >= t->dev_size) {
+		fprintf(stderr, "iolens load: %s: --offset=%llu is past its end (%llu bytes)\n",
+			o->filename, (unsigned long long)o->offset,
+			(unsigned long long)t->dev_size);
+		return REFUSED;
+	}
+	if (!o->size)
+		o->size = t->dev_size - o->offset;
+	if (o->offset + o->size > t->dev_size) {
+		fprintf(stderr, "iolens load: %s: --offset + --size = %llu is past its end (%llu bytes)\n",
+			o->filename, (unsigned long long)(o->offset + o->size),
+			(unsigned long long)t->dev_size);
+		return REFUSED;
+	}
+	if (o->size < load_bs_min(o)) {
+		fprintf(stderr, "iolens load: %s: --size=%llu is smaller than the block size %llu\n",
+			o->filename, (unsigned long long)o->size,
+			(unsigned long long)load_bs_min(o));
+		return REFUSED;
+	}
+	/* Direct I/O and BLKDISCARD both take only whole logical blocks. */
+	if ((o->direct || load_dir_used(o, LOAD_TRIM)) && t->lbs &&
+	    (what = misaligned(o, t->lbs, &val))) {
+		fprintf(stderr, "iolens load: %s: %s needs sizes and offsets in multiples of %u bytes, the logical block size of %s (%s %llu)\n",
+			o->filename, o->direct ? "direct I/O" : "a trim", t->lbs,
+			t->lbs_from, what, (unsigned long long)val);
+		return REFUSED;
+	}
+	return 0;
+}
+
+int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
+		      int *fd)
+{
+	*fd = -1;
+	/* O_EXCL on a block device: the kernel refuses it while mounted or
+	 * claimed, and keeps others from mounting it while we write.  The
+	 * claim is per open file, so one open holds it for all threads. */
+	if (!t->is_blkdev || !t->writes)
+		return 0;
+	*fd = open(o->filename, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	if (errno == EBUSY) {
+		fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
+			o->filename);
+		return 2;
+	}
+	pr_err("%s: %s", o->filename, strerror(errno));
+	return 1;
+}
+
+int load_target_open(const struct load_job_opts *o, const struct load_target *t)
+{
+	int flags = O_CLOEXEC | (t->writes ? O_RDWR : O_RDONLY);
+
+	if (o->direct)
+		flags |= O_DIRECT;
+	return open(o->filename, flags);
+}

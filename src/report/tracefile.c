@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace file of `iolens record` (format in include/tracefile.h).
+ *
+ * Every record is serialised field by field in little-endian order rather
+ * than written as a memory image: no compiler padding reaches the file, and
+ * the reader knows the exact payload length of every type, which is what lets
+ * it reject a damaged file instead of trusting a length read from it.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <zlib.h>
+#include "report/tracefile.h"
+
+#define MAGIC_LEN	8
+#define REC_HDR_LEN	8
+
+/* Payload lengths; a record of another length is corrupt. */
+#define HEADER_LEN	(65 + 65 + 32 + 8 + 8)
+#define DEVICE_LEN	(4 + 4 + 4 + 32)
+#define CGROUP_LEN	(8 + 4 + 4 + TRACE_PATH_MAX)
+#define RQ_LEN		(7 * 8 + 5 * 4 + 2 * 2 + 4 * 1 + 4 + IOLENS_COMM_LEN)
+#define LOST_LEN	8
+#define END_LEN		(4 * 8)
+#define MAX_PAYLOAD	CGROUP_LEN
+
+_Static_assert(sizeof(((struct trace_header *)0)->kernel) == 65, "format");
+_Static_assert(sizeof(((struct trace_header *)0)->host) == 65, "format");
+_Static_assert(sizeof(((struct trace_header *)0)->tool) == 32, "format");
+_Static_assert(sizeof(((struct trace_device *)0)->name) == 32, "format");
+/* A new field in the request record must be added to put_rq()/get_rq() and
+ * comes with a new IOLENS_TRACE_VERSION. */
+_Static_assert(sizeof(struct iolens_rq) == RQ_LEN, "iolens_rq changed");
+
+/* Cursor over a record payload: bounds are guaranteed by the fixed lengths
+ * above, checked once per record, so the helpers do not check again. */
+struct buf {
+	unsigned char *p;
+};
+
+static void put_u8(struct buf *b, __u8 v)
+{
+	*b->p++ = v;
+}
+
+static void put_u16(struct buf *b, __u16 v)
+{
+	v = htole16(v);
+	memcpy(b->p, &v, 2);
+	b->p += 2;
+}
+
+static void put_u32(struct buf *b, __u32 v)
+{
+	v = htole32(v);
+	memcpy(b->p, &v, 4);
+	b->p += 4;
+}
+
+static void put_u64(struct buf *b, __u64 v)
+{
+	v = htole64(v);
+	memcpy(b->p, &v, 8);
+	b->p += 8;
+}
+
+/* Fixed-size string field, zero-filled so no stale memory reaches the
+ * file, always NUL-terminated. */
+static void put_str(struct buf *b, const char *s, size_t len)
+{
+	size_t n = strnlen(s, len - 1);
+
+	memcpy(b->p, s, n);
+	memset(b->p + n, 0, len - n);
+	b->p += len;
+}
+
+static __u8 get_u8(struct buf *b)
+{
+	return *b->p++;
+}
+
+static __u16 get_u16(struct buf *b)
+{
+	__u16 v;
+
+	memcpy(&v, b->p, 2);
+	b->p += 2;
+	return le16toh(v);
+}
+
+static __u32 get_u32(struct buf *b)
+{
+	__u32 v;
+
+	memcpy(&v, b->p, 4);
+	b->p += 4;
+	return le32toh(v);
+}
+
+static __u64 get_u64(struct buf *b)
+{
+	__u64 v;
+
+	memcpy(&v, b->p, 8);
+	b->p += 8;
+	return le64toh(v);
+}
+
+/* The file may hold anything: terminate strings here, not at the user. */
+static void get_str(struct buf *b, char *s, size_t len)
+{
+	memcpy(s, b->p, len);
+	s[len - 1] = '\0';
+	b->p += len;
+}
+
+static void put_rq(struct buf *b, const struct iolens_rq *rq)
+{
+	put_u64(b, rq->ts_start);
+	put_u64(b, rq->ts_insert);
+	put_u64(b, rq->ts_issue);
+	put_u64(b, rq->ts_complete);
+	put_u64(b, rq->sector);
+	put_u64(b, rq->cgroup);
+	put_u64(b, rq->io_cgroup);
+	put_u32(b, rq->dev);
+	put_u32(b, rq->bytes);
+	put_u32(b, rq->pid);
+	put_u32(b, rq->tid);
+	put_u32(b, rq->kflags);
+	put_u16(b, rq->flags);
+	put_u16(b, rq->qd);
+	put_u8(b, rq->op);
+	put_u8(b, rq->ctx);
+	put_u8(b, rq->status);
+	put_u8(b, rq->requeues);
+	put_u32(b, rq->io_cgroup_hier);
+	put_str(b, rq->comm, IOLENS_COMM_LEN);
+}
+
+static void get_rq(struct buf *b, struct iolens_rq *rq)
+{
+	rq->ts_start = get_u64(b);
+	rq->ts_insert = get_u64(b);
+	rq->ts_issue = get_u64(b);
+	rq->ts_complete = get_u64(b);
+	rq->sector = get_u64(b);
+	rq->cgroup = get_u64(b);
+	rq->io_cgroup = get_u64(b);
+	rq->dev = get_u32(b);
+	rq->bytes = get_u32(b);
+	rq->pid = get_u32(b);
+	rq->tid = get_u32(b);
+	rq->kflags = get_u32(b);
+	rq->flags = get_u16(b);
+	rq->qd = get_u16(b);
+	rq->op = get_u8(b);
+	rq->ctx = get_u8(b);
+	rq->status = get_u8(b);
+	rq->requeues = get_u8(b);
+	rq->io_cgroup_hier = get_u32(b);
+	get_str(b, rq->comm, IOLENS_COMM_LEN);
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* zlib's message for the last error; errno's when zlib says Z_ERRNO. */
+static const char *gz_msg(gzFile f, int *errnum)
+{
+	int e;
+	const char *msg = gzerror(f, &e);
+
+	if (errnum)
+		*errnum = e;
+	if (e == Z_ERRNO)
+		return strerror(errno);
+	return msg && *msg ? msg : "unknown zlib error";
+}
+
+/* ---- writer ---- */
+
+struct trace_writer {
+	gzFile f;
+	__u64 requests;
+	char err[160];		/* first failure, reported by trace_finish */
+};
+
+static int write_rec(struct trace_writer *w, enum trace_rec_type type,
+		     const unsigned char *payload, __u32 len)
+{
+	unsigned char hdr[REC_HDR_LEN];
+	struct buf b = { hdr };
+
+	if (w->err[0])
+		return -1;
+	put_u16(&b, type);
+	put_u16(&b, 0);
+	put_u32(&b, len);
+	if (gzwrite(w->f, hdr, sizeof(hdr)) != sizeof(hdr) ||
+	    gzwrite(w->f, payload, len) != (int)len) {
+		set_err(w->err, sizeof(w->err), "%s", gz_msg(w->f, NULL));
+		return -1;
+	}
+	return 0;
+}
+
+struct trace_writer *trace_create(const char *path, const struct trace_header *h,
+				  char *err, size_t errlen)
+{
+	unsigned char p[MAGIC_LEN + 4 + REC_HDR_LEN + HEADER_LEN];
+	struct buf b = { p };
+	struct trace_writer *w;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		set_err(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	/* Level 1: recording must keep up with the ring buffer; the ratio
+	 * hardly improves at higher levels for these records anyway. */
+	errno = 0;
+	w->f = gzopen(path, "wb1");
+	if (!w->f) {
+		set_err(err, errlen, "cannot create %s: %s", path,
+			errno ? strerror(errno) : "out of memory");
+		free(w);
+		return NULL;
+	}
+	gzbuffer(w->f, 128 * 1024);
+
+	/* Magic, version and the HEADER record go out as one write. */
+	memcpy(b.p, IOLENS_TRACE_MAGIC, MAGIC_LEN);
+	b.p += MAGIC_LEN;
+	put_u32(&b, IOLENS_TRACE_VERSION);
+	put_u16(&b, TRACE_REC_HEADER);
+	put_u16(&b, 0);
+	put_u32(&b, HEADER_LEN);
+	put_str(&b, h->kernel, sizeof(h->kernel));
+	put_str(&b, h->host, sizeof(h->host));
+	put_str(&b, h->tool, sizeof(h->tool));
+	put_u64(&b, h->mono_ns);
+	put_u64(&b, h->real_ns);
+	if (gzwrite(w->f, p, sizeof(p)) != sizeof(p)) {
+		set_err(err, errlen, "cannot write %s: %s", path,
+			gz_msg(w->f, NULL));
+		gzclose(w->f);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int trace_write_device(struct trace_writer *w, const struct trace_device *d)
+{
+	unsigned char p[DEVICE_LEN];
+	struct buf b = { p };
+
+	put_u32(&b, d->dev);
+	put_u32(&b, d->logical_bs);
+	put_u32(&b, d->physical_bs);
+	put_str(&b, d->name, sizeof(d->name));
+	return write_rec(w, TRACE_REC_DEVICE, p, sizeof(p));
+}
+
+int trace_write_cgroup(struct trace_writer *w, const struct trace_cgroup *c)
+{
+	unsigned char p[CGROUP_LEN];
+	struct buf b = { p };
+
+	put_u64(&b, c->id);
+	put_u32(&b, c->hier);
+	put_u32(&b, 0);
+	put_str(&b, c->path, sizeof(c->path));
+	return write_rec(w, TRACE_REC_CGROUP, p, sizeof(p));
+}
+
+int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq)
+{
+	unsigned char p[RQ_LEN];
+	struct buf b = { p };
+
+	put_rq(&b, rq);
+	if (write_rec(w, TRACE_REC_RQ, p, sizeof(p)))
+		return -1;
+	w->requests++;
+	return 0;
+}
+
+int trace_write_lost(struct trace_writer *w, __u64 lost)
+{
+	unsigned char p[LOST_LEN];
+	struct buf b = { p };
+
+	put_u64(&b, lost);
+	return write_rec(w, TRACE_REC_LOST, p, sizeof(p));
+}
+
+int trace_finish(struct trace_writer *w, const struct trace_end *end,
+		 char *err, size_t errlen)
+{
+	unsigned char p[END_LEN];
+	struct buf b = { p };
+	int ret, zerr;
+
+	put_u64(&b, end->mono_ns);
+	/* The writer's own count, not the caller's: the reader checks it
+	 * against the RQ records it saw. */
+	put_u64(&b, w->requests);
+	put_u64(&b, end->lost);
+	put_u64(&b, end->untracked);
+	ret = write_rec(w, TRACE_REC_END, p, sizeof(p));
+
+	/* gzclose() flushes: a full disk may only show up here. */
+	errno = 0;
+	zerr = gzclose(w->f);
+	if (!ret && zerr != Z_OK) {
+		set_err(w->err, sizeof(w->err), "%s",
+			zerr == Z_ERRNO && errno ? strerror(errno) :
+			zerr == Z_BUF_ERROR ? "incomplete write" : zError(zerr));
+		ret = -1;
+	}
+	if (ret)
+		set_err(err, errlen, "%s", w->err);
+	free(w);
+	return ret ? -1 : 0;
+}
+
+/* ---- reader ---- */
+
+enum reader_state { READER_OK, READER_DONE, READER_FAILED };
+
+struct trace_reader {
+	gzFile f;
+	enum reader_state state;
+	__u64 requests;		/* RQ records returned so far */
+	__u64 lost;		/* sum of LOST records */
+	char err[256];		/* repeated by every call after a failure */
+};
+
+/* Explains a short read: a clean end or zlib's "unexpected end of file"
+ * mean the file was cut; anything else from zlib means it is damaged. */
+static void short_read(struct trace_reader *r, const char *where)
+{
+	int zerr;
+	const char *msg = gz_msg(r->f, &zerr);
+
+	if (zerr == Z_OK || zerr == Z_BUF_ERROR)
+		set_err(r->err, sizeof(r->err),
+			"file is truncated %s, %llu requests read before the cut",
+			where, (unsigned long long)r->requests);
+	else
+		set_err(r->err, sizeof(r->err),
+			"file is corrupt (%s), %llu requests read before it",
+			msg, (unsigned long long)r->requests);
+	r->state = READER_FAILED;
+}
+
+static void corrupt(struct trace_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void corrupt(struct trace_reader *r, const char *fmt, ...)
+{
+	char what[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	set_err(r->err, sizeof(r->err),
+		"file is corrupt (%s), %llu requests read before it",
+		what, (unsigned long long)r->requests);
+	r->state = READER_FAILED;
+}
+
+/* Reads exactly `len` bytes; 0 if the stream ended or failed first. */
+static int read_full(struct trace_reader *r, void *buf, unsigned int len)
+{
+	return gzread(r->f, buf, len) == (int)len;
+}
+
+static __u32 expected_len(unsigned int type)
+{
+	switch (type) {
+	case TRACE_REC_HEADER: return HEADER_LEN;
+	case TRACE_REC_DEVICE: return DEVICE_LEN;
+	case TRACE_REC_CGROUP: return CGROUP_LEN;
+	case TRACE_REC_RQ: return RQ_LEN;
+	case TRACE_REC_LOST: return LOST_LEN;
+	case TRACE_REC_END: return END_LEN;
+	}
+	return 0;
+}
+
+/* Reads one record into `type` and `payload` (MAX_PAYLOAD bytes); 0 on
+ * success, -1 with the reader failed. */
+static int read_rec(struct trace_reader *r, unsigned int *type,
+		    unsigned char *payload)
+{
+	unsigned char hdr[REC_HDR_LEN];
+	struct buf b = { hdr };
+	__u32 len, want;
+
+	if (!read_full(r, hdr, sizeof(hdr))) {
+		short_read(r, "(no END record)");
+		return -1;
+	}
+	*type = get_u16(&b);
+	get_u16(&b);		/* reserved */
+	len = get_u32(&b);
+	want = expected_len(*type);
+	if (!want) {
+		corrupt(r, "unknown record type %u", *type);
+		return -1;
+	}
+	if (len != want) {
+		corrupt(r, "record type %u has length %u, expected %u",
+			*type, len, want);
+		return -1;
+	}
+	if (!read_full(r, payload, len)) {
+		short_read(r, "inside a record (no END record)");
+		return -1;
+	}
+	return 0;
+}
+
+struct trace_reader *trace_open(const char *path, struct trace_header *h,
+				char *err, size_t errlen)
+{
+	unsigned char p[MAX_PAYLOAD];
+	unsigned char magic[MAGIC_LEN + 4];
+	struct buf b = { magic + MAGIC_LEN };
+	struct trace_reader *r;
+	unsigned int type;
+	struct stat st;
+	__u32 version;
+	int n, fd, zerr;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		set_err(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	/* Open the file ourselves for errno and to tell an empty file apart. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		set_err(err, errlen, "%s", strerror(errno));
+		goto fail_fd;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "%s", strerror(EISDIR));
+		goto fail_fd;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size == 0) {
+		set_err(err, errlen, "empty file, not an iolens trace file");
+		goto fail_fd;
+	}
+	r->f = gzdopen(fd, "rb");
+	if (!r->f) {
+		set_err(err, errlen, "out of memory");
+		goto fail_fd;
+	}
+	gzbuffer(r->f, 64 * 1024);
+
+	/* zlib inflates a whole buffer at once, so with a small file damage
+	 * anywhere, even in the trailer, can show up on this first read. */
+	n = gzread(r->f, magic, sizeof(magic));
+	if (n < 0 && !gzdirect(r->f)) {
+		const char *msg = gz_msg(r->f, &zerr);
+
+		if (zerr == Z_MEM_ERROR)
+			set_err(err, errlen, "out of memory");
+		else
+			set_err(err, errlen,
+				"file is corrupt (%s), 0 requests read", msg);
+		goto fail;
+	}
+	/* zlib passes a file that is not gzip through as is. */
+	if (n < 0 || gzdirect(r->f) ||
+	    (n > 0 && memcmp(magic, IOLENS_TRACE_MAGIC,
+			     n < MAGIC_LEN ? n : MAGIC_LEN))) {
+		set_err(err, errlen, "not an iolens trace file");
+		goto fail;
+	}
+	if (n != sizeof(magic)) {
+		gz_msg(r->f, &zerr);
+		if (n == 0 && zerr == Z_OK)
+			set_err(err, errlen,
+				"not an iolens trace file (empty gzip stream)");
+		else
+			set_err(err, errlen, "file is truncated before its header, 0 requests read");
+		goto fail;
+	}
+	version = get_u32(&b);
+	if (version != IOLENS_TRACE_VERSION) {
+		set_err(err, errlen,
+			"trace format version %u, this iolens reads version %d",
+			version, IOLENS_TRACE_VERSION);
+		goto fail;
+	}
+	if (read_rec(r, &type, p))
+		goto fail_rec;
+	if (type != TRACE_REC_HEADER) {
+		corrupt(r, "first record has type %u, not a header", type);
+		goto fail_rec;
+	}
+	b.p = p;
+	get_str(&b, h->kernel, sizeof(h->kernel));
+	get_str(&b, h->host, sizeof(h->host));
+	get_str(&b, h->tool, sizeof(h->tool));
+	h->mono_ns = get_u64(&b);
+	h->real_ns = get_u64(&b);
+	return r;
+
+fail_rec:
+	set_err(err, errlen, "%s", r->err);
+fail:
+	gzclose(r->f);
+	free(r);
+	return NULL;
+fail_fd:
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return NULL;
+}
+
+/* After END nothing may follow, and reading on makes zlib check the gzip
+ * trailer (CRC and length): the only way to see damage past the END record. */
+static int check_eof(struct trace_reader *r)
+{
+	unsigned char c;
+	int n = gzread(r->f, &c, 1);
+	int zerr;
+	const char *msg = gz_msg(r->f, &zerr);
+
+	if (n > 0) {
+		corrupt(r, "data after the END record");
+		return -1;
+	}
+	if (zerr == Z_BUF_ERROR) {
+		set_err(r->err, sizeof(r->err),
+			"file is truncated (gzip trailer missing), all %llu requests were read",
+			(unsigned long long)r->requests);
+		r->state = READER_FAILED;
+		return -1;
+	}
+	if (n < 0 || zerr != Z_OK) {
+		corrupt(r, "%s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+int trace_next(struct trace_reader *r, struct trace_item *it,
+	       char *err, size_t errlen)
+{
+	unsigned char p[MAX_PAYLOAD];
+	struct buf b = { p };
+	unsigned int type;
+
+	if (r->state == READER_DONE)
+		return 0;
+	if (r->state == READER_FAILED)
+		goto fail;
+	if (read_rec(r, &type, p))
+		goto fail;
+
+	memset(it, 0, sizeof(*it));
+	it->type = type;
+	switch (type) {
+	case TRACE_REC_HEADER:
+		corrupt(r, "second header record");
+		goto fail;
+	case TRACE_REC_DEVICE:
+		it->dev.dev = get_u32(&b);
+		it->dev.logical_bs = get_u32(&b);
+		it->dev.physical_bs = get_u32(&b);
+		get_str(&b, it->dev.name, sizeof(it->dev.name));
+		break;
+	case TRACE_REC_CGROUP:
+		it->cg.id = get_u64(&b);
+		it->cg.hier = get_u32(&b);
+		get_u32(&b);	/* reserved */
+		get_str(&b, it->cg.path, sizeof(it->cg.path));
+		break;
+	case TRACE_REC_RQ:
+		get_rq(&b, &it->rq);
+		/* Consumers index tables and shift masks by these. */
+		if (it->rq.op >= IOLENS_OP_NR || it->rq.ctx > IOLENS_CTX_ISSUE) {
+			corrupt(r, "request with op %u, ctx %u",
+				it->rq.op, it->rq.ctx);
+			goto fail;
+		}
+		r->requests++;
+		break;
+	case TRACE_REC_LOST:
+		it->lost = get_u64(&b);
+		r->lost += it->lost;
+		break;
+	case TRACE_REC_END:
+		it->end.mono_ns = get_u64(&b);
+		it->end.requests = get_u64(&b);
+		it->end.lost = get_u64(&b);
+		it->end.untracked = get_u64(&b);
+		if (it->end.requests != r->requests) {
+			corrupt(r, "END counts %llu requests, the file holds %llu",
+				(unsigned long long)it->end.requests,
+				(unsigned long long)r->requests);
+			goto fail;
+		}
+		if (check_eof(r))
+			goto fail;
+		r->state = READER_DONE;
+		return 0;
+	}
+	return 1;
+
+fail:
+	set_err(err, errlen, "%s", r->err);
+	return -1;
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	gzclose(r->f);
+	free(r);
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmicrohttpd glue of `iolens serve`.  One internal thread polls every
+ * connection (epoll): a client that sends nothing or reads slowly holds
+ * only its own connection, until the timeout closes it.  A scrape formats
+ * a snapshot under the metrics lock and never touches the BPF maps: the
+ * collector alone reads those.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "lib/clock.h"
+#include "serve/httpd.h"
+#include "serve/metrics.h"
+#include "trace/block_trace.h"	/* mono_ns() */
+#include "lib/log.h"
+
+/* Bounds on what clients may take: connections at once (more are accepted
+ * and closed at once), seconds of inactivity before a connection is
+ * closed, and memory per connection, which also caps a request's line and
+ * headers (beyond it the answer is 431 or 413). */
+#define MAX_CONNECTIONS		64
+#define CONN_TIMEOUT_S		5
+#define CONN_MEMORY		(32 * 1024)
+/* /healthz fails when the collector has not added an interval for this
+ * long: it reads every second. */
+#define STALE_NS		(5 * 1000000000ULL)
+
+struct httpd {
+	struct MHD_Daemon *d;
+	struct metrics *m;
+};
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n<html><head><title>iolens</title></head><body>\n"
+	"<h1>iolens serve</h1>\n"
+	"<p>Block I/O metrics from the kernel's tracepoints, per device and op.</p>\n"
+	"<ul><li><a href=\"/metrics\">/metrics</a></li>\n"
+	"<li><a href=\"/healthz\">/healthz</a></li></ul>\n"
+	"</body></html>\n";
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned int status,
+			      const char *type, void *body, size_t len,
+			      enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned int status,
+			    const char *msg)
+{
+	return answer(c, status, "text/plain; charset=utf-8", (void *)msg,
+		      strlen(msg), MHD_RESPMEM_PERSISTENT);
+}
+
+/* OpenMetrics when the scraper lists it (Prometheus does, ahead of the text
+ * format); the text format otherwise. */
+static bool wants_openmetrics(struct MHD_Connection *c)
+{
+	const char *a = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_ACCEPT);
+
+	return a && strstr(a, "application/openmetrics-text");
+}
+
+static enum MHD_Result metrics_page(struct httpd *h, struct MHD_Connection *c)
+{
+	bool om = wants_openmetrics(c);
+	size_t len;
+	char *body = metrics_format(h->m, om, &len);
+
+	if (!body)
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	return answer(c, MHD_HTTP_OK, om ?
+		      "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		      "text/plain; version=0.0.4; charset=utf-8",
+		      body, len, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **req)
+{
+	struct httpd *h = cls;
+	__u64 at;
+
+	(void)version;
+	(void)upload;
+	(void)req;
+	/* No request here has a body: the answer goes out before one is
+	 * read, and MHD then closes the connection. */
+	(void)upload_size;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (!strcmp(url, "/metrics"))
+		return metrics_page(h, c);
+	if (!strcmp(url, "/"))
+		return answer(c, MHD_HTTP_OK, "text/html; charset=utf-8",
+			      (void *)index_html, sizeof(index_html) - 1,
+			      MHD_RESPMEM_PERSISTENT);
+	if (!strcmp(url, "/healthz")) {
+		at = metrics_collected_ns(h->m);
+		if (at && mono_ns() - at > STALE_NS)
+			return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+				    "stale: the collector has not read the kernel's counters for 5 s\n");
+		return text(c, MHD_HTTP_OK, "ok\n");
+	}
+	return text(c, MHD_HTTP_NOT_FOUND, "not found: see /\n");
+}
+
+/* libmicrohttpd's messages (bad requests, refused connections) only with
+ * -v: a client must not be able to fill a service's log. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("iolens serve: httpd: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
+{
+	struct httpd *h = calloc(1, sizeof(*h));
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD;
+
+	if (!h) {
+		close(fd);
+		return NULL;
+	}
+	if (log_verbose)
+		flags |= MHD_USE_ERROR_LOG;
+	h->m = m;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_END);
+	if (!h->d) {
+		fprintf(stderr, "iolens %s: cannot start the HTTP server\n", cmd);
+		close(fd);
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void httpd_stop(struct httpd *h)
+{
+	if (!h)
+		return;
+	/* Closes the listening socket too: MHD owns it. */
+	MHD_stop_daemon(h->d);
+	free(h);
+}

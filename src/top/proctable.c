@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include "top/proctable.h"
+
+struct proctable {
+	bool threads;
+	unsigned int gen;
+	struct proc_ent *v;
+	int n, cap;
+	int *idx;		/* open addressing: index into v, -1 = empty */
+	int nidx;		/* a power of two, at least twice n */
+};
+
+struct proctable *proctable_new(bool threads)
+{
+	struct proctable *pt = calloc(1, sizeof(*pt));
+
+	if (pt)
+		pt->threads = threads;
+	return pt;
+}
+
+void proctable_free(struct proctable *pt)
+{
+	if (!pt)
+		return;
+	free(pt->v);
+	free(pt->idx);
+	free(pt);
+}
+
+bool proctable_threads(const struct proctable *pt)
+{
+	return pt->threads;
+}
+
+static unsigned int slot_of(const struct proctable *pt, __u32 id)
+{
+	return (id * 0x9e3779b1U) & (pt->nidx - 1);
+}
+
+static int reindex(struct proctable *pt, int want)
+{
+	int n = 64, *idx;
+
+	while (n < 2 * want)
+		n <<= 1;
+	if (n != pt->nidx) {
+		idx = realloc(pt->idx, n * sizeof(*idx));
+		if (!idx)
+			return -1;
+		pt->idx = idx;
+		pt->nidx = n;
+	}
+	memset(pt->idx, 0xff, pt->nidx * sizeof(*pt->idx));
+	for (int i = 0; i < pt->n; i++) {
+		unsigned int s = slot_of(pt, pt->v[i].id);
+
+		while (pt->idx[s] >= 0)
+			s = (s + 1) & (pt->nidx - 1);
+		pt->idx[s] = i;
+	}
+	return 0;
+}
+
+/* The entry of `id`, created if new; NULL if out of memory. */
+static struct proc_ent *lookup(struct proctable *pt, __u32 id)
+{
+	unsigned int s;
+	struct proc_ent *e;
+
+	if (2 * (pt->n + 1) > pt->nidx && reindex(pt, pt->n + 1))
+		return NULL;
+	for (s = slot_of(pt, id); pt->idx[s] >= 0; s = (s + 1) & (pt->nidx - 1))
+		if (pt->v[pt->idx[s]].id == id)
+			return &pt->v[pt->idx[s]];
+	if (pt->n == pt->cap) {
+		int cap = pt->cap ? 2 * pt->cap : 256;
+		struct proc_ent *v = realloc(pt->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		pt->v = v;
+		pt->cap = cap;
+	}
+	e = &pt->v[pt->n];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->born = pt->gen;
+	pt->idx[s] = pt->n++;
+	return e;
+}
+
+static void ioac_add(struct iolens_ioac *d, const struct iolens_ioac *s)
+{
+	d->rchar += s->rchar;
+	d->wchar += s->wchar;
+	d->syscr += s->syscr;
+	d->syscw += s->syscw;
+	d->read_bytes += s->read_bytes;
+	d->write_bytes += s->write_bytes;
+	d->cancelled_write_bytes += s->cancelled_write_bytes;
+}
+
+static void sys_add(struct iolens_sys *d, const struct iolens_sys *s)
+{
+	for (int c = 0; c < IOLENS_SC_NR; c++) {
+		d->calls[c] += s->calls[c];
+		d->bytes[c] += s->bytes[c];
+		d->ns[c] += s->ns[c];
+	}
+	d->rmw_reads += s->rmw_reads;
+	d->rmw_bytes += s->rmw_bytes;
+}
+
+void proc_io_sub(struct proc_io *d, const struct proc_io *a,
+		 const struct proc_io *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 *r = (__u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		r[i] = x[i] - y[i];
+}
+
+void proctable_begin(struct proctable *pt)
+{
+	pt->gen++;
+	for (int i = 0; i < pt->n; i++) {
+		struct proc_ent *e = &pt->v[i];
+
+		e->prev = e->cur;
+		memset(&e->cur.io, 0, sizeof(e->cur.io));
+		memset(&e->cur.sys, 0, sizeof(e->cur.sys));
+	}
+}
+
+void proctable_add(const struct iolens_task_rec *r, void *arg)
+{
+	struct proctable *pt = arg;
+	__u32 id = pt->threads ? r->tid : r->tgid;
+	bool leader = r->tid == r->tgid;
+	struct proc_ent *e = lookup(pt, id);
+
+	if (!e)
+		return;
+	/* The task that names the entry decides who it is: a new task under
+	 * a reused id starts over. */
+	if (pt->threads || leader) {
+		if (e->seen && e->start_ns != r->start_ns) {
+			memset(&e->cur, 0, sizeof(e->cur));
+			e->born = pt->gen;
+		}
+		e->start_ns = r->start_ns;
+		e->uid = r->uid;
+		e->flags = r->flags;
+		e->cgroup = r->cgroup;
+		memcpy(e->comm, r->comm, sizeof(e->comm));
+	}
+	e->tgid = r->tgid;
+	e->seen = pt->gen;
+	ioac_add(&e->cur.io, &r->io);
+	sys_add(&e->cur.sys, &r->sys);
+	if (!pt->threads) {
+		ioac_add(&e->cur.io, &r->dead);
+		sys_add(&e->cur.sys, &r->sys_dead);
+	}
+}
+
+void proctable_add_block(struct proctable *pt, __u32 tgid,
+			 const struct proc_io *blk)
+{
+	unsigned int s;
+
+	if (!pt->nidx)
+		return;
+	for (s = slot_of(pt, tgid); pt->idx[s] >= 0; s = (s + 1) & (pt->nidx - 1)) {
+		struct proc_ent *e = &pt->v[pt->idx[s]];
+
+		if (e->id == tgid && e->seen == pt->gen) {
+			e->cur.blk_ios += blk->blk_ios;
+			e->cur.blk_bytes += blk->blk_bytes;
+			e->cur.blk_ns += blk->blk_ns;
+			e->cur.blk_timed += blk->blk_timed;
+			e->cur.misaligned += blk->misaligned;
+			e->cur.misaligned_bytes += blk->misaligned_bytes;
+			return;
+		}
+	}
+}
+
+void proctable_end(struct proctable *pt)
+{
+	int k = 0;
+
+	for (int i = 0; i < pt->n; i++) {
+		struct proc_ent *e = &pt->v[i];
+
+		if (e->seen != pt->gen)
+			continue;
+		if (e->born == pt->gen) {
+			e->prev = e->cur;
+			e->base = e->cur;
+		}
+		pt->v[k++] = *e;
+	}
+	pt->n = k;
+	reindex(pt, pt->n);
+}
+
+int proctable_count(const struct proctable *pt)
+{
+	return pt->n;
+}
+
+struct proc_ent *proctable_get(struct proctable *pt, int i)
+{
+	return &pt->v[i];
+}
+
+bool proc_is_new(const struct proctable *pt, const struct proc_ent *e)
+{
+	return e->born == pt->gen;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/clock.h"
+#include "bpf/check.h"
+#include "check.skel.h"	/* after its ABI header: its rodata holds our cfg */
+#include "trace/check_trace.h"
+#include "trace/block_trace.h"
+#include "lib/log.h"
+#include "lib/priv.h"
+#include "lib/stop.h"
+
+struct check_trace {
+	struct check *skel;
+	struct ring_buffer *rb;
+	check_trace_fn fn;
+	void *ctx;
+	__u64 short_records;
+	int ending;		/* check_trace_end(): drain, then return */
+};
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct check_trace *ct = ctx;
+	struct iolens_check_event e;
+
+	if (size < sizeof(e)) {
+		ct->short_records++;
+		return 0;
+	}
+	memcpy(&e, data, sizeof(e));
+	ct->fn(ct->ctx, &e);
+	return 0;
+}
+
+struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
+				      int ndev)
+{
+	struct check_trace *ct;
+	int err;
+
+	if (ndev > IOLENS_MAX_DEV_FILTER) {
+		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
+		return NULL;
+	}
+	if (priv_check_tracing(cmd))
+		return NULL;
+	ct = calloc(1, sizeof(*ct));
+	if (!ct)
+		return NULL;
+	ct->skel = check__open();
+	if (!ct->skel) {
+		err = -errno;
+		goto fail;
+	}
+	ct->skel->rodata->cfg.ndev = ndev;
+	memcpy((void *)ct->skel->rodata->cfg.dev, devs, ndev * sizeof(*devs));
+	err = check__load(ct->skel);
+	if (err)
+		goto fail;
+	err = check__attach(ct->skel);
+	if (err)
+		goto fail;
+	ct->rb = ring_buffer__new(bpf_map__fd(ct->skel->maps.check_events),
+				  on_event, ct, NULL);
+	if (!ct->rb) {
+		err = -errno;
+		goto fail;
+	}
+	return ct;
+fail:
+	fprintf(stderr, "iolens %s: cannot load or attach the check programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
+		cmd, strerror(-err));
+	check_trace_stop(ct);
+	return NULL;
+}
+
+int check_trace_run(struct check_trace *ct, __u64 duration_ns,
+		    check_trace_fn fn, void *ctx, __u64 *traced_ns)
+{
+	__u64 start = mono_ns();
+	int n;
+
+	stop_catch();
+	ct->fn = fn;
+	ct->ctx = ctx;
+	while (!stop_requested() && !__atomic_load_n(&ct->ending, __ATOMIC_ACQUIRE)) {
+		/* Records do not wake us (BPF_RB_NO_WAKEUP: a wakeup per
+		 * write request would cost the workload more than this). */
+		n = ring_buffer__consume(ct->rb);
+		if (n < 0 && n != -EINTR) {
+			pr_err("reading the ring buffer: %s", strerror(-n));
+			return 1;
+		}
+		if (duration_ns && mono_ns() - start >= duration_ns)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	/* Detach first so the drain sees everything that was recorded.  It
+	 * waits for the faultable syscall tracepoints' grace period (6.13+),
+	 * which is not tracing time. */
+	*traced_ns = mono_ns() - start;
+	check__detach(ct->skel);
+	ring_buffer__consume(ct->rb);
+	return 0;
+}
+
+void check_trace_end(struct check_trace *ct)
+{
+	__atomic_store_n(&ct->ending, 1, __ATOMIC_RELEASE);
+}
+
+__u64 check_trace_lost(const struct check_trace *ct)
+{
+	struct bpf_program *p;
+	__u64 n = ct->short_records + ct->skel->bss->lost;
+
+	/* A hook that fired while the same hook ran on that CPU. */
+	bpf_object__for_each_program(p, ct->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+int check_trace_calls_fd(const struct check_trace *ct)
+{
+	return bpf_map__fd(ct->skel->maps.write_calls);
+}
+
+void check_trace_stop(struct check_trace *ct)
+{
+	if (!ct)
+		return;
+	ring_buffer__free(ct->rb);
+	check__destroy(ct->skel);
+	free(ct);
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's REQ_OP_* numbers and __REQ_* flag bits are internal and have
+ * changed between releases (REQ_OP_WRITE_SAME went away in 5.18, flag bits
+ * shifted whenever one was added), so the BPF side ships raw cmd_flags and
+ * they are decoded here with the running kernel's own enums from BTF.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "lib/kbtf.h"
+#include "trace/reqflags.h"
+
+struct flag_def {
+	const char *kname;	/* enumerator in enum req_flag_bits */
+	unsigned int iolens;	/* enum iolens_rq_flag */
+	const char *name;
+	int fallback_bit;	/* Linux 6.18 value, used without BTF */
+	int bit;		/* this kernel's, -1 if absent */
+};
+
+static struct flag_def flag_defs[] = {
+	{ "__REQ_SYNC",       IOLENS_F_SYNC,       "sync",     11, -1 },
+	{ "__REQ_META",       IOLENS_F_META,       "meta",     12, -1 },
+	{ "__REQ_PRIO",       IOLENS_F_PRIO,       "prio",     13, -1 },
+	{ "__REQ_NOMERGE",    IOLENS_F_NOMERGE,    "nomerge",  14, -1 },
+	{ "__REQ_IDLE",       IOLENS_F_IDLE,       "idle",     15, -1 },
+	{ "__REQ_FUA",        IOLENS_F_FUA,        "fua",      17, -1 },
+	{ "__REQ_PREFLUSH",   IOLENS_F_PREFLUSH,   "preflush", 18, -1 },
+	{ "__REQ_RAHEAD",     IOLENS_F_RAHEAD,     "ahead",    19, -1 },
+	{ "__REQ_BACKGROUND", IOLENS_F_BACKGROUND, "bg",       20, -1 },
+	{ "__REQ_NOWAIT",     IOLENS_F_NOWAIT,     "nowait",   21, -1 },
+	{ "__REQ_POLLED",     IOLENS_F_POLLED,     "polled",   22, -1 },
+	{ "__REQ_SWAP",       IOLENS_F_SWAP,       "swap",     24, -1 },
+};
+
+struct op_def {
+	const char *kname;	/* enumerator in enum req_op */
+	unsigned int iolens;
+	int fallback;
+	int value;
+};
+
+static struct op_def op_defs[] = {
+	{ "REQ_OP_READ",           IOLENS_OP_READ,         0, -1 },
+	{ "REQ_OP_WRITE",          IOLENS_OP_WRITE,        1, -1 },
+	{ "REQ_OP_FLUSH",          IOLENS_OP_FLUSH,        2, -1 },
+	{ "REQ_OP_DISCARD",        IOLENS_OP_DISCARD,      3, -1 },
+	{ "REQ_OP_SECURE_ERASE",   IOLENS_OP_SECURE_ERASE, 5, -1 },
+	{ "REQ_OP_ZONE_APPEND",    IOLENS_OP_ZONE,         7, -1 },
+	{ "REQ_OP_WRITE_ZEROES",   IOLENS_OP_WRITE_ZEROES, 9, -1 },
+	{ "REQ_OP_ZONE_OPEN",      IOLENS_OP_ZONE,        11, -1 },
+	{ "REQ_OP_ZONE_CLOSE",     IOLENS_OP_ZONE,        13, -1 },
+	{ "REQ_OP_ZONE_FINISH",    IOLENS_OP_ZONE,        15, -1 },
+	{ "REQ_OP_ZONE_RESET",     IOLENS_OP_ZONE,        17, -1 },
+	{ "REQ_OP_ZONE_RESET_ALL", IOLENS_OP_ZONE,        19, -1 },
+	{ "REQ_OP_DRV_IN",         IOLENS_OP_DRV,         34, -1 },
+	{ "REQ_OP_DRV_OUT",        IOLENS_OP_DRV,         35, -1 },
+};
+
+static const char *const op_names[IOLENS_OP_NR] = {
+	[IOLENS_OP_READ] = "read",
+	[IOLENS_OP_WRITE] = "write",
+	[IOLENS_OP_FLUSH] = "flush",
+	[IOLENS_OP_DISCARD] = "discard",
+	[IOLENS_OP_SECURE_ERASE] = "secure-erase",
+	[IOLENS_OP_WRITE_ZEROES] = "write-zeroes",
+	[IOLENS_OP_ZONE] = "zone",
+	[IOLENS_OP_DRV] = "drv",
+	[IOLENS_OP_OTHER] = "other",
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+int reqflags_init(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	size_t i;
+
+	if (!btf) {
+		for (i = 0; i < ARRAY_LEN(flag_defs); i++)
+			flag_defs[i].bit = flag_defs[i].fallback_bit;
+		for (i = 0; i < ARRAY_LEN(op_defs); i++)
+			op_defs[i].value = op_defs[i].fallback;
+		return -1;
+	}
+	for (i = 0; i < ARRAY_LEN(flag_defs); i++)
+		flag_defs[i].bit = kbtf_enum_value(btf, "req_flag_bits",
+						   flag_defs[i].kname);
+	for (i = 0; i < ARRAY_LEN(op_defs); i++)
+		op_defs[i].value = kbtf_enum_value(btf, "req_op", op_defs[i].kname);
+	btf__free(btf);
+	return 0;
+}
+
+void reqflags_normalize(struct iolens_rq *rq)
+{
+	unsigned int kop = rq->kflags & KERNEL_REQ_OP_MASK;
+	size_t i;
+
+	rq->op = IOLENS_OP_OTHER;
+	for (i = 0; i < ARRAY_LEN(op_defs); i++) {
+		if (op_defs[i].value == (int)kop) {
+			rq->op = op_defs[i].iolens;
+			break;
+		}
+	}
+	rq->flags = 0;
+	for (i = 0; i < ARRAY_LEN(flag_defs); i++) {
+		if (flag_defs[i].bit >= 0 && (rq->kflags >> flag_defs[i].bit & 1))
+			rq->flags |= flag_defs[i].iolens;
+	}
+}
+
+const char *op_name(unsigned int op)
+{
+	return op < IOLENS_OP_NR ? op_names[op] : "?";
+}
+
+int op_parse(const char *s)
+{
+	for (int i = 0; i < IOLENS_OP_NR; i++) {
+		if (!strcmp(s, op_names[i]))
+			return i;
+	}
+	return -1;
+}
+
+void flags_str(unsigned int flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	/* Called per request by snoop: plain copies, no printf. */
+	for (size_t i = 0; i < ARRAY_LEN(flag_defs); i++) {
+		size_t l = strlen(flag_defs[i].name);
+
+		if (!(flags & flag_defs[i].iolens) || n + l + 2 > len)
+			continue;
+		if (n)
+			buf[n++] = ',';
+		memcpy(buf + n, flag_defs[i].name, l);
+		n += l;
+	}
+	buf[n] = '\0';
+}
+
+void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len)
+{
+	char s[16];
+	int i = 0;
+
+	/* The order of the kernel's blk_fill_rwbs(), so these compare equal
+	 * to the rwbs field of the tracefs block events. */
+	if (rq->flags & IOLENS_F_PREFLUSH)
+		s[i++] = 'F';
+	switch (rq->op) {
+	case IOLENS_OP_WRITE:
+		s[i++] = 'W';
+		break;
+	case IOLENS_OP_DISCARD:
+		s[i++] = 'D';
+		break;
+	case IOLENS_OP_SECURE_ERASE:
+		s[i++] = 'D';
+		s[i++] = 'E';
+		break;
+	case IOLENS_OP_FLUSH:
+		s[i++] = 'F';
+		break;
+	case IOLENS_OP_READ:
+		s[i++] = 'R';
+		break;
+	default:
+		s[i++] = 'N';
+	}
+	if (rq->flags & IOLENS_F_FUA)
+		s[i++] = 'F';
+	if (rq->flags & IOLENS_F_RAHEAD)
+		s[i++] = 'A';
+	if (rq->flags & IOLENS_F_SYNC)
+		s[i++] = 'S';
+	if (rq->flags & IOLENS_F_META)
+		s[i++] = 'M';
+	s[i] = '\0';
+	if ((size_t)i < len)
+		memcpy(buf, s, i + 1);
+	else if (len)
+		buf[0] = '\0';
+}
+
+const char *blk_status_name(unsigned int status)
+{
+	/* blk_status_t values are #defines, not in BTF.  Names and values of
+	 * BLK_STS_* in Linux 6.18 include/linux/blk_types.h; new codes are
+	 * only ever appended, and anything unknown is shown as a number. */
+	static const char *const names[] = {
+		"ok", "NOTSUPP", "TIMEOUT", "NOSPC", "TRANSPORT", "TARGET",
+		"RESV_CONFLICT", "MEDIUM", "PROTECTION", "RESOURCE", "IOERR",
+		"DM_REQUEUE", "AGAIN", "DEV_RESOURCE",
+	};
+	static char buf[24];
+
+	if (status < ARRAY_LEN(names))
+		return names[status];
+	snprintf(buf, sizeof(buf), "status%u", status);
+	return buf;
+}

@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "lib/clock.h"
+#include "bpf/stat.h"
+#include "stat.skel.h"	/* after its ABI header: its rodata holds our cfg */
+#include "trace/stat_trace.h"
+#include "lib/hist.h"
+#include "trace/block_trace.h"
+#include "lib/devices.h"
+#include "lib/diskstats.h"
+#include "lib/kbtf.h"
+#include "lib/log.h"
+#include "lib/opts.h"
+#include "lib/priv.h"
+#include "lib/vec.h"
+
+#define NPROGS 5
+
+/* Splits by process and flags: entries of lat_hists, and of the owner map
+ * that remembers each request's submitter until it completes. */
+#define KEYED_MAX 4096
+#define OWNERS_MAX 16384
+
+/* Room for devices that appear while we run (a loop device set up later). */
+#define SPARE_SLOTS 16
+
+struct slot_state {
+	struct iolens_stat sum[IOLENS_SG_NR];	/* CPUs summed, at last read */
+	__u64 busy;				/* busy time at last read */
+	__u64 busy_periods;			/* at last read */
+	__u64 io_ticks_ms;			/* kernel's, at last read */
+	bool seen;				/* read since the slot filled */
+	__u32 *raw;				/* per-CPU histograms at last read */
+};
+
+/* A split histogram and its per-map counts at the last read. */
+struct keyed {
+	struct stat_keyed out;
+	__u64 prev_sum;
+	__u32 prev[HIST_BUCKETS];
+};
+
+struct stat_trace {
+	struct stat *skel;
+	struct bpf_link *links[NPROGS];
+	int nlinks;
+	int ncpu;
+	int nslots;
+	int nkinds;
+	bool split;			/* histograms in lat_hists, not hists */
+	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
+	size_t hstride;			/* bytes of one CPU's histogram */
+	__u64 read_ns, prev_read_ns;
+	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
+	size_t slots_len;
+	struct slot_state *prev;
+	struct stat_dev *cur;
+	void *buf;			/* one lookup's per-CPU values */
+	struct keyed **keyed;		/* sorted by key */
+	int nkeyed;
+	struct iolens_lat_hist *kbuf;	/* one lookup of lat_hists */
+	struct diskstat *ticks0;	/* io_ticks of every disk at attach */
+	int nticks0;
+};
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A power of two (the BPF side masks its hash with nslots - 1). */
+static int slots_needed(const struct stat_trace_opts *o)
+{
+	int want, n = 1;
+
+	if (o->ndev && !o->partitions)
+		want = o->ndev;
+	else	/* whole disks, or every disk and partition */
+		want = count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
+		       SPARE_SLOTS;
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
+/* QUEUE_FLAG_STATS is an anonymous enum's; it has been 7 since Linux 6.1
+ * renumbered the queue flags. */
+static int queue_flag_stats_bit(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int v = -1;
+
+	if (btf) {
+		v = kbtf_enum_value(btf, NULL, "QUEUE_FLAG_STATS");
+		btf__free(btf);
+	}
+	return v;
+}
+
+static bool filtered(const struct stat_trace_opts *o)
+{
+	return o->proc && opt_proc_set(o->proc);
+}
+
+static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
+{
+	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
+	int bit = queue_flag_stats_bit(), k = 0, err;
+
+	cfg->ndev = o->ndev;
+	for (int i = 0; i < o->ndev; i++)
+		cfg->dev[i] = o->devs[i];
+	cfg->flags = (o->partitions ? IOLENS_STAT_PARTS : 0) |
+		     (o->own_clock ? IOLENS_STAT_OWN_CLOCK : 0) |
+		     (o->lat ? IOLENS_STAT_LAT : 0) |
+		     (o->by_proc ? IOLENS_STAT_BY_PROC : 0) |
+		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0) |
+		     (filtered(o) ? IOLENS_STAT_PROC_FILTER : 0) |
+		     (o->rmw && IOLENS_RMW_COUNTED ? IOLENS_STAT_RMW : 0) |
+		     (o->labels & (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP));
+	if (filtered(o))
+		cfg->proc = *o->proc;
+	/* Without the flag's value we cannot tell which queues stamp issues:
+	 * then only where io_start_time_ns is set is the split known. */
+	if (bit >= 0) {
+		cfg->flags |= IOLENS_STAT_FALLBACK;
+		st->skel->rodata->queue_flag_stats = bit;
+	}
+	for (int i = 0; i < IOLENS_H_NR; i++) {
+		cfg->hist_slot[i] = -1;
+		if (o->kinds & (1U << i)) {
+			st->kind_of[k] = i;
+			cfg->hist_slot[i] = k++;
+		}
+	}
+	st->nkinds = k;
+	cfg->nkinds = k ? k : 1;
+	st->nslots = slots_needed(o);
+	cfg->nslots = st->nslots;
+	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
+					      st->nslots * IOLENS_SG_NR);
+	st->split = o->by_proc || o->by_flags;
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
+					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
+	/* No own stamps wanted anywhere: no map either. */
+	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
+		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
+	if (!err && (o->by_proc || filtered(o) || (o->labels & IOLENS_STAT_LABEL_COMM)))
+		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
+	if (!err && o->labels)
+		err = bpf_map__set_max_entries(st->skel->maps.label_counts,
+					       o->max_labels);
+	if (!err && st->split)
+		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
+	/* Only the hooks this mode needs run: each costs tens of ns per I/O
+	 * even when it does nothing. */
+	bpf_program__set_autoload(st->skel->progs.stat_done, !o->lat);
+	bpf_program__set_autoload(st->skel->progs.stat_start,
+				  cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
+						IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW));
+	return err;
+}
+
+/* Gives `d` histograms of the kinds `st` keeps. */
+static int stat_dev_init(const struct stat_trace *st, struct stat_dev *d)
+{
+	__u64 *h = calloc((size_t)IOLENS_SG_NR * st->nkinds * HIST_BUCKETS + 1,
+			  sizeof(__u64));
+
+	if (!h)
+		return -ENOMEM;
+	d->hist_mem = h;
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < st->nkinds; k++, h += HIST_BUCKETS)
+			d->hist[g][st->kind_of[k]] = h;
+	return 0;
+}
+
+static int alloc_state(struct stat_trace *st)
+{
+	size_t per_slot = (size_t)IOLENS_SG_NR * st->nkinds;
+
+	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
+	st->prev = calloc(st->nslots, sizeof(*st->prev));
+	st->cur = calloc(st->nslots, sizeof(*st->cur));
+	st->buf = malloc(st->ncpu * (st->hstride > sizeof(struct iolens_stat) ?
+				     st->hstride : sizeof(struct iolens_stat)));
+	if (!st->prev || !st->cur || !st->buf)
+		return -ENOMEM;
+	if (st->split) {
+		st->kbuf = malloc(sizeof(*st->kbuf));
+		if (!st->kbuf)
+			return -ENOMEM;
+	}
+	for (int s = 0; s < st->nslots; s++) {
+		if (stat_dev_init(st, &st->cur[s]))
+			return -ENOMEM;
+		st->prev[s].raw = calloc(per_slot * st->ncpu + 1, sizeof(struct iolens_hist));
+		if (!st->prev[s].raw)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct stat_trace *stat_trace_start(const char *cmd,
+				    const struct stat_trace_opts *o)
+{
+	struct stat_trace *st;
+	struct bpf_program *progs[NPROGS];
+	int err;
+
+	if (o->ndev > IOLENS_MAX_DEV_FILTER) {
+		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
+		return NULL;
+	}
+	if (priv_check_tracing(cmd))
+		return NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NULL;
+	st->ncpu = libbpf_num_possible_cpus();
+	st->skel = stat__open();
+	err = st->skel ? configure(st, o) : -errno;
+	err = err ?: stat__load(st->skel);
+	if (err) {
+		fprintf(stderr, "iolens %s: cannot load the aggregation programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
+			cmd, strerror(-err));
+		stat_trace_stop(st);
+		return NULL;
+	}
+	st->slots_len = (st->nslots * sizeof(struct iolens_dev_slot) +
+			 sysconf(_SC_PAGESIZE) - 1) & ~(sysconf(_SC_PAGESIZE) - 1);
+	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(st->skel->maps.devs), 0);
+	if (st->slots == MAP_FAILED) {
+		st->slots = NULL;
+		err = -errno;
+	}
+	err = err ?: st->ncpu > 0 ? alloc_state(st) : st->ncpu;
+	if (err) {
+		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(-err));
+		stat_trace_stop(st);
+		return NULL;
+	}
+	/* Completion first, so that no issue we count lacks its completion;
+	 * attach_ns (below) makes that exact. */
+	progs[0] = st->skel->progs.stat_done;
+	progs[1] = st->skel->progs.stat_complete;
+	progs[2] = st->skel->progs.stat_requeue;
+	progs[3] = st->skel->progs.stat_issue;
+	progs[4] = st->skel->progs.stat_start;
+	for (int i = 0; i < NPROGS; i++) {
+		struct bpf_link *l;
+
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		l = bpf_program__attach(progs[i]);
+		if (!l) {
+			fprintf(stderr, "iolens %s: cannot attach %s: %s (see 'iolens doctor')\n",
+				cmd, bpf_program__section_name(progs[i]), strerror(errno));
+			stat_trace_stop(st);
+			return NULL;
+		}
+		st->links[st->nlinks++] = l;
+	}
+	st->read_ns = mono_ns();
+	st->skel->data->attach_ns = st->read_ns;
+	/* A disk's first interval starts here, not at boot (its io_ticks
+	 * stand in for our busy time after a missed completion). */
+	st->nticks0 = diskstats_read(&st->ticks0);
+	return st;
+}
+
+static void stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
+		     int ncpu)
+{
+	const __u64 *src = (const __u64 *)v;
+	__u64 *d = (__u64 *)dst;
+	size_t n = sizeof(*v) / sizeof(__u64);
+
+	memset(dst, 0, sizeof(*dst));
+	for (int c = 0; c < ncpu; c++)
+		for (size_t i = 0; i < n; i++)
+			d[i] += src[c * n + i];
+}
+
+static void stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
+		     const struct iolens_stat *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 *r = (__u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		r[i] = x[i] - y[i];
+}
+
+/* Differences of one histogram's per-CPU 32-bit counts since the last read,
+ * summed over CPUs into `out`, modulo 2^32 (see struct iolens_hist): a
+ * count taken back on another CPU than it was made on cancels. */
+static void hist_delta(const struct stat_trace *st, const void *buf,
+		       __u32 *prev, __u64 *out)
+{
+	memset(out, 0, HIST_BUCKETS * sizeof(*out));
+	for (int c = 0; c < st->ncpu; c++) {
+		const struct iolens_hist *h = (const void *)((const char *)buf +
+							     c * st->hstride);
+		__u32 *p = prev + (size_t)c * HIST_BUCKETS;
+
+		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+			out[b] += (__u32)(h->b[b] - p[b]);
+			p[b] = h->b[b];
+		}
+	}
+	for (__u32 b = 0; b < HIST_BUCKETS; b++)
+		out[b] = (__u32)out[b];
+}
+
+/* The first `n` numbers of a device's sysfs file `file` ("stat", whose
+ * fields Documentation/block/stat.rst lists, or "inflight"). */
+/*
+ * See stat_trace_read().  Only a disk idle for a whole interval is trusted:
+ * under load the kernel's count (requests in state MQ_RQ_IN_FLIGHT) and
+ * ours disagree for a moment around every completion.
+ */
+static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p,
+		       const struct iolens_stat *now_sum)
+{
+	__s64 n = ds->inflight - ds->leaked;
+	__u64 kin[2];
+
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		if (now_sum[g].ios != p->sum[g].ios ||
+		    now_sum[g].issues != p->sum[g].issues)
+			return 0;
+	if (n <= 0 || dev_sysfs_u64s(ds->dev, "inflight", kin, 2) || kin[0] + kin[1])
+		return 0;
+	ds->leaked += n;
+	return n;
+}
+
+/* The kernel's io_ticks of `dev` when we attached: 0 for a disk made
+ * since, whose every tick is ours. */
+static __u64 ticks_at_attach(const struct stat_trace *st, __u32 dev)
+{
+	for (int i = 0; i < st->nticks0; i++)
+		if (st->ticks0[i].dev == dev)
+			return st->ticks0[i].io_ticks_ms;
+	return 0;
+}
+
+static int read_slot(struct stat_trace *st, int s)
+{
+	volatile struct iolens_dev_slot *ds = &st->slots[s];
+	struct slot_state *p = &st->prev[s];
+	struct stat_dev *d = &st->cur[s];
+	int sfd = bpf_map__fd(st->skel->maps.stats);
+	int hfd = bpf_map__fd(st->skel->maps.hists);
+	struct iolens_stat sum[IOLENS_SG_NR];
+	__u64 busy, since, now, stat[10];
+	__s64 n;
+
+	d->dev = ds->dev;
+	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
+		__u32 key = s * IOLENS_SG_NR + g;
+
+		if (bpf_map_lookup_elem(sfd, &key, st->buf))
+			return -errno;
+		stat_sum(&sum[g], st->buf, st->ncpu);
+	}
+	if (!p->seen) {
+		p->seen = true;
+		p->io_ticks_ms = ticks_at_attach(st, ds->dev);
+	}
+	d->missed = reconcile(ds, p, sum);
+	/* The kernel's io_ticks and ours read at one moment: a preemption
+	 * between the two would move time from one interval to the next in
+	 * one of them only, and look like a missed completion. */
+	d->io_ticks_ns = 0;
+	if (!dev_sysfs_u64s(d->dev, "stat", stat, 10)) {
+		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
+		p->io_ticks_ms = stat[9];
+	}
+	now = mono_ns();
+	/* The open busy period counts up to now. */
+	busy = ds->busy_ns;
+	since = ds->busy_since;
+	n = ds->inflight - ds->leaked;
+	if (n > 0 && since && now > since)
+		busy += now - since;
+	/* A busy period ended by a missed completion never closed: what was
+	 * counted for it so far is lost with it, and was partly idle. */
+	d->busy_ns = busy > p->busy && !d->missed ? busy - p->busy : 0;
+	p->busy = busy;
+	d->busy_periods = ds->busy_periods - p->busy_periods;
+	p->busy_periods += d->busy_periods;
+	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
+		__u32 key = s * IOLENS_SG_NR + g;
+
+		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
+		p->sum[g] = sum[g];
+		for (int k = 0; k < st->nkinds && !st->split; k++) {
+			__u32 hkey = key * st->nkinds + k;
+			size_t at = (g * st->nkinds + k) * (size_t)st->ncpu * HIST_BUCKETS;
+
+			if (bpf_map_lookup_elem(hfd, &hkey, st->buf))
+				return -errno;
+			hist_delta(st, st->buf, p->raw + at, d->hist[g][st->kind_of[k]]);
+		}
+	}
+	return 0;
+}
+
+static int keyed_cmp(const struct iolens_lat_key *a,
+		     const struct iolens_lat_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+/* The entry of `key`, added in order if new; NULL if out of memory. */
+static struct keyed *keyed_get(struct stat_trace *st,
+			       const struct iolens_lat_key *key)
+{
+	int lo = 0, hi = st->nkeyed, c;
+	struct keyed *k, **v;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		c = keyed_cmp(&st->keyed[mid]->out.key, key);
+		if (!c)
+			return st->keyed[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	k = calloc(1, sizeof(*k));
+	v = realloc(st->keyed, (st->nkeyed + 1) * sizeof(*v));
+	if (!k || !v) {
+		free(k);
+		if (v)
+			st->keyed = v;
+		return NULL;
+	}
+	st->keyed = v;
+	memmove(v + lo + 1, v + lo, (st->nkeyed - lo) * sizeof(*v));
+	v[lo] = k;
+	st->nkeyed++;
+	k->out.key = *key;
+	return k;
+}
+
+/* Differences of every lat_hists entry since the last read (the map only
+ * grows: entries are never deleted, counts never reset). */
+static int read_keyed(struct stat_trace *st)
+{
+	int fd = bpf_map__fd(st->skel->maps.lat_hists);
+	struct iolens_lat_key key, next;
+	struct keyed *k;
+	bool first = true;
+
+	for (int i = 0; i < st->nkeyed; i++) {
+		memset(st->keyed[i]->out.hist, 0, sizeof(st->keyed[i]->out.hist));
+		st->keyed[i]->out.sum = 0;
+	}
+	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, st->kbuf))
+			continue;	/* cannot happen: nothing deletes */
+		k = keyed_get(st, &key);
+		if (!k)
+			return -ENOMEM;
+		memcpy(k->out.comm, st->kbuf->comm, sizeof(k->out.comm));
+		if (key.slot < st->nslots)
+			k->out.dev = st->slots[key.slot].dev;
+		k->out.sum = st->kbuf->sum - k->prev_sum;
+		k->prev_sum = st->kbuf->sum;
+		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+			k->out.hist[b] = (__u32)(st->kbuf->b[b] - k->prev[b]);
+			k->prev[b] = st->kbuf->b[b];
+		}
+	}
+	return 0;
+}
+
+int stat_trace_nkeyed(const struct stat_trace *st)
+{
+	return st->nkeyed;
+}
+
+const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
+{
+	return &st->keyed[i]->out;
+}
+
+int stat_trace_read(struct stat_trace *st)
+{
+	__u64 now = mono_ns();
+	int err;
+
+	if (st->kbuf) {
+		err = read_keyed(st);
+		if (err)
+			return err;
+	}
+	for (int s = 0; s < st->nslots; s++) {
+		if (!st->slots[s].dev)
+			continue;
+		err = read_slot(st, s);
+		if (err)
+			return err;
+	}
+	st->prev_read_ns = st->read_ns;
+	st->read_ns = now;
+	return 0;
+}
+
+__u64 stat_trace_read_ns(const struct stat_trace *st)
+{
+	return st->read_ns;
+}
+
+double stat_trace_interval_s(const struct stat_trace *st)
+{
+	return (st->read_ns - st->prev_read_ns) / 1e9;
+}
+
+/*
+ * io_ticks counts whole jiffies: each busy period is rounded to them (the
+ * kernel adds now - stamp in jiffies at its start and end), and an
+ * interval's ends are cut at jiffies too, so it may fall short of our busy
+ * time by a jiffy per busy period and two more: 10 ms each at HZ=100.  A
+ * missed completion ends no busy period, so it shows beyond that.
+ */
+#define JIFFY_MAX_NS 10000000ULL
+
+bool stat_dev_busy_unknown(const struct stat_dev *d)
+{
+	return d->missed ||
+	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
+}
+
+int stat_trace_nslots(const struct stat_trace *st)
+{
+	return st->nslots;
+}
+
+const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i)
+{
+	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
+}
+
+int stat_trace_labels(const struct stat_trace *st, struct stat_label **out)
+{
+	int fd = bpf_map__fd(st->skel->maps.label_counts);
+	struct iolens_label_key key, next;
+	struct stat_label *v = NULL, *l;
+	void *prev = NULL;
+	int n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (key.slot >= st->nslots)
+			continue;
+		l = vec_add(&v, &n, sizeof(*l));
+		if (!l) {
+			free(v);
+			return -ENOMEM;
+		}
+		l->key = key;
+		l->dev = st->slots[key.slot].dev;
+		/* Sets are only ever added, never deleted. */
+		if (bpf_map_lookup_elem(fd, &key, &l->n))
+			n--;
+	}
+	*out = v;
+	return n;
+}
+
+void stat_trace_losses(const struct stat_trace *st,
+		       struct iolens_stat_counters *lost)
+{
+	struct iolens_stat_counters *v = calloc(st->ncpu, sizeof(*v));
+	__u32 zero = 0;
+
+	memset(lost, 0, sizeof(*lost));
+	if (!v)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stat_counters), &zero, v)) {
+		for (int c = 0; c < st->ncpu; c++) {
+			lost->no_slot += v[c].no_slot;
+			lost->no_stamp += v[c].no_stamp;
+			lost->no_key += v[c].no_key;
+		}
+	}
+	free(v);
+}
+
+struct stat_dev *stat_dev_new(const struct stat_trace *st)
+{
+	struct stat_dev *d = calloc(1, sizeof(*d));
+
+	if (d && stat_dev_init(st, d)) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+void stat_dev_zero(struct stat_dev *d)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (d->hist[g][k])
+				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
+	memset(d->op, 0, sizeof(d->op));
+	d->busy_ns = 0;
+	d->missed = 0;
+	d->io_ticks_ns = 0;
+	d->busy_periods = 0;
+}
+
+void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++) {
+		const __u64 *x = (const __u64 *)&src->op[g];
+		__u64 *r = (__u64 *)&dst->op[g];
+
+		for (size_t i = 0; i < sizeof(src->op[g]) / sizeof(__u64); i++)
+			r[i] += x[i];
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (dst->hist[g][k] && src->hist[g][k])
+				hist_add(dst->hist[g][k], src->hist[g][k]);
+	}
+	dst->busy_ns += src->busy_ns;
+	dst->missed += src->missed;
+	dst->io_ticks_ns += src->io_ticks_ns;
+	dst->busy_periods += src->busy_periods;
+}
+
+void stat_dev_free(struct stat_dev *d)
+{
+	if (!d)
+		return;
+	free(d->hist_mem);
+	free(d);
+}
+
+int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program(p, st->skel->obj) {
+		if (n < max && bpf_program__autoload(p) && bpf_program__fd(p) >= 0)
+			fds[n++] = bpf_program__fd(p);
+	}
+	return n;
+}
+
+void stat_trace_stop(struct stat_trace *st)
+{
+	if (!st)
+		return;
+	while (st->nlinks)
+		bpf_link__destroy(st->links[--st->nlinks]);
+	if (st->slots)
+		munmap((void *)st->slots, st->slots_len);
+	stat__destroy(st->skel);
+	for (int s = 0; s < st->nslots; s++) {
+		if (st->prev)
+			free(st->prev[s].raw);
+		if (st->cur)
+			free(st->cur[s].hist_mem);
+	}
+	for (int i = 0; i < st->nkeyed; i++)
+		free(st->keyed[i]);
+	free(st->keyed);
+	free(st->kbuf);
+	free(st->ticks0);
+	free(st->prev);
+	free(st->cur);
+	free(st->buf);
+	free(st);
+}

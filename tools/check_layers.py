@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks that the source tree keeps its layers (make check-layers).
+
+    cli  ->  features (top, load, report, serve, check)  ->  trace  ->  ABI
+                              lib: usable from all of them, uses only ABI
+
+- An include runs down the layers or stays in its folder: a file in src/X/
+  or include/X/ includes "Y/name.h" only if Y is X, or below X; every layer
+  may include the BPF objects' ABI headers ("bpf/NAME.h") but not the
+  BPF-side helpers (bpf/*.bpf.h).  One feature does not include another.
+- A skeleton (NAME.skel.h) is included only by its loader, src/trace/.
+- The same rules hold for calls: from `nm` of the built objects, no object
+  calls into a layer above it, and no two objects call each other, even
+  through others (a file cycle).
+- No source file is over 800 lines.
+
+Usage: check_layers.py BUILD_DIR   (the objects are BUILD_DIR/src/**/*.o)
+Prints one line per violation and exits 1 if there is any.
+"""
+import os
+import re
+import subprocess
+import sys
+
+RANK = {'bpf': 0, 'lib': 1, 'trace': 2, 'top': 3, 'load': 3, 'report': 3,
+        'serve': 3, 'check': 3, 'cli': 4}
+FEATURES = {k for k, v in RANK.items() if v == 3}
+MAX_LINES = 800
+SKEL_OWNER = {'block': 'block_trace', 'stat': 'stat_trace',
+              'check': 'check_trace', 'tasks': 'task_trace'}
+
+
+def layer_of(path):
+    """The layer of a source path: 'bpf', or the folder under src/ or include/."""
+    parts = path.split(os.sep)
+    if parts[0] == 'bpf':
+        return 'bpf'
+    if parts[0] in ('src', 'include') and len(parts) > 2:
+        return parts[1]
+    return None
+
+
+def allowed(src, dst):
+    """Whether layer `src` may depend on layer `dst`."""
+    if src == dst:
+        return True
+    if src in FEATURES and dst in FEATURES:
+        return False
+    if src == 'lib':
+        return dst == 'bpf'
+    return RANK[dst] < RANK[src]
+
+
+def sources():
+    for root in ('src', 'include', 'bpf'):
+        for dp, _, fns in os.walk(root):
+            for fn in sorted(fns):
+                if fn.endswith(('.c', '.h')):
+                    yield os.path.join(dp, fn)
+
+
+def check_includes(errors):
+    inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+    for path in sources():
+        text = open(path).read()
+        nlines = text.count('\n')
+        if nlines > MAX_LINES:
+            errors.append(f'{path}: {nlines} lines, over {MAX_LINES}: split it')
+        src = layer_of(path)
+        if src is None:
+            errors.append(f'{path}: not in a layer folder ({", ".join(RANK)})')
+            continue
+        for name in inc.findall(text):
+            if src == 'bpf':
+                if '/' in name:
+                    errors.append(f'{path}: BPF code includes "{name}" from outside bpf/')
+                continue
+            if name.endswith('.skel.h'):
+                owner = SKEL_OWNER.get(name[:-len('.skel.h')])
+                base = os.path.splitext(os.path.basename(path))[0]
+                if src != 'trace' or base != owner:
+                    errors.append(f'{path}: includes "{name}", which only '
+                                  f'src/trace/{owner}.c may')
+                continue
+            if '/' not in name:
+                errors.append(f'{path}: includes "{name}" without its layer folder')
+                continue
+            dst = name.split('/')[0]
+            if dst not in RANK:
+                errors.append(f'{path}: includes "{name}" from no layer')
+            elif dst == 'bpf' and name.endswith('.bpf.h'):
+                errors.append(f'{path}: includes the BPF-side helper "{name}"')
+            elif not allowed(src, dst):
+                errors.append(f'{path}: layer {src} includes "{name}" of layer {dst}')
+
+
+def symbols(obj):
+    out = subprocess.run(['nm', '--defined-only', obj], capture_output=True,
+                         text=True, check=True).stdout
+    defined = {l.split()[2] for l in out.splitlines()
+               if len(l.split()) == 3 and l.split()[1] in 'TDBRCGSV'}
+    out = subprocess.run(['nm', '--undefined-only', obj], capture_output=True,
+                         text=True, check=True).stdout
+    used = {l.split()[-1] for l in out.splitlines() if l.strip()}
+    return defined, used
+
+
+def check_calls(build, errors):
+    objs = []
+    for dp, _, fns in os.walk(os.path.join(build, 'src')):
+        objs += [os.path.join(dp, f) for f in fns if f.endswith('.o')]
+    if not objs:
+        errors.append(f'{build}/src: no objects; build first')
+        return
+    owner, uses = {}, {}
+    for o in sorted(objs):
+        src = os.path.relpath(o, build)[:-2] + '.c'
+        d, u = symbols(o)
+        for s in d:
+            owner[s] = src
+        uses[src] = u
+    graph = {}
+    for src, used in uses.items():
+        graph[src] = sorted({owner[s] for s in used if s in owner} - {src})
+        for dst in graph[src]:
+            if not allowed(layer_of(src), layer_of(dst)):
+                errors.append(f'{src}: layer {layer_of(src)} calls into '
+                              f'{dst} of layer {layer_of(dst)}')
+    for comp in strongly_connected(graph):
+        if len(comp) > 1:
+            errors.append('file cycle: ' + ' <-> '.join(sorted(comp)))
+
+
+def strongly_connected(graph):
+    """Tarjan's algorithm, iterative."""
+    index, low, on, stack, comps, n = {}, {}, set(), [], [], [0]
+
+    def visit(v):
+        work = [(v, 0)]
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        while work:
+            v, i = work.pop()
+            succ = graph.get(v, [])
+            if i < len(succ):
+                work.append((v, i + 1))
+                w = succ[i]
+                if w not in index:
+                    index[w] = low[w] = n[0]
+                    n[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, 0))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(comp)
+            if work:
+                u = work[-1][0]
+                low[u] = min(low[u], low[v])
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return comps
+
+
+def main():
+    if len(sys.argv) != 2:
+        print('usage: check_layers.py BUILD_DIR', file=sys.stderr)
+        return 2
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+    errors = []
+    check_includes(errors)
+    check_calls(sys.argv[1], errors)
+    for e in errors:
+        print('check-layers: ' + e)
+    if errors:
+        return 1
+    print('check-layers: ok')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
