@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * `iolens top`: a frame (devices, processes, totals) built by cmd_top.c
- * from the task scan and the aggregation core, shown by it in batch and
- * JSON and by top_tui.c on the terminal.
+ * `iolens top`: a frame (devices, processes, totals) that collect.c builds
+ * from the task scan and the aggregation core, frame.c filters and sorts,
+ * and batch.c (text, JSON) or top_tui.c (the terminal) shows, cell by cell
+ * through the column table of columns.c.
  */
 #ifndef IOLENS_TOP_H
 #define IOLENS_TOP_H
@@ -11,6 +12,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "lib/devices.h"
+#include "lib/proctree.h"
 #include "bpf/tasks.h"
 #include "top/proctable.h"
 
@@ -29,14 +31,9 @@ struct top_opts {
 	bool by_cgroup;
 	__u64 cgroup;
 	const char *filter;		/* interactive: pid, name or user */
-	int sort;			/* enum top_col */
+	struct proctree *tree;		/* -p's processes and descendants */
+	int sort;			/* index in top_cols */
 	bool reverse;
-};
-
-enum top_col {
-	TC_PID, TC_USER, TC_READ, TC_WRITE, TC_FREAD, TC_HIT, TC_RCHAR,
-	TC_WCHAR, TC_SYSCR, TC_SYSCW, TC_FSYNC, TC_BLK_IOS, TC_BLK_LAT,
-	TC_RMW, TC_MISALIGN, TC_COMM, TC_NR,
 };
 
 /* One process or thread over the frame (or since start, accumulated). */
@@ -81,20 +78,79 @@ struct top_frame {
 	int nwb, wb_cap;
 };
 
+/* ---- frame.c ---- */
+
+/* Allocates the frame's histograms; -ENOMEM. */
+int top_frame_init(struct top_frame *f);
+void top_frame_free(struct top_frame *f);
+
+/* Re-filters and re-sorts `f` after a change of o->sort, o->filter... */
+void top_arrange(struct top_frame *f, const struct top_opts *o);
+
+/* Hit ratio of file reads: 1 - disk reads / file bytes read; NaN when
+ * syscalls are not counted or too few bytes were read. */
+double top_hit_ratio(const struct proc_io *d, bool syscalls);
+
+/* The user name of `uid`, or its number. */
+const char *top_user_name(uid_t uid);
+
 /* "blkio:/x" or "/x.slice", or the id when the cgroup is gone. */
 void top_wb_name(char *buf, size_t len, const struct top_wb *w);
 
 /* Names of enum iolens_sys_class in JSON and on screen. */
 extern const char *const top_sc_names[IOLENS_SC_NR];
 
-/* Column titles, for the table and the sort-key display. */
-const char *top_col_title(int col);
+/* ---- columns.c: the process table's columns, one row each ---- */
+
+enum top_fmt { TOP_NUM, TOP_TEXT, TOP_BYTES, TOP_COUNT, TOP_PCT, TOP_NS };
+
+struct top_column {
+	const char *title;
+	int width;
+	enum top_fmt fmt;
+	bool total;		/* summed in the "Total" line */
+	bool sys;		/* counted by the syscall hooks: "-" for a task
+				 * whose syscalls nobody counted */
+	bool ascending;		/* sorts smallest first */
+	/* The value, one of: a __u64 of struct proc_io at `off` (when
+	 * `field`), `value` (negative: unknown, shown as "-"), or `text`. */
+	bool field;
+	size_t off;
+	double (*value)(const struct top_row *r);
+	const char *(*text)(const struct top_row *r);
+	const char *help;
+};
+
+extern const struct top_column top_cols[];
+extern const int top_ncols;
+
+/* Index of the column titled `title`, or -1. */
+int top_col_find(const char *title);
 /* Text of one cell, `accumulated` or as a rate over `secs`. */
 void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 	      double secs, bool accumulated);
-int top_col_width(int col);
-/* Re-filters and re-sorts `f` after a change of o->sort, o->filter... */
-void top_arrange(struct top_frame *f, const struct top_opts *o);
+/* Order of two rows by column `col`, biggest first (then by id). */
+int top_col_cmp(const struct top_row *x, const struct top_row *y, int col);
+
+/* ---- collect.c: the frame from the task scan and the aggregation ---- */
+
+struct top_collector;
+
+/* Loads and attaches what top reads; NULL after printing one line. */
+struct top_collector *top_collect_start(const char *cmd, struct top_opts *o);
+/* Builds the next frame: 0 or -errno (fits top_tui_run()'s callback). */
+int top_collect(struct top_frame *f, void *collector);
+/* When the aggregation was last read: the time base of the frames. */
+__u64 top_collect_read_ns(const struct top_collector *c);
+void top_collect_stop(struct top_collector *c);
+
+/* ---- batch.c ---- */
+
+/* Frames as text (-b) or JSON lines (-j) until -n or Ctrl-C; exit code. */
+int top_batch_run(struct top_opts *o, struct top_frame *f,
+		  struct top_collector *c);
+
+/* ---- top_tui.c ---- */
 
 /* Interactive screen: returns the exit code.  `collect` builds the next
  * frame (0 or -errno). */

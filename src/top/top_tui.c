@@ -11,7 +11,6 @@
 #include <string.h>
 #include <time.h>
 #include "lib/clock.h"
-#include "trace/block_trace.h"
 #include "lib/hist.h"
 #include "lib/stop.h"
 #include "top/top.h"
@@ -124,14 +123,15 @@ static void draw_total(const struct top_frame *f, const struct top_opts *o,
 
 	t.hit = NAN;
 	mvprintw(y, 0, "Total of %d %s:", f->nrows, o->threads ? "threads" : "processes");
-	for (int c = TC_READ; c <= TC_MISALIGN; c++) {
-		if (c == TC_HIT)
+	/* No hit ratio: a total's says little and the line is short. */
+	for (int c = 0; c < top_ncols; c++) {
+		if (!top_cols[c].total || top_cols[c].fmt == TOP_PCT)
 			continue;
 		top_cell(cell, sizeof(cell), &t, c, f->secs, o->accumulated);
 		getyx(stdscr, y, x);
-		if (x + (int)strlen(top_col_title(c)) + (int)strlen(cell) + 3 >= COLS)
+		if (x + (int)strlen(top_cols[c].title) + (int)strlen(cell) + 3 >= COLS)
 			break;
-		printw(" %s %s", top_col_title(c), cell);
+		printw(" %s %s", top_cols[c].title, cell);
 	}
 	clrtoeol();
 }
@@ -144,12 +144,13 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 
 	move(y, 0);
 	attr(CP_HEAD, true);
-	for (int c = 0; c < TC_NR; c++) {
+	for (int c = 0; c < top_ncols; c++) {
 		if (c == o->sort) {
 			attr(CP_HEAD, false);
 			attr(CP_SORT, true);
 		}
-		printw(c == TC_COMM ? "%-*s" : "%*s", top_col_width(c), top_col_title(c));
+		printw(c == top_ncols - 1 ? "%-*s" : "%*s", top_cols[c].width,
+		       top_cols[c].title);
 		if (c == o->sort) {
 			attr(CP_SORT, false);
 			attr(CP_HEAD, true);
@@ -165,9 +166,9 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 		v->top = f->nrows > 0 ? f->nrows - 1 : 0;
 	for (int i = v->top; i < f->nrows && y < last; i++, y++) {
 		move(y, 0);
-		for (int c = 0; c < TC_NR; c++) {
+		for (int c = 0; c < top_ncols; c++) {
 			top_cell(cell, sizeof(cell), f->rows[i], c, f->secs, o->accumulated);
-			printw(c == TC_COMM ? "%-*s " : "%*s ", top_col_width(c), cell);
+			printw(c == top_ncols - 1 ? "%-*s " : "%*s ", top_cols[c].width, cell);
 		}
 		clrtoeol();
 	}
@@ -298,7 +299,7 @@ static void draw(const struct top_frame *f, const struct top_opts *o,
 	attr(CP_TITLE, true);
 	mvprintw(y++, 0, "iolens top  %s  %s%s  sort %s%s  %s%s%s", when,
 		 o->accumulated ? "totals since start" : "rates per second",
-		 v->frozen ? " (frozen)" : "", top_col_title(o->sort),
+		 v->frozen ? " (frozen)" : "", top_cols[o->sort].title,
 		 o->reverse ? " (reversed)" : "", o->only_active ? "only active  " : "",
 		 *v->filter ? "filter: " : "", v->filter);
 	clrtoeol();
@@ -392,10 +393,10 @@ int top_tui_run(struct top_opts *o, struct top_frame *f,
 			stop_request();
 			break;
 		case '<': case KEY_LEFT:
-			o->sort = (o->sort + TC_NR - 1) % TC_NR;
+			o->sort = (o->sort + top_ncols - 1) % top_ncols;
 			break;
 		case '>': case KEY_RIGHT:
-			o->sort = (o->sort + 1) % TC_NR;
+			o->sort = (o->sort + 1) % top_ncols;
 			break;
 		case 'r': o->reverse = !o->reverse; break;
 		case 'o': o->only_active = !o->only_active; break;

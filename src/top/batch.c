@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `iolens top -b` and `-j`: frames as text or as JSON lines. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "lib/hist.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/stop.h"
+#include "lib/units.h"
+#include "top/top.h"
+
+static void print_ms(double ms)
+{
+	if (isnan(ms))
+		printf(" %7s", "-");
+	else
+		printf(" %7.3f", ms);
+}
+
+static void print_batch(const struct top_frame *f, const struct top_opts *o)
+{
+	char cell[64];
+	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
+	struct top_row tot = { .e = &none, .user = "" };
+
+	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
+	       o->accumulated ? "totals since start" : "rates", f->source);
+	printf("%-10s %9s %9s %9s %9s %7s %7s %7s %7s %7s %6s\n", "Device", "r/s",
+	       "rkB/s", "w/s", "wkB/s", "await", "queue", "device", "p99", "aqu-sz",
+	       "%util");
+	for (int i = 0; i < f->ndev; i++) {
+		const struct top_dev *d = &f->devs[i];
+
+		printf("%-10s %9.1f %9.1f %9.1f %9.1f", d->info.name, d->r_s, d->rkb_s,
+		       d->w_s, d->wkb_s);
+		print_ms(d->await_ms);
+		print_ms(d->queue_ms);
+		print_ms(d->device_ms);
+		print_ms(d->p99_ns ? d->p99_ns / 1e6 : NAN);
+		printf(" %7.2f %6.2f\n", d->aqu_sz, d->util);
+	}
+	tot.d = f->total;
+	tot.hit = top_hit_ratio(&f->total, f->syscalls);
+	printf("Total of %d rows:", f->nrows);
+	for (int c = 0, sep = 0; c < top_ncols; c++) {
+		if (!top_cols[c].total)
+			continue;
+		top_cell(cell, sizeof(cell), &tot, c, f->secs, o->accumulated);
+		printf("%s %s %s", sep++ ? "," : "", top_cols[c].title, cell);
+	}
+	putchar('\n');
+	for (int i = 0; i < f->nwb; i++) {
+		top_wb_name(cell, sizeof(cell), &f->wb[i]);
+		printf("%s %s: %.1f writes/s, ", i ? "," : "Writeback charged to", cell,
+		       f->wb[i].ios / f->secs);
+		fmt_bytes(cell, sizeof(cell), f->wb[i].bytes / f->secs);
+		printf("%s/s%s", cell, i == f->nwb - 1 ? "\n" : "");
+	}
+	/* The last column (the command) is the one of free width. */
+	for (int c = 0; c < top_ncols; c++)
+		printf(c == top_ncols - 1 ? "%-*s" : "%*s ", top_cols[c].width,
+		       top_cols[c].title);
+	putchar('\n');
+	for (int i = 0; i < f->nrows; i++) {
+		for (int c = 0; c < top_ncols; c++) {
+			top_cell(cell, sizeof(cell), f->rows[i], c, f->secs, o->accumulated);
+			printf(c == top_ncols - 1 ? "%-*s" : "%*s ", top_cols[c].width, cell);
+		}
+		putchar('\n');
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
+{
+	char key[40];
+	double hit = top_hit_ratio(d, syscalls);
+
+	json_u64(j, "rchar", d->io.rchar);
+	json_u64(j, "wchar", d->io.wchar);
+	json_u64(j, "syscr", d->io.syscr);
+	json_u64(j, "syscw", d->io.syscw);
+	json_u64(j, "read_bytes", d->io.read_bytes);
+	json_u64(j, "write_bytes", d->io.write_bytes);
+	json_u64(j, "cancelled_write_bytes", d->io.cancelled_write_bytes);
+	for (int c = 0; c < IOLENS_SC_NR && syscalls; c++) {
+		snprintf(key, sizeof(key), "%s_calls", top_sc_names[c]);
+		json_u64(j, key, d->sys.calls[c]);
+		if (c != IOLENS_SC_SYNC) {
+			snprintf(key, sizeof(key), "%s_bytes", top_sc_names[c]);
+			json_u64(j, key, d->sys.bytes[c]);
+		}
+		snprintf(key, sizeof(key), "%s_ns", top_sc_names[c]);
+		json_u64(j, key, d->sys.ns[c]);
+	}
+	if (syscalls) {
+		json_u64(j, "rmw_reads", d->sys.rmw_reads);
+		json_u64(j, "rmw_bytes", d->sys.rmw_bytes);
+	}
+	if (isnan(hit))
+		json_null(j, "hit_ratio");
+	else
+		json_f64(j, "hit_ratio", hit, 4);
+	json_u64(j, "block_requests", d->blk_ios);
+	json_u64(j, "block_bytes", d->blk_bytes);
+	if (d->blk_timed)
+		json_u64(j, "block_avg_ns", d->blk_ns / d->blk_timed);
+	else
+		json_null(j, "block_avg_ns");
+	json_u64(j, "misaligned_writes", d->misaligned);
+	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
+}
+
+static void print_json(const struct top_frame *f, const struct top_opts *o)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_obj_open(&j, NULL);
+	json_str(&j, "timestamp", f->when);
+	json_f64(&j, "seconds", f->secs, 6);
+	json_str(&j, "counts", o->accumulated ? "since start" : "frame");
+	json_str(&j, "task_source", f->source);
+	json_arr_open(&j, "devices");
+	for (int i = 0; i < f->ndev; i++) {
+		const struct top_dev *d = &f->devs[i];
+
+		json_obj_open(&j, NULL);
+		json_str(&j, "disk_device", d->info.name);
+		json_f64(&j, "r/s", d->r_s, 2);
+		json_f64(&j, "rkB/s", d->rkb_s, 2);
+		json_f64(&j, "w/s", d->w_s, 2);
+		json_f64(&j, "wkB/s", d->wkb_s, 2);
+		json_f64(&j, "await", d->await_ms, 3);
+		json_f64(&j, "queue_ms", d->queue_ms, 3);
+		json_f64(&j, "device_ms", d->device_ms, 3);
+		if (d->p99_ns)
+			json_u64(&j, "p99_ns", d->p99_ns);
+		else
+			json_null(&j, "p99_ns");
+		json_f64(&j, "aqu-sz", d->aqu_sz, 2);
+		json_f64(&j, "util", d->util, 2);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_obj_open(&j, "total");
+	json_io(&j, &f->total, f->syscalls);
+	json_obj_close(&j);
+	json_arr_open(&j, "writeback");
+	for (int i = 0; i < f->nwb; i++) {
+		char name[256];
+
+		top_wb_name(name, sizeof(name), &f->wb[i]);
+		json_obj_open(&j, NULL);
+		json_str(&j, "cgroup", name);
+		json_u64(&j, "cgroup_id", f->wb[i].cgroup);
+		json_u64(&j, "requests", f->wb[i].ios);
+		json_u64(&j, "bytes", f->wb[i].bytes);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	/* All tasks, not only the rows: the kernel keeps one histogram per
+	 * class. */
+	json_obj_open(&j, "syscall_latency");
+	for (int c = 0; c < IOLENS_SC_NR && f->syscalls; c++) {
+		static const double p[] = { 50, 90, 99, 100 };
+		static const char *const k[] = { "p50_ns", "p90_ns", "p99_ns", "max_ns" };
+		__u64 v;
+		bool over;
+
+		json_obj_open(&j, top_sc_names[c]);
+		json_u64(&j, "calls", hist_count(f->sys_hist[c]));
+		for (int i = 0; i < 4; i++) {
+			if (hist_percentile(f->sys_hist[c], p[i], &v, &over) && !over)
+				json_u64(&j, k[i], v);
+			else
+				json_null(&j, k[i]);
+		}
+		json_obj_close(&j);
+	}
+	json_obj_close(&j);
+	json_arr_open(&j, o->threads ? "threads" : "processes");
+	for (int i = 0; i < f->nrows; i++) {
+		const struct top_row *r = f->rows[i];
+
+		json_obj_open(&j, NULL);
+		json_u64(&j, o->threads ? "tid" : "pid", r->e->id);
+		if (o->threads)
+			json_u64(&j, "pid", r->e->tgid);
+		json_str(&j, "user", r->user);
+		json_str(&j, "comm", r->e->comm);
+		json_bool(&j, "kernel_thread", r->e->flags & IOLENS_TASK_KTHREAD);
+		json_io(&j, &r->d, r->e->flags & IOLENS_TASK_SYS);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_obj_close(&j);
+	json_newline(&j);
+	fflush(stdout);
+}
+
+struct batch_ctx {
+	struct top_opts *o;
+	struct top_frame *f;
+	struct top_collector *s;
+};
+
+static int batch_frame(void *arg)
+{
+	struct batch_ctx *c = arg;
+	int err = top_collect(c->f, c->s);
+
+	if (err) {
+		pr_err("reading the task and block counters: %s", strerror(-err));
+		return err;
+	}
+	if (c->o->json)
+		print_json(c->f, c->o);
+	else
+		print_batch(c->f, c->o);
+	return 0;
+}
+
+/* Ctrl-C ends batch mode without a frame of its own, as iotop -b. */
+int top_batch_run(struct top_opts *o, struct top_frame *f,
+		  struct top_collector *s)
+{
+	struct batch_ctx c = { .o = o, .f = f, .s = s };
+
+	return stop_every(top_collect_read_ns(s), o->delay_ns, o->frames, false,
+			  batch_frame, &c) ? 1 : 0;
+}

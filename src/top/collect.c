@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The frames of `iolens top`: task I/O from one task-iterator pass per
+ * frame (task_trace.c), block requests per submitter and per device from
+ * the aggregation core (stat_trace.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lib/hist.h"
+#include "lib/log.h"
+#include "trace/stat_trace.h"
+#include "trace/task_trace.h"
+#include "top/top.h"
+
+struct top_collector {
+	struct top_opts *o;
+	struct task_trace *tt;
+	struct stat_trace *st;
+	struct proctable *pt;
+	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
+};
+
+/* Writes a kernel thread submitted for cgroup (hier, id): writeback. */
+static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
+		  __u64 ios, __u64 bytes)
+{
+	struct top_wb *w = NULL;
+
+	for (int i = 0; i < f->nwb && !w; i++)
+		if (f->wb[i].hier == k->io_hier && f->wb[i].cgroup == k->io_cgroup)
+			w = &f->wb[i];
+	if (!w) {
+		if (f->nwb == f->wb_cap) {
+			int cap = f->wb_cap ? 2 * f->wb_cap : 8;
+			struct top_wb *v = realloc(f->wb, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			f->wb = v;
+			f->wb_cap = cap;
+		}
+		w = &f->wb[f->nwb++];
+		*w = (struct top_wb){ .hier = k->io_hier, .cgroup = k->io_cgroup };
+	}
+	w->ios += ios;
+	w->bytes += bytes;
+	return 0;
+}
+
+static int fold_block(struct top_collector *s, struct top_frame *f)
+{
+	f->nwb = 0;
+	for (int i = 0; i < stat_trace_nkeyed(s->st); i++) {
+		const struct stat_keyed *k = stat_trace_keyed(s->st, i);
+		__u64 n = hist_count(k->hist);
+
+		if (!n)
+			continue;
+		if (k->key.io_cgroup && k->key.kind == IOLENS_H_SIZE &&
+		    k->key.sg == IOLENS_SG_WRITE && add_wb(f, &k->key, n, k->sum))
+			return -ENOMEM;
+		if (k->key.kind == IOLENS_H_TOTAL) {
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.blk_ios = n, .blk_ns = k->sum, .blk_timed = n });
+			for (int d = 0; d < f->ndev; d++)
+				if (f->devs[d].info.dev == k->dev)
+					hist_add(f->devs[d].hist, k->hist);
+		} else if (k->key.kind == IOLENS_H_SIZE) {
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.blk_bytes = k->sum });
+		} else if (k->key.kind == IOLENS_H_MISALIGNED) {
+			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
+				.misaligned = n, .misaligned_bytes = k->sum });
+		}
+	}
+	return 0;
+}
+
+static double div_or_nan(double a, double b)
+{
+	return b ? a / b : NAN;
+}
+
+static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
+{
+	int n = 0;
+
+	for (int i = 0; i < stat_trace_nslots(s->st); i++)
+		n += stat_trace_dev(s->st, i) != NULL;
+	if (n > f->ndev) {
+		struct top_dev *v = realloc(f->devs, n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		memset(v + f->ndev, 0, (n - f->ndev) * sizeof(*v));
+		f->devs = v;
+		for (int i = f->ndev; i < n; i++) {
+			f->devs[i].hist = calloc(HIST_BUCKETS, sizeof(__u64));
+			if (!f->devs[i].hist)
+				return -ENOMEM;
+		}
+	}
+	n = 0;
+	for (int i = 0; i < stat_trace_nslots(s->st); i++) {
+		const struct stat_dev *d = stat_trace_dev(s->st, i);
+		const struct iolens_stat *r, *w;
+		struct top_dev *t;
+		__u64 *h;
+
+		if (!d)
+			continue;
+		t = &f->devs[n++];
+		h = t->hist;
+		memset(t, 0, sizeof(*t));
+		t->hist = h;
+		memset(h, 0, HIST_BUCKETS * sizeof(*h));
+		dev_lookup(d->dev, &t->info);
+		r = &d->op[IOLENS_SG_READ];
+		w = &d->op[IOLENS_SG_WRITE];
+		t->r_s = r->ios / secs;
+		t->w_s = w->ios / secs;
+		t->rkb_s = r->bytes / 1024.0 / secs;
+		t->wkb_s = w->bytes / 1024.0 / secs;
+		t->await_ms = div_or_nan(r->total_ns + w->total_ns, 1e6 * (r->timed + w->timed));
+		t->queue_ms = div_or_nan(r->queue_ns + w->queue_ns, 1e6 * (r->split + w->split));
+		t->device_ms = div_or_nan(r->device_ns + w->device_ns, 1e6 * (r->split + w->split));
+		for (int g = 0; g < IOLENS_SG_NR; g++)
+			t->aqu_sz += d->op[g].total_ns / 1e9 / secs;
+		t->util = 100.0 * (stat_dev_busy_unknown(d) ? d->io_ticks_ns :
+				   d->busy_ns) / 1e9 / secs;
+	}
+	f->ndev = n;
+	return 0;
+}
+
+int top_collect(struct top_frame *f, void *arg)
+{
+	struct top_collector *s = arg;
+	int err, n;
+	time_t t = time(NULL);
+	struct tm tm;
+
+	/* Processes <-> threads: a new table, whose first frame is empty. */
+	if (s->o->threads != proctable_threads(s->pt)) {
+		proctable_free(s->pt);
+		s->pt = proctable_new(s->o->threads);
+		if (!s->pt)
+			return -ENOMEM;
+	}
+	proctable_begin(s->pt);
+	err = task_trace_scan(s->tt, proctable_add, s->pt);
+	if (err)
+		return err;
+	proctable_end(s->pt);
+	err = stat_trace_read(s->st);
+	if (err)
+		return err;
+	f->secs = stat_trace_interval_s(s->st);
+	err = build_devs(s, f, f->secs > 0 ? f->secs : 1);
+	if (err)
+		return err;
+	err = fold_block(s, f);
+	if (err)
+		return err;
+	for (int d = 0; d < f->ndev; d++) {
+		bool over;
+
+		if (!hist_percentile(f->devs[d].hist, 99, &f->devs[d].p99_ns, &over))
+			f->devs[d].p99_ns = 0;
+	}
+	n = proctable_count(s->pt);
+	if (n > f->nall) {
+		struct top_row *all = realloc(f->all, n * sizeof(*all));
+		struct top_row **rows = all ? realloc(f->rows, n * sizeof(*rows)) : NULL;
+
+		if (all)
+			f->all = all;
+		if (!rows)
+			return -ENOMEM;
+		f->rows = rows;
+	}
+	f->nall = n;
+	for (int i = 0; i < n; i++) {
+		struct top_row *r = &f->all[i];
+
+		r->e = proctable_get(s->pt, i);
+		r->user = top_user_name(r->e->uid);
+	}
+	for (int c = 0; c < IOLENS_SC_NR; c++) {
+		task_trace_sys_hist(s->tt, c, f->sys_hist[c]);
+		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+			__u64 v = f->sys_hist[c][b];
+
+			f->sys_hist[c][b] = v - s->sys_prev[c][b];
+			s->sys_prev[c][b] = v;
+		}
+	}
+	f->syscalls = task_trace_syscalls(s->tt);
+	f->source = task_trace_source(s->tt);
+	gmtime_r(&t, &tm);
+	strftime(f->when, sizeof(f->when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	top_arrange(f, s->o);
+	return 0;
+}
+
+struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
+{
+	struct task_trace_opts to = { .syscalls = true };
+	struct stat_trace_opts so = {
+		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE |
+			 1U << IOLENS_H_MISALIGNED,
+		.by_proc = true,
+	};
+	struct top_collector *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s) {
+		pr_err("out of memory");
+		return NULL;
+	}
+	s->o = o;
+	for (int c = 0; c < IOLENS_SC_NR; c++) {
+		s->sys_prev[c] = calloc(HIST_BUCKETS, sizeof(__u64));
+		if (!s->sys_prev[c]) {
+			pr_err("out of memory");
+			goto fail;
+		}
+	}
+	s->tt = task_trace_start(cmd, &to);
+	if (!s->tt)
+		goto fail;
+	s->st = stat_trace_start(cmd, &so);
+	s->pt = proctable_new(o->threads);
+	if (!s->st || !s->pt)
+		goto fail;
+	for (int c = 0; c < IOLENS_SC_NR; c++)
+		task_trace_sys_hist(s->tt, c, s->sys_prev[c]);
+	/* The first frame's differences start here. */
+	proctable_begin(s->pt);
+	err = task_trace_scan(s->tt, proctable_add, s->pt);
+	proctable_end(s->pt);
+	if (err) {
+		pr_err("scanning tasks: %s", strerror(-err));
+		goto fail;
+	}
+	return s;
+fail:
+	top_collect_stop(s);
+	return NULL;
+}
+
+__u64 top_collect_read_ns(const struct top_collector *c)
+{
+	return stat_trace_read_ns(c->st);
+}
+
+void top_collect_stop(struct top_collector *s)
+{
+	if (!s)
+		return;
+	for (int c = 0; c < IOLENS_SC_NR; c++)
+		free(s->sys_prev[c]);
+	proctable_free(s->pt);
+	stat_trace_stop(s->st);
+	task_trace_stop(s->tt);
+	free(s);
+}

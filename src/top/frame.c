@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A frame of `iolens top`: rows filtered and sorted as the options say. */
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/cgroups.h"
+#include "lib/hist.h"
+#include "top/top.h"
+
+const char *const top_sc_names[IOLENS_SC_NR] = {
+	"file_read", "file_write", "other_read", "other_write", "sync",
+};
+
+int top_frame_init(struct top_frame *f)
+{
+	for (int c = 0; c < IOLENS_SC_NR; c++) {
+		f->sys_hist[c] = calloc(HIST_BUCKETS, sizeof(__u64));
+		if (!f->sys_hist[c])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void top_frame_free(struct top_frame *f)
+{
+	for (int c = 0; c < IOLENS_SC_NR; c++)
+		free(f->sys_hist[c]);
+	for (int i = 0; i < f->ndev; i++)
+		free(f->devs[i].hist);
+	free(f->devs);
+	free(f->wb);
+	free(f->all);
+	free(f->rows);
+}
+
+const char *top_user_name(uid_t uid)
+{
+	static struct { uid_t uid; char name[32]; } cache[64];
+	static int n;
+	struct passwd *pw;
+
+	for (int i = 0; i < n; i++)
+		if (cache[i].uid == uid)
+			return cache[i].name;
+	if (n == (int)(sizeof(cache) / sizeof(cache[0])))
+		n = 0;	/* crude, and rare: many users at once */
+	cache[n].uid = uid;
+	pw = getpwuid(uid);
+	if (pw)
+		snprintf(cache[n].name, sizeof(cache[n].name), "%s", pw->pw_name);
+	else
+		snprintf(cache[n].name, sizeof(cache[n].name), "%u", uid);
+	return cache[n++].name;
+}
+
+static bool active(const struct proc_io *d)
+{
+	const __u64 *x = (const __u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		if (x[i])
+			return true;
+	return false;
+}
+
+static bool wanted(const struct top_row *r, const struct top_opts *o)
+{
+	const struct proc_ent *e = r->e;
+	char pid[16];
+	bool ok = !o->npids;
+
+	for (int i = 0; i < o->npids; i++)
+		ok |= o->pids[i] == e->id;
+	ok = ok || (o->npids && o->tree && proctree_has(o->tree, e->tgid));
+	if (!ok || (o->by_uid && e->uid != o->uid) ||
+	    (o->comm && !strstr(e->comm, o->comm)) ||
+	    (o->by_cgroup && e->cgroup != o->cgroup) ||
+	    (o->only_active && !active(&r->d)))
+		return false;
+	if (!o->filter || !*o->filter)
+		return true;
+	snprintf(pid, sizeof(pid), "%u", e->id);
+	return !strcmp(pid, o->filter) || strstr(e->comm, o->filter) ||
+	       strstr(r->user, o->filter);
+}
+
+static const struct top_opts *sort_opts;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct top_row *x = *(struct top_row *const *)a;
+	const struct top_row *y = *(struct top_row *const *)b;
+	int c = top_col_cmp(x, y, sort_opts->sort);
+
+	return sort_opts->reverse ? -c : c;
+}
+
+/* Readahead can read more than was asked for; that is still no hit. */
+double top_hit_ratio(const struct proc_io *d, bool syscalls)
+{
+	double fb = d->sys.bytes[IOLENS_SC_FILE_READ];
+
+	if (!syscalls || fb < TOP_HIT_MIN_BYTES)
+		return NAN;
+	return d->io.read_bytes >= fb ? 0 : 1 - d->io.read_bytes / fb;
+}
+
+void top_arrange(struct top_frame *f, const struct top_opts *o)
+{
+	f->nrows = 0;
+	memset(&f->total, 0, sizeof(f->total));
+	for (int i = 0; i < f->nall; i++) {
+		struct top_row *r = &f->all[i];
+
+		proc_io_sub(&r->d, &r->e->cur,
+			    o->accumulated ? &r->e->base : &r->e->prev);
+		r->hit = top_hit_ratio(&r->d, r->e->flags & IOLENS_TASK_SYS);
+
+		if (!wanted(r, o))
+			continue;
+		f->rows[f->nrows++] = r;
+		for (size_t k = 0; k < sizeof(r->d) / sizeof(__u64); k++)
+			((__u64 *)&f->total)[k] += ((const __u64 *)&r->d)[k];
+	}
+	sort_opts = o;
+	qsort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
+}
+
+void top_wb_name(char *buf, size_t len, const struct top_wb *w)
+{
+	const char *p = cgroup_path(w->hier, w->cgroup);
+
+	if (p)
+		snprintf(buf, len, "%s", p);
+	else
+		snprintf(buf, len, "cgroup %llu", (unsigned long long)w->cgroup);
+}
