@@ -3,8 +3,8 @@
  * iolens load: a load generator that takes fio's option names.  Parts:
  * load_opts.c (the option table every source of options feeds: argv and
  * job files), load_jobfile.c (fio's INI job files), load_target.c (opening the file or device, and the
- * safety checks before any write), load_engines.c (psync, io_uring,
- * libaio), load_job.c (one thread per job: offsets, timing, statistics),
+ * safety checks before any write), engines.c and engines/ (psync,
+ * io_uring, libaio), load_job.c (one thread per job: offsets, timing, statistics),
  * load_report.c (fio's normal text and JSON).
  */
 #ifndef IOLENS_LOAD_H
@@ -27,7 +27,7 @@ enum load_rw {
 	LOAD_RW_RW, LOAD_RW_RANDRW, LOAD_RW_TRIM, LOAD_RW_RANDTRIM,
 };
 
-enum load_engine_id { LOAD_PSYNC, LOAD_IO_URING, LOAD_LIBAIO };
+struct load_engine;
 
 enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
 
@@ -73,7 +73,7 @@ struct load_job_opts {
 	__u64 blockalign[LOAD_DIRS];	/* of random offsets; 0: the smallest bs */
 	unsigned int rate_iops[LOAD_DIRS];	/* 0: no cap */
 	bool direct;
-	int ioengine;		/* enum load_engine_id */
+	const struct load_engine *ioengine;
 	unsigned int iodepth;
 	unsigned int numjobs;
 	__u64 runtime_ns;	/* 0: until size is done */
@@ -175,7 +175,6 @@ __u64 load_blockalign(const struct load_job_opts *o, int dir);
 const char *load_rw_name(int rw);
 /* "read", "write", "trim": fio's names of enum load_dir. */
 const char *load_dir_name(int dir);
-const char *load_engine_name(int engine);
 
 /* Parses fio sizes: "4k", "1m", "2GiB", "512" (bytes); k = 1024. */
 int load_parse_size(const char *s, __u64 *v);
@@ -263,7 +262,7 @@ void load_rate_add(struct load_rate *r, __u64 v);
 void load_rate_merge(struct load_rate *dst, const struct load_rate *src);
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
 
-/* ---- engines: load_engines.c ---- */
+/* ---- engines: engines.c, one file each in engines/ ---- */
 
 /* One I/O slot: iodepth of them per thread, each with its own buffer. */
 struct load_io {
@@ -286,9 +285,13 @@ struct load_usage {
 
 enum load_queued { LOAD_Q_QUEUED, LOAD_Q_COMPLETED };
 
+/* An engine's operations.  queue is required; a sync engine needs nothing
+ * else, an asynchronous one also commit and reap; init and exit are
+ * optional for both. */
 struct load_engine {
-	const char *name;
-	bool sync;		/* queue() does the I/O: no slat */
+	const char *name;	/* fio's --ioengine name */
+	const char *help;	/* one line for --help */
+	bool sync;		/* queue() does the I/O: no slat, depth 1 */
 	int (*init)(struct load_thread *t);
 	/* Adds io to the batch; a sync engine does it and returns
 	 * LOAD_Q_COMPLETED with *res the byte count or -errno. */
@@ -301,11 +304,12 @@ struct load_engine {
 	void (*exit)(struct load_thread *t);
 };
 
-const struct load_engine *load_engine_get(int id);
-
-/* A trim, done at once with BLKDISCARD whatever the engine, as fio 3.33
- * does; *res is the byte count or -errno. */
-void load_trim(struct load_thread *t, struct load_io *io, long *res);
+/* The engine called `name` (NULL: the default), or NULL. */
+const struct load_engine *load_engine_find(const char *name);
+/* "want one of: psync io_uring libaio" */
+const char *load_engines_text(void);
+/* A line per engine, for --help. */
+void load_engines_help(FILE *f);
 
 /* ---- one job thread: load_job.c ---- */
 
@@ -370,9 +374,16 @@ struct load_thread {
 	struct load_stats st;
 };
 
+/* ---- completions: load_io.c ---- */
+
 /* For engines: a completion of `io` with `res` bytes or -errno at `now`. */
 void load_io_done(struct load_thread *t, struct load_io *io, long res,
 		  __u64 now);
+/* Stops the job after printing what failed; its first error is kept. */
+void load_job_err(struct load_thread *t, const char *what, __u64 offset,
+		  int err);
+
+/* ---- the job loop: load_job.c ---- */
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);

@@ -35,8 +35,10 @@ static void usage(FILE *f)
 		"\n"
 		"options (each --name starts a job; options before it are global):\n");
 	load_opts_help(f);
+	fprintf(f, "  %-26s %s\n", "-h, --help", "this help");
+	fprintf(f, "\nengines (--ioengine):\n");
+	load_engines_help(f);
 	fprintf(f,
-		"  %-26s %s\n"
 		"\n"
 		"sizes take k, m, g, t (1024-based; KiB and KB alike); times take\n"
 		"us, ms, s, m, h (default seconds).\n"
@@ -79,8 +81,7 @@ static void usage(FILE *f)
 		"      stonewall\n"
 		"      rw=randread\n"
 		"  iolens load --filename=/dev/loop0 --sweep=iodepth --runtime=2\n"
-		"  iolens load --filename=/dev/sdb --sweep=zones:32 --output-format=json\n",
-		"-h, --help", "this help");
+		"  iolens load --filename=/dev/sdb --sweep=zones:32 --output-format=json\n");
 }
 
 int load_parse_args(int argc, char **argv, struct load_jobs *js)
@@ -170,8 +171,8 @@ static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthre
 			(unsigned long long)o->bsz[LOAD_WRITE].max,
 			(unsigned long long)o->bsz[LOAD_TRIM].min,
 			(unsigned long long)o->bsz[LOAD_TRIM].max,
-			load_engine_name(o->ioengine),
-			o->ioengine == LOAD_PSYNC ? 1 : o->iodepth);
+			o->ioengine->name,
+			o->ioengine->sync ? 1 : o->iodepth);
 	}
 	fprintf(f, "iolens-%s\nStarting %u thread%s\n\n", IOLENS_VERSION, nthreads,
 		nthreads == 1 ? "" : "s");
@@ -251,7 +252,7 @@ int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
 			t->gate = &gate;
 			t->wave = wave;
 			t->target = &targets[i];
-			t->eng = load_engine_get(t->o->ioengine);
+			t->eng = t->o->ioengine;
 			t->job_index = nth;
 			t->fd = load_target_open(t->o, t->target);
 			if (t->fd < 0) {

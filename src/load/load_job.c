@@ -12,22 +12,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "load/load.h"
 #include "lib/stop.h"
-
-void load_lat_add(struct load_lat *l, __u64 ns)
-{
-	if (!l->n || ns < l->min)
-		l->min = ns;
-	if (ns > l->max)
-		l->max = ns;
-	l->n++;
-	l->sum += ns;
-	l->sumsq += (unsigned __int128)ns * ns;
-}
 
 static void lat_merge(struct load_lat *d, const struct load_lat *s)
 {
@@ -293,46 +284,6 @@ static unsigned int depth_bucket(unsigned int depth)
 	return b;
 }
 
-static void job_err(struct load_thread *t, const char *what, __u64 offset,
-		    int err)
-{
-	if (!t->st.error)
-		t->st.error = err;
-	fprintf(stderr, "iolens load: job '%s': %s at offset %llu failed: %s (errno %d)\n",
-		t->o->name, what, (unsigned long long)offset, strerror(err), err);
-	t->stop = true;
-}
-
-
-void load_io_done(struct load_thread *t, struct load_io *io, long res,
-		  __u64 now)
-{
-	struct load_dir_stats *d;
-	__u64 clat;
-
-	t->free[t->nfree++] = io;
-	if (res < 0) {
-		job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
-		return;
-	}
-	if (!io->counted)
-		return;		/* issued in the ramp */
-	d = &t->st.dir[io->dir];
-	/* The sampler reads these two from its thread; with one writer a
-	 * relaxed store is a plain store. */
-	__atomic_store_n(&d->ios, d->ios + 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&d->bytes, d->bytes + res, __ATOMIC_RELAXED);
-	if ((__u64)res != io->len)
-		d->short_ios++;
-	clat = now - io->t_issue;
-	/* A trim is done at once on every engine: no slat, as fio's. */
-	if (!t->eng->sync && io->dir != LOAD_TRIM)
-		load_lat_add(&d->slat, io->t_issue - io->t_start);
-	load_lat_add(&d->clat, clat);
-	load_lat_add(&d->lat, now - io->t_start);
-	d->clat_hist[hist_index(clat)]++;
-}
-
 /* This thread's CPU time, context switches and faults so far. */
 static struct load_usage thread_usage(void)
 {
@@ -382,7 +333,7 @@ static void do_sync(struct load_thread *t)
 	bool data = t->sync_pending == LOAD_SYNC_DATA;
 
 	if (data ? fdatasync(t->fd) : fsync(t->fd))
-		job_err(t, data ? "fdatasync" : "fsync", 0, errno);
+		load_job_err(t, data ? "fdatasync" : "fsync", 0, errno);
 	t->sync_pending = 0;
 }
 
@@ -453,6 +404,15 @@ static void rate_sleep(struct load_thread *t, __u64 now)
 		;
 }
 
+/* A trim is the BLKDISCARD ioctl, done at once whatever the engine, as
+ * fio 3.33 does; *res is the byte count or -errno. */
+static void trim(struct load_thread *t, struct load_io *io, long *res)
+{
+	__u64 range[2] = { io->offset, io->len };
+
+	*res = ioctl(t->fd, BLKDISCARD, range) ? -errno : (long)io->len;
+}
+
 /* Prepares as many I/Os as there are free slots, budget and rate; a sync
  * engine (and every trim) does one and returns, so that the loop sees the
  * clock and the stop flag between any two.  Returns the latest clock read. */
@@ -483,7 +443,7 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			io->t_start = io->t_issue = mono_ns();
 			t->st.depth[0] += io->counted;
 			if (dir == LOAD_TRIM)
-				load_trim(t, io, &res);
+				trim(t, io, &res);
 			else
 				t->eng->queue(t, io, &res);
 			now = mono_ns();
@@ -505,14 +465,14 @@ static int submit(struct load_thread *t)
 
 	if (!n)
 		return 0;
-	rc = t->eng->commit(t);
+	rc = t->eng->commit ? t->eng->commit(t) : 0;
 	now = mono_ns();
 	t->nqueued = 0;
 	if (rc < 0) {
 		/* Nothing of the batch is out: give the slots back. */
 		for (unsigned int i = 0; i < n; i++)
 			t->free[t->nfree++] = t->queued[i];
-		job_err(t, "submit", t->queued[0]->offset, -rc);
+		load_job_err(t, "submit", t->queued[0]->offset, -rc);
 		return rc;
 	}
 	inflight = t->depth - t->nfree;
@@ -551,7 +511,7 @@ static void run_loop(struct load_thread *t)
 		}
 		rc = t->eng->reap(t, 1);
 		if (rc < 0) {
-			job_err(t, "reap", 0, -rc);
+			load_job_err(t, "reap", 0, -rc);
 			break;
 		}
 		now = mono_ns();
@@ -615,7 +575,7 @@ static int thread_setup(struct load_thread *t)
 		t->feistel_half++;
 	t->budget = o->time_based ? 0 : o->size;
 	new_pass(t);
-	rc = t->eng->init(t);
+	rc = t->eng->init ? t->eng->init(t) : 0;
 	return rc < 0 ? rc : 0;
 }
 
@@ -665,7 +625,8 @@ static void thread_body(struct load_thread *t)
 		t->st.majf = u.majf - t->ru0.majf;
 		t->st.minf = u.minf - t->ru0.minf;
 	}
-	t->eng->exit(t);
+	if (t->eng->exit)
+		t->eng->exit(t);
 }
 
 void *load_thread_run(void *arg)

@@ -15,6 +15,7 @@
 enum opt_type {
 	T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64,
 	T_OFFSET,	/* a size or N% */
+	T_ENGINE,	/* an engine of engines.c, by name */
 	T_CPUS,		/* a CPU list */
 	/* One value per direction, fio's "read,write,trim" form: */
 	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT,
@@ -41,11 +42,6 @@ static const struct choice rw_choices[] = {
 	{ "rw", LOAD_RW_RW }, { "readwrite", LOAD_RW_RW },
 	{ "randrw", LOAD_RW_RANDRW }, { "trim", LOAD_RW_TRIM },
 	{ "randtrim", LOAD_RW_RANDTRIM }, { NULL, 0 },
-};
-
-static const struct choice engine_choices[] = {
-	{ "psync", LOAD_PSYNC }, { "io_uring", LOAD_IO_URING },
-	{ "libaio", LOAD_LIBAIO }, { NULL, 0 },
 };
 
 static const struct choice eta_choices[] = {
@@ -94,8 +90,8 @@ static const struct opt opts[] = {
 	  "same as --blockalign" },
 	{ "direct", T_BOOL, OFF(direct), NULL, 0, 0, "0|1",
 	  "O_DIRECT: bypass the page cache" },
-	{ "ioengine", T_ENUM, OFF(ioengine), engine_choices, 0, 0, "ENGINE",
-	  "psync (default), io_uring, libaio" },
+	{ "ioengine", T_ENGINE, OFF(ioengine), NULL, 0, 0, "ENGINE",
+	  "how I/O is issued: one of the engines below" },
 	{ "iodepth", T_UINT, OFF(iodepth), NULL, 1, 65535, "N",
 	  "I/Os in flight per job (psync: 1)" },
 	{ "numjobs", T_UINT, OFF(numjobs), NULL, 1, 4096, "N",
@@ -156,7 +152,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->bs = 4096;
 	for (int d = 0; d < LOAD_DIRS; d++)
 		o->bsz[d].min = o->bsz[d].max = o->bs;
-	o->ioengine = LOAD_PSYNC;
+	o->ioengine = load_engine_find(NULL);
 	o->iodepth = 1;
 	o->numjobs = 1;
 	o->cpus_policy = LOAD_CPUS_SPLIT;
@@ -537,6 +533,13 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		}
 		break;
+	case T_ENGINE:
+		*(const struct load_engine **)p = load_engine_find(value);
+		if (!*(const struct load_engine **)p) {
+			*err = load_engines_text();
+			return -2;
+		}
+		break;
 	case T_CPUS:
 		if (load_cpus_parse(value, p, err))
 			return -2;
@@ -639,19 +642,7 @@ __u64 load_blockalign(const struct load_job_opts *o, int dir)
 	return o->blockalign[dir] ? o->blockalign[dir] : o->bsz[dir].min;
 }
 
-const char *load_dir_name(int dir)
-{
-	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
-
-	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
-}
-
 const char *load_rw_name(int rw)
 {
 	return choice_name(rw_choices, rw);
-}
-
-const char *load_engine_name(int engine)
-{
-	return choice_name(engine_choices, engine);
 }

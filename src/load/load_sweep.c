@@ -92,9 +92,10 @@ static int setup(struct load_jobs *js, struct sweep *sw)
 		if (!rw_given)
 			o->rw = LOAD_RW_RANDREAD;
 		if (!given(js, "ioengine"))
-			o->ioengine = LOAD_IO_URING;
-		if (o->ioengine == LOAD_PSYNC)
-			return usage_err(CMD, "--sweep=iodepth needs a queue: --ioengine=io_uring or libaio, not psync");
+			o->ioengine = load_engine_find("io_uring");
+		if (o->ioengine->sync)
+			return usage_err(CMD, "--sweep=iodepth needs a queue: --ioengine=io_uring or libaio, not %s",
+					 o->ioengine->name);
 		if (!given(js, "iodepth"))
 			o->iodepth = DEPTH_CAP;
 		if (!o->runtime_ns)
@@ -131,7 +132,7 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	sigset_t block, old;
 	int rc = 0;
 
-	th.eng = load_engine_get(o->ioengine);
+	th.eng = o->ioengine;
 	th.fd = load_target_open(o, t);
 	if (th.fd < 0) {
 		pr_err("%s: %s", o->filename, strerror(errno));
@@ -321,7 +322,7 @@ static void report_text(FILE *f, const struct sweep *sw)
 	if (!sw->zones) {
 		fprintf(f, "iodepth sweep of %s: %s, bs=%llu, %s, direct=%d, %.0f ms per depth\n",
 			o->filename, load_rw_name(o->rw), (unsigned long long)o->bs,
-			load_engine_name(o->ioengine), o->direct, o->runtime_ns / 1e6);
+			o->ioengine->name, o->direct, o->runtime_ns / 1e6);
 		fprintf(f, "%7s %12s %10s %12s %12s %7s\n", "depth", "IOPS", "MB/s",
 			"clat p90", "clat p99", "rank");
 		for (int i = 0; i < sw->n; i++) {
@@ -343,7 +344,7 @@ static void report_text(FILE *f, const struct sweep *sw)
 	fprintf(f, "zone sweep of %s: %u zones, %s of %llu bytes at each start, bs=%llu, %s, direct=%d\n",
 		o->filename, sw->nzones, load_rw_name(o->rw),
 		sw->n ? (unsigned long long)sw->steps[0].len : 0ULL,
-		(unsigned long long)o->bs, load_engine_name(o->ioengine), o->direct);
+		(unsigned long long)o->bs, o->ioengine->name, o->direct);
 	fprintf(f, "%5s %16s %10s\n", "zone", "offset", "MB/s");
 	for (int i = 0; i < sw->n; i++)
 		fprintf(f, "%5d %16llu %10.1f\n", i,
@@ -372,7 +373,7 @@ static void report_json(FILE *f, const struct sweep *sw)
 	json_str(&j, "filename", o->filename);
 	json_str(&j, "rw", load_rw_name(o->rw));
 	json_u64(&j, "bs", o->bs);
-	json_str(&j, "ioengine", load_engine_name(o->ioengine));
+	json_str(&j, "ioengine", o->ioengine->name);
 	json_u64(&j, "direct", o->direct);
 	if (!sw->zones)
 		json_u64(&j, "step_runtime_ns", o->runtime_ns);

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libaio: io_submit of the whole batch, io_getevents for all ready. */
+#include <errno.h>
+#include <stdlib.h>
+#include <libaio.h>
+#include "lib/clock.h"
+#include "load/load.h"
+
+struct aio {
+	io_context_t ctx;
+	struct iocb *iocbs;	/* one per slot */
+	struct iocb **batch;
+	unsigned int nbatch;
+	struct io_event *events;
+};
+
+static int aio_init(struct load_thread *t)
+{
+	struct aio *a = calloc(1, sizeof(*a));
+	int rc;
+
+	if (!a)
+		return -ENOMEM;
+	a->iocbs = calloc(t->depth, sizeof(*a->iocbs));
+	a->batch = calloc(t->depth, sizeof(*a->batch));
+	a->events = calloc(t->depth, sizeof(*a->events));
+	rc = a->iocbs && a->batch && a->events ? io_setup(t->depth, &a->ctx) : -ENOMEM;
+	if (rc < 0) {
+		free(a->iocbs);
+		free(a->batch);
+		free(a->events);
+		free(a);
+		return rc;
+	}
+	t->engine_data = a;
+	return 0;
+}
+
+static int aio_queue(struct load_thread *t, struct load_io *io, long *res)
+{
+	struct aio *a = t->engine_data;
+	struct iocb *cb = &a->iocbs[io->index];
+
+	(void)res;
+	if (io->dir == LOAD_WRITE)
+		io_prep_pwrite(cb, t->fd, io->buf, io->len, io->offset);
+	else
+		io_prep_pread(cb, t->fd, io->buf, io->len, io->offset);
+	cb->data = io;
+	a->batch[a->nbatch++] = cb;
+	return LOAD_Q_QUEUED;
+}
+
+static int aio_commit(struct load_thread *t)
+{
+	struct aio *a = t->engine_data;
+	unsigned int done = 0;
+	int rc;
+
+	while (done < a->nbatch) {
+		rc = io_submit(a->ctx, a->nbatch - done, a->batch + done);
+		if (rc == -EINTR || rc == -EAGAIN)
+			continue;
+		if (rc <= 0) {
+			a->nbatch = 0;
+			return rc < 0 ? rc : -EIO;
+		}
+		done += rc;
+	}
+	a->nbatch = 0;
+	return done;
+}
+
+static int aio_reap(struct load_thread *t, unsigned int min)
+{
+	struct aio *a = t->engine_data;
+	__u64 now;
+	int rc;
+
+	rc = io_getevents(a->ctx, min, t->depth, a->events, NULL);
+	if (rc == -EINTR)
+		return 0;
+	if (rc < 0)
+		return rc;
+	now = mono_ns();
+	for (int i = 0; i < rc; i++) {
+		struct iocb *cb = a->events[i].obj;
+
+		/* res is unsigned long in the ABI: -errno wraps. */
+		load_io_done(t, cb->data, (long)a->events[i].res, now);
+	}
+	return rc;
+}
+
+static void aio_exit(struct load_thread *t)
+{
+	struct aio *a = t->engine_data;
+
+	if (!a)
+		return;
+	io_destroy(a->ctx);
+	free(a->iocbs);
+	free(a->batch);
+	free(a->events);
+	free(a);
+	t->engine_data = NULL;
+}
+
+const struct load_engine load_engine_libaio = {
+	.name = "libaio",
+	.help = "Linux native AIO (io_submit)",
+	.init = aio_init,
+	.queue = aio_queue,
+	.commit = aio_commit,
+	.reap = aio_reap,
+	.exit = aio_exit,
+};

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an engine calls when an I/O completes: the job's statistics.  Apart
+ * from the job loop, which calls the engines, so that the engines call
+ * nothing that calls them.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "load/load.h"
+
+const char *load_dir_name(int dir)
+{
+	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
+
+	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
+}
+
+void load_lat_add(struct load_lat *l, __u64 ns)
+{
+	if (!l->n || ns < l->min)
+		l->min = ns;
+	if (ns > l->max)
+		l->max = ns;
+	l->n++;
+	l->sum += ns;
+	l->sumsq += (unsigned __int128)ns * ns;
+}
+
+void load_job_err(struct load_thread *t, const char *what, __u64 offset,
+		  int err)
+{
+	if (!t->st.error)
+		t->st.error = err;
+	fprintf(stderr, "iolens load: job '%s': %s at offset %llu failed: %s (errno %d)\n",
+		t->o->name, what, (unsigned long long)offset, strerror(err), err);
+	t->stop = true;
+}
+
+void load_io_done(struct load_thread *t, struct load_io *io, long res,
+		  __u64 now)
+{
+	struct load_dir_stats *d;
+	__u64 clat;
+
+	t->free[t->nfree++] = io;
+	if (res < 0) {
+		load_job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
+		return;
+	}
+	if (!io->counted)
+		return;		/* issued in the ramp */
+	d = &t->st.dir[io->dir];
+	/* The sampler reads these two from its thread; with one writer a
+	 * relaxed store is a plain store. */
+	__atomic_store_n(&d->ios, d->ios + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->bytes, d->bytes + res, __ATOMIC_RELAXED);
+	if ((__u64)res != io->len)
+		d->short_ios++;
+	clat = now - io->t_issue;
+	/* A trim is done at once on every engine: no slat, as fio's. */
+	if (!t->eng->sync && io->dir != LOAD_TRIM)
+		load_lat_add(&d->slat, io->t_issue - io->t_start);
+	load_lat_add(&d->clat, clat);
+	load_lat_add(&d->lat, now - io->t_start);
+	d->clat_hist[hist_index(clat)]++;
+}
