@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks that the source tree keeps its layers (make check-layers).
 
-    cli  ->  features (top, load, report, serve, check)  ->  trace  ->  ABI
+    cli  ->  features (top, load, report, serve, check, doctor)  ->  trace  ->  ABI
                               lib: usable from all of them, uses only ABI
 
 - An include runs down the layers or stays in its folder: a file in src/X/
@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 RANK = {'bpf': 0, 'lib': 1, 'trace': 2, 'top': 3, 'load': 3, 'report': 3,
-        'serve': 3, 'check': 3, 'cli': 4}
+        'serve': 3, 'check': 3, 'doctor': 3, 'cli': 4}
 FEATURES = {k for k, v in RANK.items() if v == 3}
 MAX_LINES = 800
 SKEL_OWNER = {'block': 'block_trace', 'stat': 'stat_trace',

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iolens doctor: what this kernel and this user can do, as rows of checks.
+ * kernel.c checks the kernel, BTF, privileges, tracefs, the tracepoints and
+ * the kernel structures; programs.c loads a real program of each type;
+ * doctor.c keeps the rows and prints them.
+ */
+#ifndef IOLENS_DOCTOR_H
+#define IOLENS_DOCTOR_H
+
+#include <stdbool.h>
+#include <sys/utsname.h>
+#include <bpf/btf.h>
+
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC	0x74726163
+#endif
+
+#define BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define TRACEFS		"/sys/kernel/tracing"
+#define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
+
+enum status { ST_OK, ST_MISSING, ST_FALLBACK, ST_NOPRIV };
+
+struct row {
+	char check[32];
+	enum status status;
+	char detail[80];
+	char consequence[128];
+};
+
+#define MAX_ROWS	64
+/* Disks whose issue-stamp path is shown, at most. */
+#define MAX_DISK_ROWS	8
+#define MAX_BLOCKERS	8
+
+struct doctor {
+	struct btf *btf;		/* vmlinux BTF, NULL if unreadable */
+	bool tracefs;			/* mounted and readable by us */
+	bool may_load;			/* privileges to load tracing programs */
+	struct row rows[MAX_ROWS];
+	int nrows;
+	/* What snoop/record need, collected while checking. */
+	const char *blockers[MAX_BLOCKERS];
+	int nblockers;
+	const char *attach;		/* "tp_btf", "raw_tp" or NULL */
+	bool unprobed;			/* a needed check lacked privileges */
+};
+
+extern const char *const doctor_status_name[];
+
+/* Adds a row; the list is fixed, so one past MAX_ROWS goes nowhere. */
+struct row *doctor_row(struct doctor *d, const char *check, enum status st,
+		       const char *consequence, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Something snoop and record cannot run without. */
+void doctor_block(struct doctor *d, const char *why);
+/* "ENOENT", or "errno N" for a number without a name. */
+const char *doctor_errno(int err);
+bool doctor_path_exists(const char *path);
+
+/* kernel.c: kernel, BTF, privileges, tracefs, every tracepoint. */
+void doctor_check_kernel(struct doctor *d, const struct utsname *u);
+/* kernel.c: the kernel structures read through BTF, the issue stamps. */
+void doctor_check_structs(struct doctor *d);
+/* programs.c: each program type loaded for real, the ring buffer. */
+void doctor_check_programs(struct doctor *d);
+
+void doctor_print_text(const struct doctor *d);
+void doctor_print_json(const struct doctor *d, const char *release);
+
+#endif

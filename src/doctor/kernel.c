@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolens doctor: the kernel, BTF, privileges, tracefs, the tracepoints and
+ * the kernel structures iolens reads. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include "doctor/doctor.h"
+#include "lib/priv.h"
+
+static void check_kernel(struct doctor *d, const struct utsname *u)
+{
+	unsigned int major = 0, minor = 0;
+	const char *what;
+
+	sscanf(u->release, "%u.%u", &major, &minor);
+	/* The feature floors below are the kernels that added them. */
+	if (major < 5 || (major == 5 && minor < 8))
+		what = "older than 5.8: no ring buffer, no CAP_BPF, no iter/task";
+	else if (major < 6 || (major == 6 && minor < 5))
+		what = "older than 6.5: no block_io_start, submitter seen at insert/issue";
+	else
+		what = "new enough for every feature iolens uses";
+	doctor_row(d, "kernel", ST_OK, what, "%s %s", u->release, u->machine);
+}
+
+static void check_btf(struct doctor *d)
+{
+	struct stat st;
+
+	if (stat(BTF_PATH, &st)) {
+		doctor_row(d, "btf", ST_MISSING, "no CO-RE: iolens cannot run",
+			"%s: %s", BTF_PATH, doctor_errno(errno));
+		doctor_block(d, "no kernel BTF");
+		return;
+	}
+	d->btf = btf__load_vmlinux_btf();
+	if (!d->btf) {
+		doctor_row(d, "btf", ST_MISSING, "no CO-RE: iolens cannot run",
+			"%s unreadable: %s", BTF_PATH, doctor_errno(errno));
+		doctor_block(d, "kernel BTF unreadable");
+		return;
+	}
+	doctor_row(d, "btf", ST_OK, "CO-RE relocations and BTF-typed tracepoints",
+		"%s, %u types", BTF_PATH, btf__type_cnt(d->btf));
+}
+
+static void check_privileges(struct doctor *d)
+{
+	uid_t euid = geteuid();
+	bool admin = priv_has_cap(CAP_SYS_ADMIN);
+	bool bpf = priv_has_cap(CAP_BPF);
+	bool perfmon = priv_has_cap(CAP_PERFMON);
+	const char *nopriv = euid ?
+		"cannot load BPF programs: snoop/record need sudo" :
+		"cannot load BPF programs: this root lacks the capabilities";
+
+	d->may_load = priv_can_load_bpf();
+
+	if (euid == 0)
+		doctor_row(d, "root", ST_OK,
+			"tracefs readable (mode 0700, owned by root)", "euid 0");
+	else
+		doctor_row(d, "root", d->may_load ? ST_FALLBACK : ST_NOPRIV,
+			d->may_load ? "not root, but the capabilities suffice" :
+				      nopriv,
+			"euid %u", (unsigned int)euid);
+
+	doctor_row(d, "CAP_SYS_ADMIN", admin ? ST_OK : ST_NOPRIV,
+		admin ? "implies CAP_BPF and CAP_PERFMON (the only way before 5.8)" :
+			bpf && perfmon ? "not needed: CAP_BPF and CAP_PERFMON suffice since 5.8" :
+					 "not needed if CAP_BPF and CAP_PERFMON are held",
+		"%s", admin ? "effective" : "not held");
+	doctor_row(d, "CAP_BPF", bpf ? ST_OK : admin ? ST_FALLBACK : ST_NOPRIV,
+		bpf ? "load programs, create maps" :
+		admin ? "CAP_SYS_ADMIN covers it" : nopriv,
+		"%s", bpf ? "effective" : "not held");
+	doctor_row(d, "CAP_PERFMON", perfmon ? ST_OK : admin ? ST_FALLBACK : ST_NOPRIV,
+		perfmon ? "tracing programs may read kernel memory" :
+		admin ? "CAP_SYS_ADMIN covers it" : nopriv,
+		"%s", perfmon ? "effective" : "not held");
+}
+
+static void check_tracefs(struct doctor *d)
+{
+	struct statfs sfs;
+
+	if (statfs(TRACEFS, &sfs) || (unsigned long)sfs.f_type != TRACEFS_MAGIC) {
+		doctor_row(d, "tracefs", ST_MISSING,
+			"no ground truth for tests; syscall tracepoints need it (or debugfs) for event ids",
+			"%s not mounted", TRACEFS);
+		return;
+	}
+	/* Mode 0700 by default: mounted is not the same as usable. */
+	if (access(TRACEFS "/events", R_OK | X_OK)) {
+		doctor_row(d, "tracefs", ST_NOPRIV,
+			"tracepoints checked in BTF only",
+			"%s mounted, %s", TRACEFS, doctor_errno(errno));
+		return;
+	}
+	d->tracefs = true;
+	doctor_row(d, "tracefs", ST_OK,
+		"informational: tests use its events as ground truth",
+		"%s", TRACEFS);
+}
+
+/* ---- tracepoints ---- */
+
+struct tp_check {
+	const char *sys;
+	const char *name;
+	bool needed;		/* snoop/record cannot run without it */
+	bool fallback;		/* absence degrades instead of disabling */
+	const char *present;
+	const char *absent;
+};
+
+static const struct tp_check tp_checks[] = {
+	/* block_io_start: added in Linux 6.5 ("block: introduce
+	 * block_io_start/block_io_done tracepoints"). */
+	{ "block", "block_io_start", false, true,
+	  "submitter taken at submission",
+	  "submitter taken at insert/issue instead of submission: "
+	  "kworker may be shown for requests a process submitted" },
+	{ "block", "block_rq_insert", false, true,
+	  "insert time: scheduler queue time",
+	  "no insert time: queue time from the request's own timestamps only" },
+	{ "block", "block_rq_issue", true, false,
+	  "issue time, size, sector, queue depth",
+	  "snoop/record cannot run" },
+	{ "block", "block_rq_complete", true, false,
+	  "completion: queue and device time",
+	  "snoop/record cannot run" },
+	{ "block", "block_rq_requeue", false, false,
+	  "requeues counted",
+	  "requeues not counted" },
+	{ "block", "block_rq_merge", false, false,
+	  "request merges counted",
+	  "request merges not counted" },
+	{ "block", "block_bio_queue", false, false,
+	  "bio submissions counted",
+	  "bio submissions not counted" },
+	{ "block", "block_bio_backmerge", false, false,
+	  "bio back merges counted",
+	  "bio back merges not counted" },
+	{ "block", "block_bio_frontmerge", false, false,
+	  "bio front merges counted",
+	  "bio front merges not counted" },
+	{ "syscalls", "sys_enter_read", false, false,
+	  "syscall-level read rates (later features)",
+	  "no syscall-level read rates (later features)" },
+	{ "syscalls", "sys_exit_read", false, false,
+	  "syscall-level read rates (later features)",
+	  "no syscall-level read rates (later features)" },
+};
+
+static bool btf_has(const struct btf *btf, const char *name, __u32 kind)
+{
+	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+static void check_tracepoint(struct doctor *d, const struct tp_check *c)
+{
+	char check[32], name[64], path[128];
+	bool in_btf, in_tracefs = false, ok;
+	bool syscalls = !strcmp(c->sys, "syscalls");
+	const char *btf_word, *fs_word;
+	enum status st;
+
+	snprintf(check, sizeof(check), "%s:%s", c->sys, c->name);
+	if (syscalls) {
+		/* Per-syscall events are ftrace-only (CONFIG_FTRACE_SYSCALLS):
+		 * BTF has no btf_trace_sys_enter_read, only the handler that
+		 * serves them all, so BTF can only say they are built in. */
+		in_btf = btf_has(d->btf, "ftrace_syscall_enter", BTF_KIND_FUNC);
+	} else {
+		snprintf(name, sizeof(name), "btf_trace_%s", c->name);
+		in_btf = btf_has(d->btf, name, BTF_KIND_TYPEDEF);
+	}
+	btf_word = in_btf ? "yes" : d->btf ? "no" : "unknown";
+	if (d->tracefs) {
+		snprintf(path, sizeof(path), TRACEFS "/events/%s/%s",
+			 c->sys, c->name);
+		in_tracefs = doctor_path_exists(path);
+		fs_word = in_tracefs ? "yes" : "no";
+	} else {
+		fs_word = "not readable";
+	}
+
+	/* A block tracepoint in BTF is what tp_btf attaches to; one only in
+	 * tracefs still serves raw_tp.  For syscalls tracefs is the real
+	 * answer whenever it can be read. */
+	if (syscalls && d->tracefs)
+		ok = in_tracefs;
+	else
+		ok = in_btf || in_tracefs;
+	if (ok)
+		st = ST_OK;
+	else if (!d->btf && !d->tracefs)
+		st = ST_NOPRIV;		/* nothing to look at: cannot tell */
+	else
+		st = c->fallback ? ST_FALLBACK : ST_MISSING;
+
+	if (c->needed && st == ST_NOPRIV)
+		d->unprobed = true;
+	else if (c->needed && st != ST_OK)
+		doctor_block(d, c->name);
+	doctor_row(d, check, st, st == ST_OK ? c->present : c->absent,
+		"%s %s, tracefs %s", syscalls ? "FTRACE_SYSCALLS" : "BTF",
+		btf_word, fs_word);
+}
+
+/* ---- kernel structures ---- */
+
+/* Finds `name` in struct/union `t`, looking through anonymous members. */
+static bool find_member(const struct btf *btf, const struct btf_type *t,
+			const char *name, __u32 *bit_off)
+{
+	const struct btf_member *m = btf_members(t);
+	__u16 i, n = btf_vlen(t);
+
+	for (i = 0; i < n; i++, m++) {
+		const char *mname = btf__name_by_offset(btf, m->name_off);
+		const struct btf_type *mt;
+		__u32 sub;
+
+		if (mname && *mname) {
+			if (strcmp(mname, name))
+				continue;
+			*bit_off = btf_member_bit_offset(t, i);
+			return true;
+		}
+		mt = btf__type_by_id(btf, m->type);
+		if (mt && btf_is_composite(mt) &&
+		    find_member(btf, mt, name, &sub)) {
+			*bit_off = btf_member_bit_offset(t, i) + sub;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void check_member(struct doctor *d, const char *sname,
+			 const char *mname, enum status absent,
+			 const char *present_conseq, const char *absent_conseq)
+{
+	const struct btf_type *t = NULL;
+	char check[32];
+	__s32 id;
+	__u32 off;
+
+	snprintf(check, sizeof(check), "%s.%s", sname, mname);
+	if (!d->btf) {
+		doctor_row(d, check, absent, absent_conseq, "no BTF");
+		return;
+	}
+	id = btf__find_by_name_kind(d->btf, sname, BTF_KIND_STRUCT);
+	if (id > 0)
+		t = btf__type_by_id(d->btf, id);
+	if (!t) {
+		doctor_row(d, check, absent, absent_conseq,
+			"no struct %s in BTF", sname);
+		return;
+	}
+	if (!find_member(d->btf, t, mname, &off)) {
+		doctor_row(d, check, absent, absent_conseq, "not in struct %s",
+			sname);
+		return;
+	}
+	doctor_row(d, check, ST_OK, present_conseq, "offset %u", off / 8);
+}
+
+static void check_enum(struct doctor *d, const char *name, const char *old,
+		       const char *present_conseq, const char *absent_conseq)
+{
+	const char *names[] = { name, old };
+	char check[40];
+	size_t i;
+
+	snprintf(check, sizeof(check), "enum %s", name);
+	for (i = 0; d->btf && i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct btf_type *t;
+		__s32 id;
+
+		if (!names[i])
+			continue;
+		id = btf__find_by_name_kind(d->btf, names[i], BTF_KIND_ENUM);
+		if (id <= 0)
+			id = btf__find_by_name_kind(d->btf, names[i],
+						    BTF_KIND_ENUM64);
+		if (id <= 0)
+			continue;
+		t = btf__type_by_id(d->btf, id);
+		if (i)
+			doctor_row(d, check, ST_OK, present_conseq,
+				"as enum %s, %u values", names[i],
+				t ? btf_vlen(t) : 0);
+		else
+			doctor_row(d, check, ST_OK, present_conseq, "%u values",
+				t ? btf_vlen(t) : 0);
+		return;
+	}
+	doctor_row(d, check, ST_FALLBACK, absent_conseq, "%s",
+		d->btf ? "not in BTF" : "no BTF");
+}
+
+static void check_structs(struct doctor *d)
+{
+	/*
+	 * Present is not the same as filled: the block layer stamps these
+	 * only when something needs the time (iostats, an I/O scheduler,
+	 * blk-stat), so the BPF side still treats 0 as "not stamped".
+	 */
+	check_member(d, "request", "start_time_ns", ST_FALLBACK,
+		     "queue/device split from the request itself (stat/lat)",
+		     "per-request map fallback");
+	check_member(d, "request", "io_start_time_ns", ST_FALLBACK,
+		     "queue/device split from the request itself (stat/lat)",
+		     "per-request map fallback");
+	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
+	check_member(d, "bio", "bi_blkg", ST_MISSING,
+		     "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",
+		     "no blk-cgroup: I/O attributed to the submitting task's cgroup only");
+	check_enum(d, "req_flag_bits", NULL,
+		   "request flags decoded from BTF",
+		   "request flags decoded with built-in 6.x values");
+	/* enum req_opf was renamed enum req_op in 6.0 (the blk_opf_t series). */
+	check_enum(d, "req_op", "req_opf",
+		   "request ops decoded from BTF",
+		   "request ops decoded with built-in 6.x values");
+}
+
+/*
+ * Which path stat/lat take per disk: the kernel stamps issues
+ * (rq->io_start_time_ns) only on queues with QUEUE_FLAG_STATS, which
+ * blk-stat users set: wbt, iolatency, iocost.  wbt is the common one and
+ * the one sysfs shows; without it stat stamps issues itself in a map.
+ */
+static void check_issue_stamps(struct doctor *d)
+{
+	DIR *dir = opendir("/sys/block");
+	struct dirent *e;
+	int n = 0;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && n < MAX_DISK_ROWS) {
+		char path[300], check[40];
+		unsigned long sectors = 0, usec = 0;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/size", e->d_name);
+		f = fopen(path, "r");
+		/* An unbound loop device has no queue traffic to time. */
+		if (!f || fscanf(f, "%lu", &sectors) != 1 || !sectors) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", e->d_name);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%lu", &usec) != 1)
+			usec = 0;
+		if (f)
+			fclose(f);
+		snprintf(check, sizeof(check), "issue stamp %.24s", e->d_name);
+		n++;
+		if (usec)
+			doctor_row(d, check, ST_OK, "stat/lat: queue/device split from rq->io_start_time_ns",
+				"wbt on (%lu us): the queue keeps QUEUE_FLAG_STATS", usec);
+		else
+			doctor_row(d, check, ST_FALLBACK, "stat/lat: own issue stamp in a per-request map",
+				"wbt off: the kernel stamps issues only if iolatency or iocost is set up");
+	}
+	closedir(dir);
+}
+
+void doctor_check_kernel(struct doctor *d, const struct utsname *u)
+{
+	check_kernel(d, u);
+	check_btf(d);
+	check_privileges(d);
+	check_tracefs(d);
+	for (size_t i = 0; i < sizeof(tp_checks) / sizeof(tp_checks[0]); i++)
+		check_tracepoint(d, &tp_checks[i]);
+}
+
+void doctor_check_structs(struct doctor *d)
+{
+	check_structs(d);
+	check_issue_stamps(d);
+}
