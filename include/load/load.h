@@ -176,12 +176,6 @@ const char *load_rw_name(int rw);
 /* "read", "write", "trim": fio's names of enum load_dir. */
 const char *load_dir_name(int dir);
 
-/* Parses fio sizes: "4k", "1m", "2GiB", "512" (bytes); k = 1024. */
-int load_parse_size(const char *s, __u64 *v);
-
-/* Parses fio times: "10" (`unit_ns` each), "500ms", "2m", "1h". */
-int load_parse_time(const char *s, double unit_ns, __u64 *ns);
-
 /* ---- where the job threads run: load_cpus.c ---- */
 
 /* Parses fio's CPU list ("0-3,6") into *set: 0, or -1 with *err set to a

@@ -21,29 +21,6 @@ struct rqfilter {
 	__u64 min_lat_ns;		/* total (or device) latency, 0 = any */
 };
 
-/* The getopt_long options every request command accepts, and their help. */
-#define RQFILTER_OPTS \
-	{ "dev", required_argument, NULL, 'd' }, \
-	{ "pid", required_argument, NULL, 'p' }, \
-	{ "comm", required_argument, NULL, 'c' }, \
-	{ "cgroup", required_argument, NULL, 'G' }, \
-	{ "op", required_argument, NULL, 'O' }, \
-	{ "min-lat", required_argument, NULL, 'm' }
-#define RQFILTER_SHORT "d:p:c:G:O:m:"
-#define RQFILTER_HELP \
-	"  -d, --dev DEV        only this disk (loop0, /dev/loop0 or 7:0); repeatable\n" \
-	"  -p, --pid PID        only requests submitted by this process; repeatable\n" \
-	"  -c, --comm NAME      only this command name; repeatable\n" \
-	"  -G, --cgroup PATH    only this cgroup and below (submitter's or I/O owner's)\n" \
-	"  -O, --op OPS         only these ops: read,write,flush,discard,...\n" \
-	"  -m, --min-lat TIME   only requests slower than TIME (us; or 2ms, 1.5s)\n"
-
-/* Handles one option of RQFILTER_OPTS: 1 if consumed, 0 if `opt` is not a
- * filter option, 2 after printing a usage error.  Devices are kept as given
- * and matched by name or number, so report can filter a file recorded on
- * another machine. */
-int rqfilter_opt(struct rqfilter *f, const char *cmd, int opt, const char *arg);
-
 /* Whether a (normalised) request passes; `devname`, `cgroup` and
  * `io_cgroup` are the resolved names of its disk, submitter cgroup and the
  * cgroup owning the I/O (NULL if unknown).  A cgroup filter matches either,

@@ -8,6 +8,12 @@
 #include <linux/types.h>
 #include "bpf/stat.h"
 
+/* Whether `f` filters anything. */
+static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
+{
+	return f->npid || f->comm[0] || f->cgroup_level;
+}
+
 struct stat_trace_opts {
 	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
 	int ndev;

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +16,12 @@
 #include "trace/block_trace.h"
 #include "lib/cgroups.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/opts.h"
+#include "lib/parse.h"
 #include "lib/proctree.h"
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
@@ -51,7 +51,7 @@ struct attach {
 	int nroots;
 	struct proctree tree;
 	bool json, follow_exit;
-	long long duration_ns;
+	__u64 duration_ns;
 	struct block_trace *bt;
 	struct opsum op[IOLENS_OP_NR];
 	struct proc *procs;
@@ -60,32 +60,33 @@ struct attach {
 	__u64 wb_requests, wb_bytes;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n"
-		"\n"
+static const struct cli_opt opts[] = {
+	CLI_GROUP(cli_rqfilter_opts),
+	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
+	CLI_OPT('j', "json", NULL, "JSON"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
+	.about =
 		"Follows running processes (with -p: they, their children and all their\n"
 		"threads) and, at Ctrl-C, --duration or when every -p process has exited,\n"
 		"sums up what the disks did for them: requests, bytes, average size,\n"
 		"latency (total = queue + device) percentiles, queue depth at issue,\n"
 		"misaligned writes, per process; and the writes the kernel's flusher\n"
 		"threads did meanwhile (writeback: found under the cgroup that dirtied the\n"
-		"pages with -G on cgroup v2, else shown apart, unattributed).\n"
-		"\n"
-		"options:\n"
-		RQFILTER_HELP
-		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
-		"  -j, --json           JSON\n"
-		"  -h, --help           this help\n"
-		"\n"
+		"pages with -G on cgroup v2, else shown apart, unattributed).\n",
+	.opts = opts,
+	.more =
 		"A child is known by its parent chain in /proc when its first request is\n"
 		"read (within 20 ms): one that does I/O and exits faster is missed.\n"
 		"\n"
 		"examples:\n"
 		"  fio job.fio & iolens attach -p $!\n"
-		"  iolens attach -c postgres -D 60 -j\n");
-}
+		"  iolens attach -c postgres -D 60 -j\n",
+};
 
 static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 {
@@ -289,40 +290,30 @@ static void show_json(const struct attach *a, double secs,
 
 static int parse_opts(struct attach *a, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		RQFILTER_OPTS,
-		{ "duration", required_argument, NULL, 'D' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct cli_parser p;
 	int opt, r;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "D:jh", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'D':
-			a->duration_ns = parse_duration_ns(optarg, 1e9);
-			if (a->duration_ns <= 0)
+			if (parse_duration(optarg, 1e9, &a->duration_ns) ||
+			    !a->duration_ns)
 				return usage_err(CMD, "--duration takes a time (10, 2.5s, 500ms), not '%s'", optarg);
 			break;
 		case 'j':
 			a->json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
 		default:
-			r = rqfilter_opt(&a->filter, CMD, opt, optarg);
-			if (r == 1)
-				break;
-			if (r == 2)
+			r = cli_rqfilter_opt(&a->filter, CMD, opt, optarg);
+			if (r != 1)
 				return 2;
-			return opt_error(CMD, opt, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_err(CMD, "unexpected argument '%s'", argv[optind]);
+	if (opt < 0)
+		return opt == CLI_HELP ? -1 : 2;
+	if (cli_no_operands(&p))
+		return 2;
 	if (!a->filter.npid && !a->filter.ncomm && !a->filter.cgroup)
 		return usage_err(CMD, "say what to follow: -p PID, -c NAME or -G CGROUP");
 	/* -p is matched with children here, not as the filter's exact pid. */
@@ -346,7 +337,7 @@ int cmd_attach(int argc, char **argv)
 
 	rc = parse_opts(&a, argc, argv);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	rc = block_trace_devs(CMD, &a.filter, devs);
 	if (rc)
 		return rc;

@@ -24,6 +24,7 @@
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
 #include "cli/commands.h"
+#include "cli/optable.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/hist.h"
@@ -60,21 +61,23 @@ struct bench {
 	bool json;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens bench [-j] [iolens load options | JOBFILE...]\n"
-		"\n"
+static const struct cli_opt opts[] = {
+	CLI_OPT('j', "json", NULL, "JSON (before the load options)"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = "bench",
+	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
+	.about =
 		"Runs the load of 'iolens load' with the same options and job files, traces\n"
 		"its block requests, and shows the application's view beside the device's:\n"
 		"IOPS, bytes, average size, latency percentiles (the load's completion\n"
 		"latency; the device's total = queue + device time), block requests per\n"
 		"application I/O, queue depth, reads caused by writes (page-cache RMW),\n"
-		"misaligned writes, write amplification, page-cache hit ratio.\n"
-		"\n"
-		"  -j, --json           JSON (before the load options)\n"
-		"  -h, --help           this help\n"
-		"\n"
+		"misaligned writes, write amplification, page-cache hit ratio.\n",
+	.opts = opts,
+	.more =
 		"Writeback of buffered writes is done by the kernel's flusher threads: it\n"
 		"is counted from the target disks while the load runs, whoever dirtied\n"
 		"the pages.  Tracing costs the load: the figures are of a traced run.\n"
@@ -82,8 +85,8 @@ static void usage(FILE *f)
 		"examples:\n"
 		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
-		"  iolens bench -j job.fio\n");
-}
+		"  iolens bench -j job.fio\n",
+};
 
 static int dir_of(unsigned int op)
 {
@@ -400,11 +403,13 @@ int cmd_bench(int argc, char **argv)
 	__u64 start, lost, m0[LOAD_DIRS];
 	double secs;
 
-	for (; first < argc && argv[first][0] == '-'; first++) {
-		if (!strcmp(argv[first], "-j") || !strcmp(argv[first], "--json")) {
+	for (; first < argc; first++) {
+		int key = cli_match(&cmd, argv[first]);
+
+		if (key == 'j') {
 			b.json = true;
-		} else if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
-			usage(stdout);
+		} else if (key == 'h') {
+			cli_help(stdout, &cmd);
 			return 0;
 		} else {
 			break;

@@ -11,7 +11,6 @@
  *   4. partitions that do not start on the physical block.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,11 +24,12 @@
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "load/load.h"
 #include "lib/log.h"
-#include "lib/opts.h"
+#include "lib/parse.h"
 #include "check/partalign.h"
 #include "lib/proctree.h"
 #include "lib/units.h"
@@ -48,7 +48,7 @@ struct check_opts {
 	const char *comm;
 	unsigned int align;	/* 0: each disk's physical block */
 	double threshold;	/* percent */
-	long long duration_ns;
+	__u64 duration_ns;
 	bool json;
 };
 
@@ -89,12 +89,23 @@ struct check {
 	__u64 writes;		/* write requests traced (after filters) */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+static const struct cli_opt opts[] = {
+	CLI_OPT('d', "dev", "DISK", "only this disk (loop0, /dev/loop0 or 7:0); repeatable"),
+	CLI_OPT('p', "pid", "PID", "only I/O of this process and its children; repeatable"),
+	CLI_OPT('c', "comm", "NAME", "only I/O of processes with this command name"),
+	CLI_OPT('a', "align", "BYTES", "judge against BYTES (a RAID stripe, a flash page;\nk, m suffixes) instead of each disk's physical block"),
+	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
+	CLI_OPT('t', "threshold", "PCT", "a finding fails above PCT percent of its total\n(default 0: any finding fails)"),
+	CLI_OPT('j', "json", NULL, "JSON"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
-		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n"
-		"\n"
+		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
+	.about =
 		"Validates an I/O pattern while a workload runs, with a verdict and a fix:\n"
 		"  misaligned writes   write requests whose start or length is not a multiple\n"
 		"                      of the disk's physical block (or --align), by process\n"
@@ -105,20 +116,9 @@ static void usage(FILE *f)
 		"  small direct I/O    O_DIRECT writes below the physical sector of a 512e disk\n"
 		"                      (logical 512, physical 4096): the disk does the RMW;\n"
 		"  partitions          starts not on the physical block (or --align), read from\n"
-		"                      sysfs or from the partition table itself (libblkid).\n"
-		"\n"
-		"options:\n"
-		"  -d, --dev DISK       only this disk (loop0, /dev/loop0 or 7:0); repeatable\n"
-		"  -p, --pid PID        only I/O of this process and its children; repeatable\n"
-		"  -c, --comm NAME      only I/O of processes with this command name\n"
-		"  -a, --align BYTES    judge against BYTES (a RAID stripe, a flash page;\n"
-		"                       k, m suffixes) instead of each disk's physical block\n"
-		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
-		"  -t, --threshold PCT  a finding fails above PCT percent of its total\n"
-		"                       (default 0: any finding fails)\n"
-		"  -j, --json           JSON\n"
-		"  -h, --help           this help\n"
-		"\n"
+		"                      sysfs or from the partition table itself (libblkid).\n",
+	.opts = opts,
+	.more =
 		"An image file has no physical block: without --align it is judged against\n"
 		"4096 bytes, and says so.  Exit 0 when every check passes, 1 when one fails\n"
 		"(or on a runtime error), 2 on a usage error.\n"
@@ -126,8 +126,8 @@ static void usage(FILE *f)
 		"examples:\n"
 		"  iolens check -D 30 -p $(pidof postgres)\n"
 		"  iolens check --align 64k -d md0 -D 10\n"
-		"  iolens check disk.img\n");
-}
+		"  iolens check disk.img\n",
+};
 
 /* ---- filters ---- */
 
@@ -662,52 +662,40 @@ static int traced_parts(const struct check *c, struct partalign *pa, int *npa)
 
 static int parse_opts(int argc, char **argv, struct check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "align", required_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct cli_parser p;
 	int opt, rc;
 	char *end;
+	__u32 pid;
 	__u64 v;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":d:p:c:a:D:t:jh", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'd':
-			rc = opt_disk(CMD, optarg, o->devs, &o->ndev);
+			rc = cli_disk(CMD, optarg, o->devs, &o->ndev);
 			if (rc)
 				return rc;
 			break;
-		case 'p': {
-			long pid = strtol(optarg, &end, 10);
-
-			if (*end || pid <= 0 || pid > INT_MAX)
+		case 'p':
+			if (parse_pid(optarg, &pid))
 				return usage_err(CMD, "--pid takes a process id, not '%s'", optarg);
 			if (kill((pid_t)pid, 0) && errno == ESRCH)
-				return usage_err(CMD, "no process %ld", pid);
+				return usage_err(CMD, "no process %u", pid);
 			if (o->npid == MAX_PIDS)
 				return usage_err(CMD, "at most %d --pid", MAX_PIDS);
 			o->pids[o->npid++] = (int)pid;
 			break;
-		}
 		case 'c':
 			o->comm = optarg;
 			break;
 		case 'a':
-			if (load_parse_size(optarg, &v) || !v || v > (1U << 30) || v % 512)
+			if (parse_size(optarg, &v) || !v || v > (1U << 30) || v % 512)
 				return usage_err(CMD, "--align takes a size in bytes, a multiple of 512 (4096, 64k), not '%s'", optarg);
 			o->align = (unsigned int)v;
 			break;
 		case 'D':
-			o->duration_ns = parse_duration_ns(optarg, 1e9);
-			if (o->duration_ns <= 0)
+			if (parse_duration(optarg, 1e9, &o->duration_ns) ||
+			    !o->duration_ns)
 				return usage_err(CMD, "--duration takes a time (10, 2.5s, 500ms), not '%s'", optarg);
 			break;
 		case 't':
@@ -718,13 +706,10 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		case 'j':
 			o->json = true;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			return opt_error(CMD, opt, argv);
 		}
 	}
+	if (opt < 0)
+		return opt == CLI_HELP ? -1 : 2;
 	return 0;
 }
 
@@ -740,7 +725,7 @@ int cmd_check(int argc, char **argv)
 
 	rc = parse_opts(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc < 0 ? 0 : rc;
 	proctree_init(&c.tree, o.pids, o.npid);
 	pa = calloc(optind < argc ? argc - optind : IOLENS_MAX_DEV_FILTER * 4, sizeof(*pa));
 	if (!pa)

@@ -6,19 +6,18 @@
  * submitting process.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "trace/block_trace.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/stop.h"
-#include "lib/opts.h"
 #include "trace/reqflags.h"
 #include "trace/stat_trace.h"
 #include "lib/units.h"
@@ -72,42 +71,44 @@ static const struct {
 	[IOLENS_H_MISALIGNED] = { "misaligned", "size of misaligned writes", "bytes" },
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n"
-		"\n"
+enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_OWN_CLOCK };
+
+static const struct cli_opt opts[] = {
+	CLI_SECTION("what"),
+	CLI_OPT('Q', "queued", NULL, "queue time, device time and total latency\n(biolatency -Q is the total)"),
+	CLI_OPT(OPT_TOTAL, "total", NULL, "total latency only: accounting start to completion"),
+	CLI_OPT('S', "size", NULL, "request size at issue"),
+	CLI_OPT(OPT_QD, "qd", NULL, "requests in flight on the disk at issue"),
+	CLI_SECTION("split"),
+	CLI_OPT('D', "disks", NULL, "a histogram per disk"),
+	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)"),
+	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)"),
+	CLI_SECTION("options"),
+	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket"),
+	CLI_GROUP(cli_proc_opts),
+	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included"),
+	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
+	.about =
 		"Histograms aggregated in the kernel, like biolatency: by default the\n"
 		"device time of each request, from issue to the driver's completion.\n"
 		"Rows are powers of two; percentiles come from buckets 1/64 of a power\n"
-		"of two wide (within 0.78%%).  Without INTERVAL: one report at Ctrl-C.\n"
+		"of two wide (within 0.78%).  Without INTERVAL: one report at Ctrl-C.\n"
 		"With it: one per INTERVAL (seconds, or 500ms), COUNT times or until\n"
-		"Ctrl-C, which prints the interval so far.\n"
-		"\n"
-		"what:\n"
-		"  -Q, --queued       queue time, device time and total latency\n"
-		"                     (biolatency -Q is the total)\n"
-		"      --total        total latency only: accounting start to completion\n"
-		"  -S, --size         request size at issue\n"
-		"      --qd           requests in flight on the disk at issue\n"
-		"split:\n"
-		"  -D, --disks        a histogram per disk\n"
-		"  -F, --flags        per op and request flags (sync, fua, meta, ...)\n"
-		"  -P, --pids         per submitting process (the task that submitted\n"
-		"                     the bio; writeback shows as its kworker)\n"
-		"options:\n"
-		"  -d, --dev DEV      only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
-		"      --fine         also every non-empty fine bucket\n"
-		PROC_FILTER_HELP
-		"  -j, --json         one JSON object per report, fine buckets included\n"
-		"      --own-clock    stamp issues with iolens's clock on every queue\n"
-		"                     (the kernel's stamp is cached per plug)\n"
-		"  -h, --help         this help\n"
-		"\n"
+		"Ctrl-C, which prints the interval so far.\n",
+	.opts = opts,
+	.more =
 		"examples:\n"
 		"  iolens lat -D 1 10\n"
-		"  iolens lat -Q -P -d loop0\n");
-}
+		"  iolens lat -Q -P -d loop0\n",
+	.numbers = true,
+};
 
 /* Row of the log2 view that fine bucket `i` belongs to: powers of two are
  * whole groups of fine buckets, so no bucket straddles two rows. */
@@ -535,28 +536,12 @@ static int run(const struct lat_opts *o)
 
 int cmd_lat(int argc, char **argv)
 {
-	enum { OPT_TOTAL = 256, OPT_QD, OPT_FINE, OPT_OWN_CLOCK };
-	static const struct option longopts[] = {
-		{ "queued", no_argument, NULL, 'Q' },
-		{ "total", no_argument, NULL, OPT_TOTAL },
-		{ "size", no_argument, NULL, 'S' },
-		{ "qd", no_argument, NULL, OPT_QD },
-		{ "disks", no_argument, NULL, 'D' },
-		{ "flags", no_argument, NULL, 'F' },
-		{ "pids", no_argument, NULL, 'P' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "fine", no_argument, NULL, OPT_FINE },
-		{ "json", no_argument, NULL, 'j' },
-		{ "own-clock", no_argument, NULL, OPT_OWN_CLOCK },
-		{ "help", no_argument, NULL, 'h' },
-		PROC_FILTER_OPTS,
-		{}
-	};
 	struct lat_opts o = {};
+	struct cli_parser p;
 	int c, r;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":QSDFPd:jh", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'Q':
 			o.kinds |= 1U << IOLENS_H_QUEUE | 1U << IOLENS_H_DEVICE |
@@ -569,26 +554,21 @@ int cmd_lat(int argc, char **argv)
 		case 'F': o.per_flags = true; break;
 		case 'P': o.per_proc = true; break;
 		case 'd':
-			if (opt_disk(CMD, optarg, o.devs, &o.ndev))
+			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
 				return 2;
 			break;
 		case OPT_FINE: o.fine = true; break;
 		case 'j': o.json = true; break;
 		case OPT_OWN_CLOCK: o.own_clock = true; break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			r = opt_proc(CMD, c, optarg, &o.proc);
-			if (r == 1)
-				break;
-			if (r == 2)
+			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			if (r != 1)
 				return 2;
-			return opt_negative_interval(CMD, c, argc, argv) ?:
-			       opt_error(CMD, c, argv);
 		}
 	}
-	if (opt_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+	if (c < 0)
+		return cli_exit(c);
+	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
 		return 2;
 	if (!o.kinds)
 		o.kinds = 1U << IOLENS_H_DEVICE;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iolens record: every completed block request into a trace file. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +11,10 @@
 #include "trace/block_trace.h"
 #include "lib/cgroups.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/log.h"
-#include "lib/opts.h"
+#include "lib/parse.h"
 #include "trace/rqfilter.h"
 #include "report/tracefile.h"
 
@@ -32,26 +32,27 @@ struct record {
 	int nseen;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens record -o FILE [options]\n"
-		"\n"
+static const struct cli_opt opts[] = {
+	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)"),
+	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
+	CLI_GROUP(cli_rqfilter_opts),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = "record",
+	.usage = "usage: iolens record -o FILE [options]\n",
+	.about =
 		"Write every completed block request to FILE (gzip-compressed, with\n"
 		"host, kernel, time base and each disk's block sizes), until Ctrl-C,\n"
-		"SIGTERM or --duration.  Read it with 'iolens report FILE'.\n"
-		"\n"
-		"options:\n"
-		"  -o, --output FILE    trace file to write (required; replaced if it exists)\n"
-		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
-		RQFILTER_HELP
-		"  -h, --help           this help\n"
-		"\n"
+		"SIGTERM or --duration.  Read it with 'iolens report FILE'.\n",
+	.opts = opts,
+	.more =
 		"examples:\n"
 		"  iolens record -o boot.iol -D 30\n"
 		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
-		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n");
-}
+		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n",
+};
 
 /* Returns true the first time `key` is offered (keys are never 0). */
 static bool first_sight(struct record *r, __u64 key)
@@ -167,29 +168,23 @@ static void fill_header(struct trace_header *h)
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		RQFILTER_OPTS,
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
+	struct cli_parser p;
 	struct record *r = calloc(1, sizeof(*r));
 	const char *path = NULL;
 	struct trace_header h;
 	struct trace_end end = {};
 	struct block_trace_stats c;
 	__u32 devs[RQFILTER_MAX];
-	long long duration = 0;
+	__u64 duration = 0;
 	char err[256] = "write failed";
 	struct stat st;
 	int opt, ret;
 
 	if (!r)
 		return 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "o:D:h", opts, NULL)) != -1) {
-		ret = rqfilter_opt(&r->filter, "record", opt, optarg);
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
+		ret = cli_rqfilter_opt(&r->filter, "record", opt, optarg);
 		if (ret == 2)
 			goto out;
 		if (ret)
@@ -200,26 +195,19 @@ int cmd_record(int argc, char **argv)
 			path = optarg;
 			break;
 		case 'D':
-			duration = parse_duration_ns(optarg, 1e9);
-			if (duration <= 0) {
+			if (parse_duration(optarg, 1e9, &duration) || !duration) {
 				usage_err("record", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
 				goto out;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			ret = 0;
-			goto out;
-		default:
-			opt_error("record", opt, argv);
-			goto out;
 		}
 	}
-	ret = 2;
-	if (optind < argc) {
-		usage_err("record", "unexpected argument '%s'", argv[optind]);
+	ret = cli_exit(opt);
+	if (opt < 0)
 		goto out;
-	}
+	ret = 2;
+	if (cli_no_operands(&p))
+		goto out;
 	if (!path) {
 		usage_err("record", "no output file: give -o FILE");
 		goto out;

@@ -2,7 +2,6 @@
 /* iolens report: a trace file of `iolens record` as text, CSV, JSON lines or
  * a Perfetto (Chrome JSON) trace. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,10 @@
 #include <sys/stat.h>
 #include "lib/cgroups.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/opts.h"
 #include "report/report_perfetto.h"
 #include "trace/rqfilter.h"
 #include "report/rqfmt.h"
@@ -49,20 +48,19 @@ struct report {
 	size_t nkeep, capkeep;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens report [options] FILE\n"
-		"\n"
-		"Print a trace file written by 'iolens record'.\n"
-		"\n"
-		"options:\n"
-		"  -f, --format FMT     text (default), csv, json (JSON lines) or perfetto\n"
-		"                       (Chrome trace JSON for ui.perfetto.dev)\n"
-		"  -o, --output FILE    write to FILE instead of standard output\n"
-		RQFILTER_HELP
-		"  -h, --help           this help\n"
-		"\n"
+static const struct cli_opt opts[] = {
+	CLI_OPT('f', "format", "FMT", "text (default), csv, json (JSON lines) or perfetto\n(Chrome trace JSON for ui.perfetto.dev)"),
+	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
+	CLI_GROUP(cli_rqfilter_opts),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage = "usage: iolens report [options] FILE\n",
+	.about = "Print a trace file written by 'iolens record'.\n",
+	.opts = opts,
+	.more =
 		"A truncated or damaged file is printed up to the damage; the exit code\n"
 		"is then 1.\n"
 		"\n"
@@ -71,8 +69,8 @@ static void usage(FILE *f)
 		"  iolens report -d loop0 -O write -m 2ms trace.iol\n"
 		"  iolens report -f csv -o trace.csv trace.iol\n"
 		"  iolens report -f json trace.iol | jq 'select(.device_ns > 1000000)'\n"
-		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n");
-}
+		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n",
+};
 
 /* Strings from a file go to terminals and JSON: control characters and bytes
  * that are not UTF-8 become '?', in place. */
@@ -369,23 +367,16 @@ oom:
 static int parse_args(struct report *r, int argc, char **argv,
 		      const char **outpath)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		RQFILTER_OPTS,
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const fmts[] = {
 		[FMT_TEXT] = "text", [FMT_CSV] = "csv",
 		[FMT_JSON] = "json", [FMT_PERFETTO] = "perfetto",
 	};
+	struct cli_parser p;
 	int opt, ret;
 	size_t i;
 
-	opterr = 0;	/* one message, in our words */
-	while ((opt = getopt_long(argc, argv, ":f:o:h" RQFILTER_SHORT, opts,
-				  NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'f':
 			for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
@@ -400,18 +391,14 @@ static int parse_args(struct report *r, int argc, char **argv,
 		case 'o':
 			*outpath = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		case ':':
-		case '?':
-			return opt_error(CMD, opt, argv);
 		default:
-			ret = rqfilter_opt(&r->filt, CMD, opt, optarg);
+			ret = cli_rqfilter_opt(&r->filt, CMD, opt, optarg);
 			if (ret != 1)
-				return ret == 2 ? 2 : usage_err(CMD, "bad option");
+				return 2;
 		}
 	}
+	if (opt < 0)
+		return opt == CLI_HELP ? -1 : 2;
 	if (optind == argc)
 		return usage_err(CMD, "which trace FILE?");
 	if (optind + 1 < argc)

@@ -8,7 +8,6 @@
  * thread has them blocked.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +20,11 @@
 #include <bpf/bpf.h>
 #include "lib/clock.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "trace/block_trace.h"	/* mono_ns() */
 #include "serve/httpd.h"
 #include "lib/log.h"
 #include "serve/metrics.h"
-#include "lib/opts.h"
 #include "trace/stat_trace.h"
 
 #define CMD "serve"
@@ -34,29 +33,31 @@
 #define MAX_PROGS 8
 #define DEFAULT_LABEL_SETS 1000
 
-static void usage(FILE *f)
-{
-	fprintf(f,
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+enum { OPT_LISTEN = CLI_LONG, OPT_LABELS, OPT_MAX_SETS };
+
+static const struct cli_opt opts[] = {
+	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all"),
+	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT(OPT_LABELS, "labels", "LIST", "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both"),
+	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\""),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage =
 		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
-		"                    [--max-label-sets N]\n"
-		"\n"
+		"                    [--max-label-sets N]\n",
+	.about =
 		"Exports block I/O metrics for Prometheus: /metrics in the Prometheus text\n"
 		"format, or OpenMetrics when the scraper asks for it; / links to it;\n"
 		"/healthz answers ok while the collector reads the kernel every second.\n"
-		"Counters count from serve's start and never reset.\n"
-		"\n"
-		"options:\n"
-		"  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN ", loopback\n"
-		"                      only); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all\n"
-		"  -d, --dev DEV       only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
-		"  --labels LIST       also export requests and bytes by comm (the submitting\n"
-		"                      task's command name) and/or cgroup (the one the block\n"
-		"                      layer charges the request to): comm, cgroup or both\n"
-		"  --max-label-sets N  at most N label sets (device, op, comm, cgroup) in the\n"
-		"                      kernel (default %d); the I/O of any beyond goes to\n"
-		"                      comm=\"(other)\" / cgroup=\"(other)\"\n"
-		"  -h, --help          this help\n"
-		"\n"
+		"Counters count from serve's start and never reset.\n",
+	.opts = opts,
+	.more =
 		"metrics (labels device= the whole disk, op= read|write|discard|flush):\n"
 		"  iolens_requests_total, iolens_bytes_total, iolens_merged_total    by op\n"
 		"  iolens_misaligned_writes_total, iolens_rmw_reads_total,\n"
@@ -82,8 +83,7 @@ static void usage(FILE *f)
 		"  iolens serve --listen 0.0.0.0:9633 -d nvme0n1\n"
 		"  iolens serve --labels cgroup --max-label-sets 200\n"
 		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
-		DEFAULT_LABEL_SETS);
-}
+};
 
 /* "comm", "cgroup" or both, comma-separated, into IOLENS_STAT_LABEL_*
  * bits.  0, or 2 after one line. */
@@ -287,14 +287,6 @@ static int collector(struct stat_trace *st, struct metrics *m,
 
 int cmd_serve(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "labels", required_argument, NULL, 'L' },
-		{ "max-label-sets", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	const char *listen_at = DEFAULT_LISTEN;
 	unsigned int devs[IOLENS_MAX_DEV_FILTER];
 	struct stat_trace_opts so = { 0 };
@@ -308,32 +300,33 @@ int cmd_serve(int argc, char **argv)
 	int ndev = 0, opt, fd, ret = 1;
 	long max_sets = DEFAULT_LABEL_SETS;
 	unsigned int labels = 0;
+	struct cli_parser p;
 	char *e;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":hd:", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
-		case 'l': listen_at = optarg; break;
+		case OPT_LISTEN: listen_at = optarg; break;
 		case 'd':
-			if (opt_disk(CMD, optarg, devs, &ndev))
+			if (cli_disk(CMD, optarg, devs, &ndev))
 				return 2;
 			break;
-		case 'L':
+		case OPT_LABELS:
 			if (parse_labels(optarg, &labels))
 				return 2;
 			break;
-		case 'M':
+		case OPT_MAX_SETS:
 			errno = 0;
 			max_sets = strtol(optarg, &e, 10);
 			if (!*optarg || *e || errno || max_sets < 1 || max_sets > 1000000)
 				return usage_err(CMD, "--max-label-sets '%s': want a count from 1 to 1000000", optarg);
 			break;
-		case 'h': usage(stdout); return 0;
-		default: return opt_error(CMD, opt, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_err(CMD, "unexpected argument '%s'", argv[optind]);
+	if (opt < 0)
+		return cli_exit(opt);
+	if (cli_no_operands(&p))
+		return 2;
 	if (parse_listen(listen_at, &ss, &sslen))
 		return 2;
 	fd = listen_on(listen_at, &ss, sslen);

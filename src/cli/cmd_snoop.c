@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iolens snoop: one line per completed block request. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "lib/clock.h"
 #include "trace/block_trace.h"
 #include "lib/cgroups.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/opts.h"
+#include "lib/parse.h"
 #include "lib/proctree.h"
 #include "trace/rqfilter.h"
 #include "report/rqfmt.h"
@@ -27,31 +27,34 @@ struct snoop {
 	struct proctree tree;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens snoop [options]\n"
-		"\n"
+enum { OPT_CSV = CLI_LONG };
+
+static const struct cli_opt opts[] = {
+	CLI_GROUP(cli_rqfilter_opts),
+	CLI_NOTE("(-p here also takes in the process's children)"),
+	CLI_OPT('j', "json", NULL, "JSON lines, one object per request"),
+	CLI_OPT(OPT_CSV, "csv", NULL, "CSV with a header row"),
+	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
+	CLI_OPT('n', "count", "N", "stop after N requests shown"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = "snoop",
+	.usage = "usage: iolens snoop [options]\n",
+	.about =
 		"Print one line per completed block request: submitter, disk, op and\n"
 		"flags, sector, size, queue time (start->issue), device time\n"
 		"(issue->complete), total, requests in flight at issue, status.\n"
 		"Times are microseconds with ns precision; '-' means the event it\n"
-		"needs was not seen (request already in flight at start), never a guess.\n"
-		"\n"
-		"options:\n"
-		RQFILTER_HELP
-		"                       (-p here also takes in the process's children)\n"
-		"  -j, --json           JSON lines, one object per request\n"
-		"      --csv            CSV with a header row\n"
-		"  -D, --duration TIME  stop after TIME (seconds; or 500ms)\n"
-		"  -n, --count N        stop after N requests shown\n"
-		"  -h, --help           this help\n"
-		"\n"
+		"needs was not seen (request already in flight at start), never a guess.\n",
+	.opts = opts,
+	.more =
 		"examples:\n"
 		"  iolens snoop                       every request on every disk\n"
 		"  iolens snoop -d nvme0n1 -m 10ms    requests slower than 10 ms\n"
-		"  iolens snoop -O write -c postgres -j\n");
-}
+		"  iolens snoop -O write -c postgres -j\n",
+};
 
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
@@ -113,24 +116,16 @@ static void summary(struct snoop *s, double secs)
 
 int cmd_snoop(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		RQFILTER_OPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	struct snoop s = { .mode = RQFMT_TEXT };
+	struct cli_parser p;
 	__u32 devs[RQFILTER_MAX];
-	long long duration = 0;
-	char *end;
+	__u64 duration = 0;
+	unsigned long max;
 	int opt, r;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":" RQFILTER_SHORT "jD:n:h", opts, NULL)) != -1) {
-		r = rqfilter_opt(&s.filter, "snoop", opt, optarg);
+	cli_begin(&p, &cmd, argc, argv);
+	while ((opt = cli_next(&p)) > 0) {
+		r = cli_rqfilter_opt(&s.filter, "snoop", opt, optarg);
 		if (r == 2)
 			return 2;
 		if (r)
@@ -139,28 +134,24 @@ int cmd_snoop(int argc, char **argv)
 		case 'j':
 			s.mode = RQFMT_JSON;
 			break;
-		case 'C':
+		case OPT_CSV:
 			s.mode = RQFMT_CSV;
 			break;
 		case 'D':
-			duration = parse_duration_ns(optarg, 1e9);
-			if (duration <= 0)
+			if (parse_duration(optarg, 1e9, &duration) || !duration)
 				return usage_err("snoop", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
 			break;
 		case 'n':
-			s.max = strtoull(optarg, &end, 10);
-			if (*end || !s.max)
+			if (parse_count(optarg, &max))
 				return usage_err("snoop", "bad count '%s'", optarg);
+			s.max = max;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			return opt_error("snoop", opt, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_err("snoop", "unexpected argument '%s'", argv[optind]);
+	if (opt < 0)
+		return cli_exit(opt);
+	if (cli_no_operands(&p))
+		return 2;
 	if (block_trace_devs("snoop", &s.filter, devs))
 		return 2;
 	/* Live, -p takes in children too: what a benchmark forks. */

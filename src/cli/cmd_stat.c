@@ -5,20 +5,19 @@
  * and misaligned writes.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "trace/block_trace.h"
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/stop.h"
-#include "lib/opts.h"
 #include "trace/stat_trace.h"
 #include "lib/units.h"
 
@@ -49,34 +48,37 @@ static const char *const sg_names[IOLENS_SG_NR] = {
 	"read", "write", "discard", "flush",
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n"
-		"\n"
+enum { OPT_OWN_CLOCK = CLI_LONG };
+
+static const struct cli_opt opts[] = {
+	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
+	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
+	CLI_GROUP(cli_proc_opts),
+	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
+	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
+	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
+	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
+	.about =
 		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
 		"queue vs device time, queue depth at issue and misaligned writes.\n"
 		"Without INTERVAL: one report since boot from /proc/diskstats, as iostat.\n"
 		"With it: the first report is since boot (unless -y), then one per\n"
 		"INTERVAL (seconds, or 500ms), COUNT times or until Ctrl-C, which prints\n"
-		"the interval so far.\n"
-		"\n"
-		"options:\n"
-		"  -d, --dev DEV      only this disk (loop0, /dev/loop0, 7:0); repeatable\n"
-		"  -p, --partitions   also a line per partition\n"
-		"  -y, --skip-boot    omit the report since boot\n"
-		PROC_FILTER_HELP
-		"  -z, --active       omit devices without I/O in the interval\n"
-		"  -j, --json         one JSON object per report (iostat's key names)\n"
-		"  -H, --human        sizes with units (4.0k, 1.2M) instead of kB\n"
-		"      --own-clock    stamp issues with iolens's clock on every queue\n"
-		"                     (the kernel's stamp is cached per plug)\n"
-		"  -h, --help         this help\n"
-		"\n"
+		"the interval so far.\n",
+	.opts = opts,
+	.more =
 		"examples:\n"
 		"  iolens stat -y 1\n"
-		"  iolens stat -d loop0 -j 2 5\n");
-}
+		"  iolens stat -d loop0 -j 2 5\n",
+	.numbers = true,
+};
 
 static double per_s(double v, double secs)
 {
@@ -556,7 +558,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		for (int k = 0; k < nslots; k++)
 			if (t->info[k].dev && t->info[k].disk == disk->dev)
 				stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
-		row_from(r, disk, t->sums[t->n - 1], false, opt_proc_set(&o->proc));
+		row_from(r, disk, t->sums[t->n - 1], false, stat_proc_filter_set(&o->proc));
 		for (int k = 0; o->partitions && k < nslots; k++) {
 			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev)
 				continue;
@@ -564,7 +566,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 			if (!r)
 				return -ENOMEM;
 			row_from(r, &t->info[k], stat_trace_dev(st, k), true,
-				 opt_proc_set(&o->proc));
+				 stat_proc_filter_set(&o->proc));
 		}
 	}
 	for (int i = 0; i < o->ndev; i++) {
@@ -579,7 +581,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		r = table_add(t, st);
 		if (!r)
 			return -ENOMEM;
-		row_from(r, &info, t->sums[t->n - 1], false, opt_proc_set(&o->proc));
+		row_from(r, &info, t->sums[t->n - 1], false, stat_proc_filter_set(&o->proc));
 	}
 	if (o->active_only) {
 		int k = 0;
@@ -650,27 +652,15 @@ static int run(const struct stat_opts *o)
 
 int cmd_stat(int argc, char **argv)
 {
-	enum { OPT_OWN_CLOCK = 256 };
-	static const struct option longopts[] = {
-		{ "dev", required_argument, NULL, 'd' },
-		{ "partitions", no_argument, NULL, 'p' },
-		{ "skip-boot", no_argument, NULL, 'y' },
-		{ "active", no_argument, NULL, 'z' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "human", no_argument, NULL, 'H' },
-		{ "own-clock", no_argument, NULL, OPT_OWN_CLOCK },
-		{ "help", no_argument, NULL, 'h' },
-		PROC_FILTER_OPTS,
-		{}
-	};
 	struct stat_opts o = {};
+	struct cli_parser p;
 	int c, r;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:pyzjHh", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'd':
-			if (opt_disk(CMD, optarg, o.devs, &o.ndev))
+			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
 				return 2;
 			break;
 		case 'p': o.partitions = true; break;
@@ -679,23 +669,17 @@ int cmd_stat(int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'H': o.human = true; break;
 		case OPT_OWN_CLOCK: o.own_clock = true; break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			r = opt_proc(CMD, c, optarg, &o.proc);
-			if (r == 1)
-				break;
-			if (r == 2)
+			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			if (r != 1)
 				return 2;
-			/* "-1" is a negative interval, not an option. */
-			return opt_negative_interval(CMD, c, argc, argv) ?:
-			       opt_error(CMD, c, argv);
 		}
 	}
-	if (opt_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+	if (c < 0)
+		return cli_exit(c);
+	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
 		return 2;
-	if (opt_proc_set(&o.proc)) {
+	if (stat_proc_filter_set(&o.proc)) {
 		if (!o.interval_ns)
 			return usage_err(CMD, "--pid, --comm and --cgroup need an INTERVAL: the report since boot is the kernel's, of every process");
 		o.skip_boot = true;

@@ -4,48 +4,51 @@
  * with the devices on top (src/top/).  This file reads the options.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/commands.h"
+#include "cli/optable.h"
 #include "lib/log.h"
-#include "lib/opts.h"
+#include "lib/parse.h"
 #include "lib/proctree.h"
 #include "top/top.h"
 
 #define CMD "top"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: iolens top [OPTIONS]\n"
-		"\n"
+enum { OPT_CGROUP = CLI_LONG };
+
+static const struct cli_opt opts[] = {
+	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control"),
+	CLI_OPT('j', "json", NULL, "one JSON object per frame (counts over the frame)"),
+	CLI_OPT('n', "iter", "N", "N frames, then exit"),
+	CLI_OPT('d', "delay", "SECS", "time between frames (default 1; 500ms works)"),
+	CLI_OPT('o', "only", NULL, "only processes with I/O in the frame"),
+	CLI_OPT('t', "threads", NULL, "a row per thread, not per process"),
+	CLI_OPT('a', "accumulated", NULL, "totals since start instead of rates"),
+	CLI_OPT('p', "pid", "PID", "only this process and its children; repeatable"),
+	CLI_OPT('u', "user", "USER", "only this user's processes"),
+	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT"),
+	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = CMD,
+	.usage = "usage: iolens top [OPTIONS]\n",
+	.about =
 		"Live I/O per process: disk bytes (as /proc/PID/io), bytes read and\n"
 		"written through syscalls on files and on pipes/sockets, the page-cache\n"
 		"hit ratio of file reads, fsyncs, and the block requests each process\n"
-		"submitted; the disks on top.  Keys: h.\n"
-		"\n"
-		"options:\n"
-		"  -b, --batch        plain text frames, no terminal control\n"
-		"  -j, --json         one JSON object per frame (counts over the frame)\n"
-		"  -n, --iter N       N frames, then exit\n"
-		"  -d, --delay SECS   time between frames (default 1; 500ms works)\n"
-		"  -o, --only         only processes with I/O in the frame\n"
-		"  -t, --threads      a row per thread, not per process\n"
-		"  -a, --accumulated  totals since start instead of rates\n"
-		"  -p, --pid PID      only this process and its children; repeatable\n"
-		"  -u, --user USER    only this user's processes\n"
-		"  -c, --comm TEXT    only commands whose name contains TEXT\n"
-		"      --cgroup PATH  only tasks in this cgroup (v2 path)\n"
-		"  -h, --help         this help\n"
-		"\n"
+		"submitted; the disks on top.  Keys: h.\n",
+	.opts = opts,
+	.more =
 		"examples:\n"
 		"  iolens top\n"
-		"  iolens top -b -o -n 5\n");
-}
+		"  iolens top -b -o -n 5\n",
+};
 
 /* --- options ------------------------------------------------------------ */
 
@@ -85,40 +88,21 @@ static int parse_cgroup(struct top_opts *o, const char *s)
 
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
-	enum { OPT_CGROUP = 256 };
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "iter", required_argument, NULL, 'n' },
-		{ "delay", required_argument, NULL, 'd' },
-		{ "only", no_argument, NULL, 'o' },
-		{ "threads", no_argument, NULL, 't' },
-		{ "accumulated", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "cgroup", required_argument, NULL, OPT_CGROUP },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	long long ns;
-	char *end;
+	struct cli_parser p;
+	__u64 ns;
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":bjn:d:otap:u:c:h", longopts, NULL)) != -1) {
+	cli_begin(&p, &cmd, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'b': o->batch = true; break;
 		case 'j': o->json = o->batch = true; break;
 		case 'n':
-			errno = 0;
-			o->frames = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !o->frames || optarg[0] == '-')
+			if (parse_count(optarg, &o->frames))
 				return usage_err(CMD, "-n needs a positive whole number, not '%s'", optarg);
 			break;
 		case 'd':
-			ns = parse_duration_ns(optarg, 1e9);
-			if (ns < 10000000)
+			if (parse_duration(optarg, 1e9, &ns) || ns < 10000000)
 				return usage_err(CMD, "-d needs a delay of at least 10ms, not '%s'", optarg);
 			o->delay_ns = ns;
 			break;
@@ -126,11 +110,9 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		case 't': o->threads = true; break;
 		case 'a': o->accumulated = true; break;
 		case 'p':
-			errno = 0;
 			if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0])))
 				return usage_err(CMD, "at most %zu -p", sizeof(o->pids) / sizeof(o->pids[0]));
-			o->pids[o->npids] = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !o->pids[o->npids])
+			if (parse_pid(optarg, &o->pids[o->npids]))
 				return usage_err(CMD, "-p needs a process id, not '%s'", optarg);
 			o->npids++;
 			break;
@@ -143,16 +125,11 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			if (parse_cgroup(o, optarg))
 				return 2;
 			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			return opt_error(CMD, c, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_err(CMD, "unexpected argument '%s'", argv[optind]);
-	return 0;
+	if (c < 0)
+		return c == CLI_HELP ? -1 : 2;
+	return cli_no_operands(&p);
 }
 
 int cmd_top(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "lib/parse.h"
 #include "load/load.h"
 
 enum opt_type {
@@ -196,63 +197,6 @@ bool load_opt_is_flag(const char *name)
 	return op && op->type == T_BOOL;
 }
 
-int load_parse_size(const char *s, __u64 *v)
-{
-	static const struct { const char *sfx; int shift; } sfx[] = {
-		{ "", 0 }, { "b", 0 },
-		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
-		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
-		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
-		{ "t", 40 }, { "tb", 40 }, { "tib", 40 },
-		{ "p", 50 }, { "pb", 50 }, { "pib", 50 },
-	};
-	unsigned long long n;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	n = strtoull(s, &end, 0);
-	if (errno)
-		return -1;
-	/* fio's default kb_base=1024: k, KB and KiB are all 1024. */
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (strcasecmp(end, sfx[i].sfx))
-			continue;
-		if (sfx[i].shift && n > (~0ULL >> sfx[i].shift))
-			return -1;
-		*v = n << sfx[i].shift;
-		return 0;
-	}
-	return -1;
-}
-
-int load_parse_time(const char *s, double unit_ns, __u64 *ns)
-{
-	static const struct { const char *sfx; double ns; } sfx[] = {
-		{ "ns", 1 }, { "nsec", 1 }, { "us", 1e3 }, { "usec", 1e3 },
-		{ "ms", 1e6 }, { "msec", 1e6 }, { "s", 1e9 }, { "sec", 1e9 },
-		{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { "hour", 3600e9 },
-		{ "d", 86400e9 }, { "day", 86400e9 },
-	};
-	double v, mult = -1;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	v = strtod(s, &end);
-	if (!*end)
-		mult = unit_ns;
-	for (size_t i = 0; *end && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (!strcasecmp(end, sfx[i].sfx))
-			mult = sfx[i].ns;
-	}
-	if (mult < 0 || !(v * mult < 9e18))
-		return -1;
-	*ns = (__u64)(v * mult + 0.5);
-	return 0;
-}
-
 static int parse_bool(const char *s, bool *b)
 {
 	static const char *const yes[] = { "1", "true", "yes", "on" };
@@ -322,7 +266,7 @@ static int parse_bsrange(const char *s, struct load_bs *b, const char **err)
 	if (!s[n] || n >= sizeof(lo))
 		return -1;
 	snprintf(lo, sizeof(lo), "%.*s", (int)n, s);
-	if (load_parse_size(lo, &b->min) || load_parse_size(s + n + 1, &b->max))
+	if (parse_size(lo, &b->min) || parse_size(s + n + 1, &b->max))
 		return -1;
 	*err = "MIN must be more than 0 and not above MAX";
 	if (!b->min || b->min > b->max)
@@ -353,7 +297,7 @@ static int parse_bssplit(char *s, struct load_bs *b, const char **err)
 		}
 		if (pct)
 			*pct++ = '\0';
-		if (load_parse_size(ent, &sp->bs) || !sp->bs)
+		if (parse_size(ent, &sp->bs) || !sp->bs)
 			return -1;
 		if (pct && *pct) {
 			errno = 0;
@@ -418,7 +362,7 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			break;
 		}
 		case T_DIRSIZE:
-			if (load_parse_size(part[d], &sz) || !sz) {
+			if (parse_size(part[d], &sz) || !sz) {
 				*err = "must be a size above 0";
 				return -1;
 			}
@@ -447,7 +391,7 @@ static int parse_offset(struct load_job_opts *o, const char *value)
 
 	if (n < 2 || value[n - 1] != '%') {
 		o->offset_pct = 0;
-		return load_parse_size(value, &o->offset);
+		return parse_size(value, &o->offset);
 	}
 	errno = 0;
 	v = strtoul(value, &end, 10);
@@ -493,7 +437,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		*(char **)p = (char *)value;
 		break;
 	case T_SIZE:
-		if (load_parse_size(value, p))
+		if (parse_size(value, p))
 			return -2;
 		break;
 	case T_U64: {
@@ -524,7 +468,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		break;
 	case T_TIME:
-		if (load_parse_time(value, 1e9, p))
+		if (parse_duration(value, 1e9, p))
 			return -2;
 		break;
 	case T_OFFSET:

@@ -19,7 +19,6 @@
 #include "lib/diskstats.h"
 #include "lib/kbtf.h"
 #include "lib/log.h"
-#include "lib/opts.h"
 #include "lib/priv.h"
 #include "lib/vec.h"
 
@@ -117,7 +116,7 @@ static int queue_flag_stats_bit(void)
 
 static bool filtered(const struct stat_trace_opts *o)
 {
-	return o->proc && opt_proc_set(o->proc);
+	return o->proc && stat_proc_filter_set(o->proc);
 }
 
 static int configure(struct stat_trace *st, const struct stat_trace_opts *o)

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Options several commands share: their table rows beside their parsers. */
+#ifndef IOLENS_CLI_FILTERS_H
+#define IOLENS_CLI_FILTERS_H
+
+#include <linux/types.h>
+#include "bpf/stat.h"
+#include "cli/optable.h"
+#include "trace/rqfilter.h"
+
+/* -d -p -c -G -O -m of snoop, record, report and attach. */
+extern const struct cli_opt cli_rqfilter_opts[];
+
+/* Takes one option of cli_rqfilter_opts into `f`: 1 if it was one, 0 if
+ * not, 2 after a usage error.  Devices are kept as given and matched by
+ * name or number, so report can filter a file recorded on another
+ * machine. */
+int cli_rqfilter_opt(struct rqfilter *f, const char *cmd, int key,
+		     const char *arg);
+
+/* --pid, --comm and --cgroup of the aggregating commands (stat, lat). */
+enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP };
+extern const struct cli_opt cli_proc_opts[];
+
+/* Takes one option of cli_proc_opts into `f`: 1, 0 or 2 as above. */
+int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
+		 const char *arg);
+
+/* Adds the whole disk named `s` to devs[*ndev] (at most
+ * IOLENS_MAX_DEV_FILTER): 0, or 2 after one line. */
+int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
+
+/* The trailing "[INTERVAL [COUNT]]" from argv[optind] on: INTERVAL in
+ * seconds or with a unit, COUNT a positive whole number; absent ones are
+ * left as they were.  0, or 2 after one line. */
+int cli_interval_count(const char *cmd, int argc, char **argv,
+		       unsigned long long *interval_ns, unsigned long *count);
+
+#endif

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/filters.h"
+#include "lib/cgroups.h"
+#include "lib/devices.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "trace/reqflags.h"
+
+const struct cli_opt cli_rqfilter_opts[] = {
+	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0 or 7:0); repeatable"),
+	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable"),
+	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable"),
+	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)"),
+	CLI_OPT('O', "op", "OPS", "only these ops: read,write,flush,discard,..."),
+	CLI_OPT('m', "min-lat", "TIME", "only requests slower than TIME (us; or 2ms, 1.5s)"),
+	CLI_END,
+};
+
+static int parse_ops(struct rqfilter *f, const char *cmd, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 1;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int op = op_parse(tok);
+
+		if (op < 0) {
+			ret = usage_err(cmd, "unknown op '%s': use read, write, flush, discard, secure-erase, write-zeroes, zone, drv", tok);
+			break;
+		}
+		f->ops |= 1U << op;
+	}
+	free(copy);
+	if (ret == 1 && !f->ops)
+		ret = usage_err(cmd, "-O needs at least one op: read, write, flush, discard, ...");
+	return ret;
+}
+
+int cli_rqfilter_opt(struct rqfilter *f, const char *cmd, int key,
+		     const char *arg)
+{
+	__u32 pid;
+	__u64 ns;
+
+	switch (key) {
+	case 'd':
+		if (f->ndev == RQFILTER_MAX)
+			return usage_err(cmd, "at most %d devices", RQFILTER_MAX);
+		f->dev[f->ndev++] = arg;
+		return 1;
+	case 'p':
+		if (parse_pid(arg, &pid))
+			return usage_err(cmd, "bad pid '%s'", arg);
+		if (f->npid == RQFILTER_MAX)
+			return usage_err(cmd, "at most %d pids", RQFILTER_MAX);
+		f->pid[f->npid++] = pid;
+		return 1;
+	case 'c':
+		if (f->ncomm == RQFILTER_MAX)
+			return usage_err(cmd, "at most %d command names", RQFILTER_MAX);
+		snprintf(f->comm[f->ncomm++], IOLENS_COMM_LEN, "%s", arg);
+		return 1;
+	case 'G':
+		if (arg[0] != '/')
+			return usage_err(cmd, "cgroup '%s' must be a path from the cgroup root, like /system.slice", arg);
+		f->cgroup = arg;
+		return 1;
+	case 'O':
+		return parse_ops(f, cmd, arg);
+	case 'm':
+		if (parse_duration(arg, 1e3, &ns))
+			return usage_err(cmd, "bad latency '%s': use a number of us, or 250us, 2ms, 1.5s", arg);
+		f->min_lat_ns = ns;
+		return 1;
+	}
+	return 0;
+}
+
+const struct cli_opt cli_proc_opts[] = {
+	CLI_OPT(CLI_PROC_PID, "pid", "PID", "only requests of this process, its children and\nthreads; repeatable"),
+	CLI_OPT(CLI_PROC_COMM, "comm", "NAME", "only requests of processes with this command name"),
+	CLI_OPT(CLI_PROC_CGROUP, "cgroup", "PATH", "only requests of processes in this cgroup2 and below"),
+	CLI_END,
+};
+
+int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
+		 const char *arg)
+{
+	__u32 pid;
+
+	switch (key) {
+	case CLI_PROC_PID:
+		if (parse_pid(arg, &pid))
+			return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			return usage_err(cmd, "no process %u", pid);
+		if (f->npid == IOLENS_MAX_PID_FILTER)
+			return usage_err(cmd, "at most %d --pid", IOLENS_MAX_PID_FILTER);
+		f->pid[f->npid++] = pid;
+		return 1;
+	case CLI_PROC_COMM:
+		if (!*arg || strlen(arg) >= IOLENS_COMM_LEN)
+			return usage_err(cmd, "--comm takes a command name of 1 to %d characters, not '%s'",
+					 IOLENS_COMM_LEN - 1, arg);
+		strcpy(f->comm, arg);
+		return 1;
+	case CLI_PROC_CGROUP:
+		if (cgroup_v2_id(arg, &f->cgroup_id, &f->cgroup_level))
+			return usage_err(cmd, "no cgroup2 '%s' here (a path below the cgroup2 mount)", arg);
+		if (!f->cgroup_level)
+			f->cgroup_id = 0;	/* the root: everything */
+		return 1;
+	}
+	return 0;
+}
+
+int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
+{
+	struct dev_info info;
+	__u32 dev;
+
+	if (*ndev == IOLENS_MAX_DEV_FILTER)
+		return usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
+	if (dev_parse(s, &dev) || dev_lookup(dev, &info))
+		return usage_err(cmd, "no block device '%s' here", s);
+	if (info.disk != dev)
+		return usage_err(cmd, "'%s' is a partition: give its disk, and -p for its partitions", s);
+	devs[(*ndev)++] = dev;
+	return 0;
+}
+
+static int bad_interval(const char *cmd, const char *arg)
+{
+	return usage_err(cmd, "interval must be a positive number of seconds, not '%s'",
+			 arg);
+}
+
+int cli_interval_count(const char *cmd, int argc, char **argv,
+		       unsigned long long *interval_ns, unsigned long *count)
+{
+	__u64 ns;
+
+	if (optind < argc) {
+		if (parse_duration(argv[optind], 1e9, &ns) || !ns)
+			return bad_interval(cmd, argv[optind]);
+		*interval_ns = ns;
+		optind++;
+	}
+	if (optind < argc) {
+		if (parse_count(argv[optind], count))
+			return usage_err(cmd, "count must be a positive whole number, not '%s'",
+					 argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return usage_err(cmd, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
