@@ -39,8 +39,9 @@ int parse_duration(const char *s, double unit_ns, __u64 *ns)
 	double v, mult = -1;
 	char *end;
 
-	/* strtod would also take "inf", "nan", "0x10" and " 1". */
-	if (!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1])))
+	/* strtod would also take "inf", "nan", " 1" and hex ("0x10"). */
+	if ((!isdigit((unsigned char)*s) && !(*s == '.' && isdigit((unsigned char)s[1]))) ||
+	    !strncasecmp(s, "0x", 2))
 		return -1;
 	v = strtod(s, &end);
 	if (!*end)

@@ -477,13 +477,16 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		}
 		break;
-	case T_ENGINE:
-		*(const struct load_engine **)p = load_engine_find(value);
-		if (!*(const struct load_engine **)p) {
+	case T_ENGINE: {
+		const struct load_engine *e = load_engine_find(value);
+
+		if (!e) {
 			*err = load_engines_text();
 			return -2;
 		}
+		*(const struct load_engine **)p = e;
 		break;
+	}
 	case T_CPUS:
 		if (load_cpus_parse(value, p, err))
 			return -2;

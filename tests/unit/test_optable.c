@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The option tables of the commands (cli/optable.c) and the options
+ * several commands share (cli/filters.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli/filters.h"
+#include "cli/optable.h"
+#include "trace/stat_trace.h"
+
+enum { OPT_LONG_ONLY = CLI_LONG };
+
+static const struct cli_opt group[] = {
+	CLI_OPT('g', "group-opt", "G", "from a shared table"),
+	CLI_END,
+};
+
+static const struct cli_opt opts[] = {
+	CLI_SECTION("what"),
+	CLI_OPT('a', "alpha", NULL, "a flag"),
+	CLI_OPT('b', "beta", "N", "takes a value\nsecond line"),
+	CLI_SECTION("more"),
+	CLI_OPT(OPT_LONG_ONLY, "long-only", "X", "no short form"),
+	CLI_GROUP(group),
+	CLI_NOTE("a note under it"),
+	CLI_END,
+};
+
+static const struct cli_cmd cmd = {
+	.name = "t",
+	.usage = "usage: iolens t [OPTIONS] [INTERVAL]\n",
+	.about = "About it.\n",
+	.opts = opts,
+	.more = "examples:\n  iolens t -a\n",
+	.numbers = true,
+};
+
+/* Parses argv (NULL-terminated) and writes the keys and values seen into
+ * `out` as "key=value " words; returns cli_next()'s last answer. */
+static int parse(char **argv, char *out, size_t len)
+{
+	struct cli_parser p;
+	size_t n = 0;
+	int argc = 0, c;
+
+	while (argv[argc])
+		argc++;
+	out[0] = '\0';
+	cli_begin(&p, &cmd, argc, argv);
+	while ((c = cli_next(&p)) > 0)
+		n += snprintf(out + n, len - n, "%d=%s ", c, optarg ? optarg : "");
+	return c;
+}
+
+static void test_parse_by_table(void **state)
+{
+	char *argv[] = { "t", "-a", "--beta=3", "-b", "4", "--long-only", "x",
+			 "-gy", "--group-opt", "z", "rest", NULL };
+	char out[256], want[256];
+
+	(void)state;
+	assert_int_equal(parse(argv, out, sizeof(out)), CLI_DONE);
+	snprintf(want, sizeof(want), "%d= %d=3 %d=4 %d=x %d=y %d=z ", 'a', 'b',
+		 'b', OPT_LONG_ONLY, 'g', 'g');
+	assert_string_equal(out, want);
+	assert_int_equal(optind, 10);
+	assert_string_equal(argv[optind], "rest");
+}
+
+static void test_parse_errors(void **state)
+{
+	char *unknown[] = { "t", "-z", NULL };
+	char *unknown_long[] = { "t", "--zeta", NULL };
+	char *no_value[] = { "t", "-a", "--beta", NULL };
+	/* Long-only: no short letter was made for it. */
+	char *no_short[] = { "t", "-\x01", NULL };
+	char *value_to_flag[] = { "t", "--alpha=1", NULL };
+	char *negative[] = { "t", "-a", "-1", NULL };
+	char out[256];
+
+	(void)state;
+	assert_int_equal(parse(unknown, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(parse(unknown_long, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(parse(no_value, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(parse(no_short, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(parse(value_to_flag, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(parse(negative, out, sizeof(out)), CLI_ERR);
+	assert_int_equal(cli_exit(CLI_ERR), 2);
+	assert_int_equal(cli_exit(CLI_HELP), 0);
+}
+
+static void test_operands(void **state)
+{
+	char *none[] = { "t", "-a", NULL };
+	char *one[] = { "t", "-a", "x", NULL };
+	struct cli_parser p;
+
+	(void)state;
+	cli_begin(&p, &cmd, 2, none);
+	while (cli_next(&p) > 0)
+		;
+	assert_int_equal(cli_no_operands(&p), 0);
+	cli_begin(&p, &cmd, 3, one);
+	while (cli_next(&p) > 0)
+		;
+	assert_int_equal(cli_no_operands(&p), 2);
+}
+
+/* The help is the table: headings, rows aligned on the longest, notes and
+ * continuation lines under the text, -h last. */
+static void test_help_text(void **state)
+{
+	static const char want[] =
+		"usage: iolens t [OPTIONS] [INTERVAL]\n"
+		"\n"
+		"About it.\n"
+		"\n"
+		"what:\n"
+		"  -a, --alpha        a flag\n"
+		"  -b, --beta N       takes a value\n"
+		"                     second line\n"
+		"more:\n"
+		"      --long-only X  no short form\n"
+		"  -g, --group-opt G  from a shared table\n"
+		"                     a note under it\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"examples:\n"
+		"  iolens t -a\n";
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	cli_help(f, &cmd);
+	fclose(f);
+	assert_string_equal(buf, want);
+	free(buf);
+}
+
+/* bench reads its own flags before load's: by the same table. */
+static void test_match(void **state)
+{
+	(void)state;
+	assert_int_equal(cli_match(&cmd, "-a"), 'a');
+	assert_int_equal(cli_match(&cmd, "--alpha"), 'a');
+	assert_int_equal(cli_match(&cmd, "-h"), 'h');
+	assert_int_equal(cli_match(&cmd, "--help"), 'h');
+	/* Options that take a value, prefixes and operands are not. */
+	assert_int_equal(cli_match(&cmd, "-b"), 0);
+	assert_int_equal(cli_match(&cmd, "--beta"), 0);
+	assert_int_equal(cli_match(&cmd, "--alp"), 0);
+	assert_int_equal(cli_match(&cmd, "-ab"), 0);
+	assert_int_equal(cli_match(&cmd, "a"), 0);
+	assert_int_equal(cli_match(&cmd, "--name=x"), 0);
+}
+
+/* [INTERVAL [COUNT]] after the options. */
+static void test_interval_count(void **state)
+{
+	char *argv[] = { "stat", "2", "5", NULL };
+	char *one[] = { "stat", "250ms", NULL };
+	char *none[] = { "stat", NULL };
+	unsigned long long ns = 7;
+	unsigned long count = 9;
+
+	(void)state;
+	optind = 1;
+	assert_int_equal(cli_interval_count("stat", 3, argv, &ns, &count), 0);
+	assert_int_equal(ns, 2000000000ULL);
+	assert_int_equal(count, 5);
+	assert_int_equal(optind, 3);
+
+	count = 9;
+	optind = 1;
+	assert_int_equal(cli_interval_count("stat", 2, one, &ns, &count), 0);
+	assert_int_equal(ns, 250000000ULL);
+	assert_int_equal(count, 9);
+
+	/* Absent: both left as they were. */
+	ns = 7;
+	optind = 1;
+	assert_int_equal(cli_interval_count("stat", 1, none, &ns, &count), 0);
+	assert_int_equal(ns, 7);
+	assert_int_equal(count, 9);
+
+	/* optind past the options: "-x 1" already taken by getopt. */
+	{
+		char *after[] = { "stat", "-x", "0.5", "1", NULL };
+
+		optind = 2;
+		assert_int_equal(cli_interval_count("stat", 4, after, &ns, &count), 0);
+		assert_int_equal(ns, 500000000ULL);
+		assert_int_equal(count, 1);
+	}
+}
+
+static void test_interval_bad(void **state)
+{
+	static const char *const bad[] = {
+		"0", "0s", "-1", "abc", "inf", "nan", "", "1e30", "0.0000000001",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "stat", (char *)bad[i], NULL };
+		unsigned long long ns = 7;
+		unsigned long count = 9;
+
+		optind = 1;
+		assert_int_equal(cli_interval_count("stat", 2, argv, &ns, &count), 2);
+		assert_int_equal(ns, 7);
+		assert_int_equal(count, 9);
+	}
+}
+
+static void test_count_bad(void **state)
+{
+	static const char *const bad[] = {
+		"0", "-1", "-0", "3x", "x", "", "1.5", "99999999999999999999999",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { "stat", "1", (char *)bad[i], NULL };
+		unsigned long long ns = 7;
+		unsigned long count = 9;
+
+		optind = 1;
+		assert_int_equal(cli_interval_count("stat", 3, argv, &ns, &count), 2);
+	}
+}
+
+static void test_extra_argument(void **state)
+{
+	char *argv[] = { "stat", "1", "2", "3", NULL };
+	unsigned long long ns;
+	unsigned long count;
+
+	(void)state;
+	optind = 1;
+	assert_int_equal(cli_interval_count("stat", 4, argv, &ns, &count), 2);
+}
+
+/* --pid takes a live process id; --comm 1 to 15 characters. */
+static void test_proc_opts(void **state)
+{
+	struct iolens_proc_filter f;
+	char pid[16], comm[IOLENS_COMM_LEN + 1];
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_false(stat_proc_filter_set(&f));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 1);
+	assert_int_equal(f.npid, 1);
+	assert_int_equal(f.pid[0], (__u32)getpid());
+	assert_true(stat_proc_filter_set(&f));
+
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "0"), 2);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "-5"), 2);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, ""), 2);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "12x"), 2);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "2147483648"), 2);
+	/* Above any pid_max: no such process. */
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "2147483647"), 2);
+	assert_int_equal(f.npid, 1);
+	for (int i = 1; i < IOLENS_MAX_PID_FILTER; i++)
+		assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 1);
+	assert_int_equal(f.npid, IOLENS_MAX_PID_FILTER);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 2);
+	assert_int_equal(f.npid, IOLENS_MAX_PID_FILTER);
+
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, ""), 2);
+	memset(comm, 'c', IOLENS_COMM_LEN);
+	comm[IOLENS_COMM_LEN] = '\0';
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, comm), 2);
+	assert_false(stat_proc_filter_set(&f));
+	comm[IOLENS_COMM_LEN - 1] = '\0';
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, comm), 1);
+	assert_string_equal(f.comm, comm);
+	assert_true(stat_proc_filter_set(&f));
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, "fio"), 1);
+	assert_string_equal(f.comm, "fio");
+
+	/* Not one of its options. */
+	assert_int_equal(cli_proc_opt(&f, "stat", 'p', "1"), 0);
+	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_CGROUP + 1, "1"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_by_table),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_help_text),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_interval_count),
+		cmocka_unit_test(test_interval_bad),
+		cmocka_unit_test(test_count_bad),
+		cmocka_unit_test(test_extra_argument),
+		cmocka_unit_test(test_proc_opts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
