@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "doctor/doctor.h"
+#include "trace/tracefs.h"
 #include "lib/priv.h"
 
 static void check_kernel(struct doctor *d, const struct utsname *u)
@@ -93,14 +94,16 @@ static void check_privileges(struct doctor *d)
 		"%s", perfmon ? "effective" : "not held");
 }
 
+/* As the commands do: mounted where it is not (as perf does). */
 static void check_tracefs(struct doctor *d)
 {
-	struct statfs sfs;
+	bool mounted_now;
+	int err = tracefs_ensure(&mounted_now);
 
-	if (statfs(TRACEFS, &sfs) || (unsigned long)sfs.f_type != TRACEFS_MAGIC) {
-		doctor_row(d, "tracefs", ST_MISSING,
-			"no ground truth for tests; syscall tracepoints need it (or debugfs) for event ids",
-			"%s not mounted", TRACEFS);
+	if (err) {
+		doctor_row(d, "tracefs", err == -ENODEV ? ST_MISSING : ST_NOPRIV,
+			"syscall tracepoints cannot attach: no syscall level in top, no check or bench",
+			"not mounted, cannot mount: %s", doctor_errno(-err));
 		return;
 	}
 	/* Mode 0700 by default: mounted is not the same as usable. */
@@ -112,8 +115,8 @@ static void check_tracefs(struct doctor *d)
 	}
 	d->tracefs = true;
 	doctor_row(d, "tracefs", ST_OK,
-		"informational: tests use its events as ground truth",
-		"%s", TRACEFS);
+		"syscall tracepoints' event ids (top's syscall level, check, bench)",
+		"%s%s", TRACEFS, mounted_now ? " (was not mounted: iolens mounted it)" : "");
 }
 
 /* ---- tracepoints ---- */

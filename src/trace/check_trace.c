@@ -10,6 +10,7 @@
 #include "bpf/check.h"
 #include "check.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/check_trace.h"
+#include "trace/tracefs.h"
 #include "trace/block_trace.h"
 #include "lib/log.h"
 #include "lib/priv.h"
@@ -60,6 +61,15 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	}
 	ct->skel->rodata->cfg.ndev = ndev;
 	memcpy((void *)ct->skel->rodata->cfg.dev, devs, ndev * sizeof(*devs));
+	/* Its syscall events are tracefs events: libbpf reads their ids
+	 * there. */
+	err = tracefs_ensure(NULL);
+	if (err) {
+		fprintf(stderr, "iolens %s: the write syscalls' events need tracefs, which is not mounted and could not be mounted at %s: %s\n",
+			cmd, TRACEFS_DIR, strerror(-err));
+		check_trace_stop(ct);
+		return NULL;
+	}
 	err = check__load(ct->skel);
 	if (err)
 		goto fail;

@@ -22,6 +22,7 @@
 #include "tasks.skel.h"
 #include "trace/task_trace.h"
 #include "lib/procstat.h"
+#include "trace/tracefs.h"
 #include "lib/log.h"
 #include "lib/priv.h"
 
@@ -167,7 +168,14 @@ static int bpf_start(struct task_trace *tt, const char *cmd, bool sys)
 	int err = -EINVAL;
 
 	if (sys) {
-		err = bpf_load(tt, true);
+		/* Syscall events are tracefs events: libbpf reads their ids
+		 * there. */
+		err = tracefs_ensure(NULL);
+		if (err)
+			fprintf(stderr, "iolens %s: tracefs is not mounted and could not be mounted at %s: %s\n",
+				cmd, TRACEFS_DIR, strerror(-err));
+		else
+			err = bpf_load(tt, true);
 		if (!err)
 			err = sys_attach(tt);
 		if (err)

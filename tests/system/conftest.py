@@ -76,6 +76,17 @@ def pytest_sessionstart(session):
             os.unlink(f)
 
 
+@pytest.fixture(autouse=True)
+def booted_state():
+    """Every test starts as a machine boots: tracefs not mounted (debugfs is
+    not either, here).  What iolens needs it must mount itself; only the
+    ground-truth tracer below mounts tracefs, for its own use."""
+    if os.geteuid() == 0 and os.path.ismount(TRACEFS):
+        # Lazy: a tracer of an earlier test may still hold a file open.
+        subprocess.run(["umount", "-l", TRACEFS], check=False)
+    yield
+
+
 @pytest.fixture(scope="session")
 def iolens():
     if not os.access(IOLENS, os.X_OK):

@@ -28,9 +28,9 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <linux/types.h>
-#include "iolens.h"
-#include "task_trace.h"
-#include "log.h"
+#include "bpf/tasks.h"
+#include "lib/log.h"
+#include "trace/task_trace.h"
 
 #define IO_WORDS	(sizeof(struct iolens_ioac) / sizeof(__u64))
 #define MAX_TIDS	100000

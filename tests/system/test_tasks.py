@@ -138,7 +138,9 @@ def io_of(parts):
 
 @pytest.fixture(scope="session")
 def task_probe(root):
-    objs = [os.path.join(BUILD, o) for o in ("task_trace.o", "procstat.o", "priv.o", "log.o")]
+    objs = [os.path.join(BUILD, "src", o) for o in (
+        "trace/task_trace.o", "trace/tracefs.o", "lib/procstat.o", "lib/priv.o",
+        "lib/log.o")]
     if not all(os.path.exists(o) for o in objs + [os.path.join(BUILD, "tasks.skel.h")]):
         pytest.skip("build %s lacks task_trace.o or tasks.skel.h" % BUILD)
     d = tempfile.mkdtemp(prefix=OWN)
@@ -147,7 +149,8 @@ def task_probe(root):
         # The Makefile's CFLAGS.
         subprocess.run(["cc", "-O2", "-g", "-std=gnu11", "-Wall", "-Wextra",
                         "-Werror", "-D_GNU_SOURCE",
-                        "-I" + os.path.join(REPO, "include"), "-I" + BUILD,
+                        "-I" + os.path.join(REPO, "include"), "-iquote", REPO,
+                        "-I" + BUILD,
                         "-o", exe, os.path.join(HERE, "task_probe.c")] + objs +
                        ["-lbpf", "-lelf", "-lz"], check=True,
                        capture_output=True, text=True)

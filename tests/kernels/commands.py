@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Every command once on this kernel, on a loop device made here: whether it
+ran, what it said on stderr, and what doctor predicted for it.  Writes
+{release, commands: {name: {exit, ok, said}}, doctor: {...}} as JSON to the
+file given and prints one line per command; exit 0 (the tests judge).
+
+Run by run_matrix.py inside each guest, and usable on any machine as root.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+IOLENS = os.environ.get("IOLENS", "build/iolens")
+
+
+def sh(*args, **kw):
+    return subprocess.run(list(args), capture_output=True, text=True, **kw)
+
+
+def run(name, args, workload=None, timeout=120):
+    """Runs iolens ARGS, with `workload` (a function) started after 1 s."""
+    p = subprocess.Popen([IOLENS] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if workload:
+        time.sleep(1)
+        workload()
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    said = [l for l in err.splitlines() if l.startswith("iolens")]
+    return {"exit": p.returncode, "said": said[:3], "stdout": out[-2000:]}
+
+
+def main():
+    out = sys.argv[1]
+    res = {"release": os.uname().release, "commands": {}}
+    fd, img = tempfile.mkstemp(prefix="iolens-matrix-", dir="/dev/shm")
+    os.ftruncate(fd, 64 << 20)
+    os.close(fd)
+    sh("modprobe", "loop")
+    dev = sh("losetup", "-f", "--show", "--direct-io=on", img).stdout.strip()
+    name = os.path.basename(dev)
+    trace = tempfile.mktemp(prefix="iolens-matrix-", dir="/dev/shm")
+
+    def reads():
+        sh("dd", "if=" + dev, "of=/dev/null", "bs=4k", "count=256",
+           "iflag=direct")
+
+    try:
+        d = run("doctor", ["doctor", "-j"])
+        res["doctor"] = json.loads(d["stdout"]) if d["exit"] in (0, 1) else None
+        c = res["commands"]
+        c["snoop"] = run("snoop", ["snoop", "-j", "-d", name, "-D", "3"], reads)
+        c["record"] = run("record", ["record", "-o", trace, "-d", name, "-D", "3"], reads)
+        c["report"] = run("report", ["report", trace])
+        c["stat"] = run("stat", ["stat", "-y", "-j", "-d", name, "2", "1"], reads)
+        c["lat"] = run("lat", ["lat", "-j", "-d", name, "2", "1"], reads)
+        c["top"] = run("top", ["top", "-j", "-n", "2", "-d", "1"], reads)
+        c["check"] = run("check", ["check", "-j", "-d", name, "-D", "3"], reads)
+        c["attach"] = run("attach", ["attach", "-c", "dd", "-D", "3"], reads)
+        c["bench"] = run("bench", ["bench", "--name=r", "--filename=" + dev,
+                                   "--rw=randread", "--bs=4k", "--direct=1",
+                                   "--size=1m"])
+        c["load"] = run("load", ["load", "--name=r", "--filename=" + dev,
+                                 "--rw=read", "--bs=64k", "--direct=1",
+                                 "--size=1m", "--ioengine=io_uring"])
+        serve = subprocess.Popen([IOLENS, "serve", "--listen", "127.0.0.1:19633"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        body, code = "", None
+        for _ in range(40):
+            time.sleep(0.5)
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:19633/metrics",
+                                            timeout=5) as r:
+                    code, body = r.status, r.read().decode()
+                break
+            except OSError:
+                if serve.poll() is not None:
+                    break
+        serve.terminate()
+        _, err = serve.communicate(timeout=30)
+        c["serve"] = {"exit": 0 if code == 200 and "iolens_requests_total" in body else 1,
+                      "said": [l for l in err.splitlines() if l.startswith("iolens")][:3]}
+    finally:
+        sh("losetup", "-d", dev)
+        os.unlink(img)
+        if os.path.exists(trace):
+            os.unlink(trace)
+    for k, v in res["commands"].items():
+        v["ok"] = v["exit"] == 0 or (k == "check" and v["exit"] == 1)
+        v.pop("stdout", None)
+        print("%-7s %-4s %s" % (k, "ok" if v["ok"] else "FAIL", "; ".join(v["said"])))
+    with open(out, "w") as f:
+        json.dump(res, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

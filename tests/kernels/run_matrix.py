@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel matrix: iolens on the kernels its users run.
+
+Boots each of Debian's own kernel packages under qemu (virtme-ng; TCG, as
+these machines have no usable nested KVM) over this machine's own files,
+and inside the guest runs
+  - commands.py: every command once, its exit code, doctor's verdict, and
+    whether its counts equal /proc/diskstats there: the kernel x command
+    table of the README;
+  - the system tests that exercise each BPF object and each fallback.
+A kernel package is downloaded once into CACHE, unpacked under /tmp: the
+guest finds the kernel's modules (loop) only there.
+
+Usage: run_matrix.py BUILD_DIR [KERNEL...]   (exit 1 if any test failed)
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "../.."))
+CACHE = "/tmp/iolens-kernels"
+
+# (release, Debian package): Debian 12's default kernel and 6.12 LTS.
+KERNELS = [
+    ("6.1.0-47-amd64", "linux-image-6.1.0-47-amd64-unsigned"),
+    ("6.12.117+deb12-amd64", "linux-image-6.12.117+deb12-amd64-unsigned"),
+]
+
+# One or more tests per BPF object and per fallback; under TCG a guest runs
+# about 20 times slower than this machine, so not all 200.
+TESTS = [
+    "tests/system/test_booted.py",
+    "tests/system/test_snoop.py::test_snoop_exact_against_tracefs_and_diskstats",
+    "tests/system/test_snoop.py::test_snoop_writeback_attributed_to_flusher",
+    "tests/system/test_record.py::test_record_report_exact",
+    "tests/system/test_stat.py::test_stat_counts_equal_diskstats",
+    "tests/system/test_lat.py::test_lat_percentiles_match_record",
+    "tests/system/test_lat.py::test_lat_splits_by_process_and_flags",
+    "tests/system/test_tasks.py",
+    "tests/system/test_top.py::test_top_json_equals_proc_io",
+    "tests/system/test_top.py::test_top_batch_text",
+    "tests/system/test_top.py::test_top_rmw_reads_of_partial_page_writes",
+    "tests/system/test_check.py::test_check_misaligned_direct_writes",
+    "tests/system/test_check.py::test_check_page_cache_rmw_record_padding",
+    "tests/system/test_attach.py::test_attach_fio_by_pid",
+    "tests/system/test_bench.py::test_bench_direct_reads",
+    "tests/system/test_serve.py::test_serve_promtool_and_exposition",
+    "tests/system/test_serve.py::test_serve_rmw_reads",
+    "tests/system/test_doctor.py::test_doctor_json_as_root",
+]
+
+
+def fetch(release, package):
+    """The unpacked kernel of `release`: its vmlinuz path."""
+    root = os.path.join(CACHE, release)
+    vmlinuz = os.path.join(root, "boot", "vmlinuz-" + release)
+    if os.path.exists(vmlinuz):
+        return vmlinuz
+    os.makedirs(CACHE, exist_ok=True)
+    subprocess.run(["apt-get", "download", package], cwd=CACHE, check=True,
+                   stdout=subprocess.DEVNULL)
+    deb = next(f for f in os.listdir(CACHE)
+               if f.startswith(package + "_") and f.endswith(".deb"))
+    subprocess.run(["dpkg-deb", "-x", os.path.join(CACHE, deb), root + ".part"],
+                   check=True)
+    os.rename(root + ".part", root)
+    os.unlink(os.path.join(CACHE, deb))
+    return vmlinuz
+
+
+def boot(vng, vmlinuz, script, timeout):
+    """Runs `script` (shell) in a guest of that kernel: (exit code, output)."""
+    cmd = [vng, "--run", vmlinuz, "--disable-kvm", "--force-9p",
+           "--rwdir", "/tmp", "--memory", "2G", "--cpus", "2",
+           "--exec", script]
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                       timeout=timeout)
+    out = p.stdout + p.stderr
+    m = re.search(r"iolens-matrix-exit=(\d+)", out)
+    return (int(m.group(1)) if m else 255), out
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build = os.path.abspath(sys.argv[1])
+    want = sys.argv[2:]
+    vng = os.path.join(build, "venv", "bin", "vng")
+    iolens = os.path.join(build, "iolens")
+    failed = 0
+    for release, package in KERNELS:
+        if want and release not in want:
+            continue
+        vmlinuz = fetch(release, package)
+        script = (
+            "cd %s && export IOLENS=%s CI=true PYTHONDONTWRITEBYTECODE=1 && "
+            "/usr/bin/python3 tests/kernels/commands.py %s && "
+            "/usr/bin/python3 -m pytest -p no:cacheprovider -q %s; "
+            "echo iolens-matrix-exit=$?"
+            % (REPO, iolens, "/tmp/iolens-matrix-%s.json" % release,
+               " ".join(TESTS)))
+        t0 = time.monotonic()
+        rc, out = boot(vng, vmlinuz, script, timeout=1500)
+        print("==== %s (%.0f s)" % (release, time.monotonic() - t0))
+        print(out.rstrip())
+        if rc:
+            print("==== %s: FAILED (exit %d)" % (release, rc))
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

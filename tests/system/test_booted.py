@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Commands on a machine as it boots: tracefs not mounted (conftest's
+booted_state unmounts it before every test).  The syscall tracepoints of
+top, check and bench need it for their event ids: iolens mounts it, as perf
+does, and says so in doctor."""
+import json
+import os
+
+from conftest import TRACEFS, run
+
+
+def tracefs_mounted():
+    return os.path.ismount(TRACEFS)
+
+
+def test_top_mounts_tracefs_for_its_syscall_level(iolens):
+    """top's syscall level (FILE READ, HIT%, FSYNC, syscall latency) on a
+    booted machine: counted, not '-'."""
+    assert not tracefs_mounted()
+    r = run(["top", "-j", "-n", "2", "-d", "0.3", "-p", str(os.getpid())],
+            timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "", r.stderr
+    frames = [json.loads(l) for l in r.stdout.splitlines()]
+    assert len(frames) == 2
+    assert set(frames[-1]["syscall_latency"]) == {
+        "file_read", "file_write", "other_read", "other_write", "sync"}
+    me = [p for p in frames[-1]["processes"] if p["pid"] == os.getpid()]
+    assert me and "file_read_calls" in me[0], frames[-1]
+    assert tracefs_mounted()
+
+
+def test_check_and_doctor_mount_tracefs(iolens):
+    """check loads its syscall programs on a booted machine; doctor mounts
+    tracefs as the commands would and says it did."""
+    assert not tracefs_mounted()
+    r = run(["check", "-j", "-D", "0.3"], timeout=60)
+    assert r.returncode in (0, 1), r.stderr
+    assert "cannot" not in r.stderr, r.stderr
+    json.loads(r.stdout)
+    assert tracefs_mounted()
+
+    os.system("umount -l " + TRACEFS)
+    r = run(["doctor", "-j"], timeout=60)
+    row = next(c for c in json.loads(r.stdout)["checks"] if c["check"] == "tracefs")
+    assert row["status"] == "ok", row
+    assert "iolens mounted it" in row["detail"], row
+    r = run(["doctor", "-j"], timeout=60)
+    row = next(c for c in json.loads(r.stdout)["checks"] if c["check"] == "tracefs")
+    assert row["status"] == "ok" and "mounted it" not in row["detail"], row
