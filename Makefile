@@ -88,4 +88,4 @@ test: check-layers unit systest
 clean:
 	rm -rf $(OUT)
 
--include $(shell find $(OUT) -name "*.d" 2>/dev/null)
+-include $(OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(UNIT_BINS:=.d)

@@ -343,7 +343,21 @@ static __always_inline bool counted(struct request *rq)
 	return start && start >= attach_ns;
 }
 
-#define RQF(name) (1U << bpf_core_enum_value(enum rqf_flags, __RQF_##name))
+/*
+ * rq->rq_flags bits, set by the loader from the kernel's BTF or its
+ * version: macros until Linux 6.10, an enum since 6.11 ("block: Make RQF_x
+ * as an enum", anonymous in 6.11 and 6.12), and renumbered on the way
+ * (IO_STAT is bit 13 in 6.1, 8 in 6.12).  0: unknown, and then every
+ * request counts as accounted and none as part of a flush sequence.
+ */
+const volatile __u32 rqf_io_stat = 0;
+const volatile __u32 rqf_flush_seq = 0;
+
+/* Counted by diskstats (RQF_IO_STAT). */
+static __always_inline bool io_stat(__u32 flags)
+{
+	return !rqf_io_stat || (flags & rqf_io_stat);
+}
 
 /* Merges and alignment of the request as issued, in the issue-side fields;
  * `sign` -1 takes them back for a requeued request. */
@@ -541,8 +555,8 @@ static __always_inline bool ends_issue(__u32 sg, unsigned int len)
 static __always_inline bool accounted(__u32 flags, __u32 sg)
 {
 	if (sg == IOLENS_SG_FLUSH)
-		return flags & RQF(FLUSH_SEQ);
-	return (flags & (RQF(FLUSH_SEQ) | RQF(IO_STAT))) == RQF(IO_STAT);
+		return flags & rqf_flush_seq;
+	return io_stat(flags) && !(flags & rqf_flush_seq);
 }
 
 /* When the request was issued: the kernel's stamp, or our own where there
@@ -661,7 +675,7 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 	if (!st)
 		return 0;
 	flags = rq->rq_flags;
-	if (!lat_mode() && (flags & RQF(IO_STAT))) {
+	if (!lat_mode() && io_stat(flags)) {
 		bytes = nr_bytes;
 		st->bytes += bytes;
 	}

@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "bpf/stat.h"
 #include "stat.skel.h"	/* after its ABI header: its rodata holds our cfg */
+#include "trace/kfacts.h"
 #include "trace/stat_trace.h"
 #include "lib/hist.h"
 #include "trace/block_trace.h"
@@ -122,6 +123,7 @@ static bool filtered(const struct stat_trace_opts *o)
 static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 {
 	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
+	const struct kfacts *kf = kfacts_get();
 	int bit = queue_flag_stats_bit(), k = 0, err;
 
 	cfg->ndev = o->ndev;
@@ -143,6 +145,8 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 		cfg->flags |= IOLENS_STAT_FALLBACK;
 		st->skel->rodata->queue_flag_stats = bit;
 	}
+	st->skel->rodata->rqf_io_stat = kf->rqf_io_stat;
+	st->skel->rodata->rqf_flush_seq = kf->rqf_flush_seq;
 	for (int i = 0; i < IOLENS_H_NR; i++) {
 		cfg->hist_slot[i] = -1;
 		if (o->kinds & (1U << i)) {

@@ -35,7 +35,7 @@ def run(name, args, workload=None, timeout=120):
         p.kill()
         out, err = p.communicate()
     said = [l for l in err.splitlines() if l.startswith("iolens")]
-    return {"exit": p.returncode, "said": said[:3], "stdout": out[-2000:]}
+    return {"exit": p.returncode, "said": said[:3], "stdout": out}
 
 
 def main():
@@ -45,7 +45,8 @@ def main():
     os.ftruncate(fd, 64 << 20)
     os.close(fd)
     sh("modprobe", "loop")
-    dev = sh("losetup", "-f", "--show", "--direct-io=on", img).stdout.strip()
+    dev = (sh("losetup", "-f", "--show", "--direct-io=on", img).stdout.strip() or
+           sh("losetup", "-f", "--show", img).stdout.strip())
     name = os.path.basename(dev)
     trace = tempfile.mktemp(prefix="iolens-matrix-", dir="/dev/shm")
 

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF objects need to know of the running kernel before they load,
+ * where CO-RE alone cannot tell: set into their read-only data, so that the
+ * verifier drops the paths this kernel cannot take.
+ */
+#ifndef IOLENS_TRACE_KFACTS_H
+#define IOLENS_TRACE_KFACTS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* Where a fact came from, for doctor. */
+enum kfact_source { KFACT_BTF, KFACT_VERSION, KFACT_UNKNOWN };
+
+struct kfacts {
+	/* rq->rq_flags bits of RQF_IO_STAT and RQF_FLUSH_SEQ; 0 unknown. */
+	__u32 rqf_io_stat, rqf_flush_seq;
+	enum kfact_source rqf_source;
+	/* The bpf_rdonly_cast kfunc (Linux 6.2). */
+	bool rdonly_cast;
+	/* The block_io_start / block_io_done tracepoints (Linux 6.5). */
+	bool io_start_done;
+};
+
+/* Read once from the kernel's BTF and release; later calls return the
+ * same. */
+const struct kfacts *kfacts_get(void);
+
+#endif
