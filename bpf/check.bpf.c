@@ -85,17 +85,20 @@ static const struct iolens_check_sys no_sys = { .pos = -1, .fd = -1 };
  * parent). */
 static __always_inline void file_path(__u64 dentry, struct iolens_check_name *name)
 {
-	struct dentry *d = bpf_rdonly_cast((void *)dentry,
-					   bpf_core_type_id_kernel(struct dentry));
+	struct dentry *d = (void *)dentry;
 
+	if (have_rdonly_cast)
+		d = bpf_rdonly_cast(d, bpf_core_type_id_kernel(struct dentry));
 	for (int i = 0; i < IOLENS_CHECK_DEPTH; i++) {
-		struct dentry *up = d->d_parent;
+		struct dentry *up = have_rdonly_cast ? d->d_parent :
+				    BPF_CORE_READ(d, d_parent);
 
 		if (!up || up == d) {
 			name->c[i][0] = 0;
 			break;
 		}
-		bpf_probe_read_kernel_str(name->c[i], 32, d->d_name.name);
+		bpf_probe_read_kernel_str(name->c[i], 32, have_rdonly_cast ?
+					  d->d_name.name : BPF_CORE_READ(d, d_name.name));
 		d = up;
 	}
 }
@@ -104,26 +107,24 @@ static __always_inline void file_path(__u64 dentry, struct iolens_check_name *na
 static __always_inline void write_enter(unsigned int fd, __s64 pos, __u64 count)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct file *f = fd_file(t, fd);
+	struct file_view f;
 	struct writing *w;
-	unsigned int flags;
 
-	if (!f || !file_is_data(f))
+	if (!fd_file(t, fd, &f, true) || !file_is_data(&f))
 		return;
 	w = bpf_task_storage_get(&writing, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!w)
 		return;
-	flags = f->f_flags;
 	if (pos < -1)
-		pos = flags & O_APPEND ? -1 : f->f_pos;
+		pos = f.flags & O_APPEND ? -1 : f.pos;
 	w->active = true;
 	w->sys.fd = fd;
 	w->sys.pos = pos;
 	w->sys.count = count;
-	w->sys.ino = f->f_inode->i_ino;
-	w->sys.sdev = f->f_inode->i_sb->s_dev;
-	w->sys.direct = !!(flags & O_DIRECT);
-	w->dentry = (__u64)f->f_path.dentry;
+	w->sys.ino = f.ino;
+	w->sys.sdev = f.sdev;
+	w->sys.direct = !!(f.flags & O_DIRECT);
+	w->dentry = f.dentry;
 }
 
 /* Counts the call in its process: what "RMW reads per write" divides by. */
@@ -193,7 +194,13 @@ static __always_inline void page_file(struct request *rq,
 	if (!pg || bpf_probe_read_kernel(&mapping, sizeof(mapping), &pg->mapping) ||
 	    !mapping || (mapping & PAGE_MAPPING_FLAGS))
 		return;
-	m = bpf_rdonly_cast((void *)mapping, bpf_core_type_id_kernel(struct address_space));
+	m = (void *)mapping;
+	if (!have_rdonly_cast) {
+		e->page_ino = BPF_CORE_READ(m, host, i_ino);
+		e->page_sdev = BPF_CORE_READ(m, host, i_sb, s_dev);
+		return;
+	}
+	m = bpf_rdonly_cast(m, bpf_core_type_id_kernel(struct address_space));
 	e->page_ino = m->host->i_ino;
 	e->page_sdev = m->host->i_sb->s_dev;
 }
@@ -224,8 +231,7 @@ static __always_inline __u32 req_op_of(struct request *rq)
 	return rq->cmd_flags & KERNEL_REQ_OP_MASK;
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(check_start, struct request *rq)
+static __always_inline void started(struct request *rq)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	__u32 op = req_op_of(rq);
@@ -235,24 +241,24 @@ int BPF_PROG(check_start, struct request *rq)
 	__u64 key;
 
 	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
-		return 0;
+		return;
 	w = bpf_task_storage_get(&writing, t, 0, 0);
 	if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
 		if (!w || !w->active || w->sys.direct || !rq_data_read(rq))
-			return 0;
+			return;
 		e = event_new(rq, IOLENS_CHECK_RMW_READ);
 		if (!e)
-			return 0;
+			return;
 		e->tgid = t->tgid;
 		e->tid = t->pid;
 		e->sys = w->sys;
 		file_path(w->dentry, &e->name);
 		bpf_get_current_comm(e->comm, sizeof(e->comm));
 		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
-		return 0;
+		return;
 	}
 	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
-		return 0;
+		return;
 	o.tgid = t->tgid;
 	o.tid = t->pid;
 	if (w && w->active) {
@@ -264,6 +270,14 @@ int BPF_PROG(check_start, struct request *rq)
 	bpf_get_current_comm(o.comm, sizeof(o.comm));
 	key = (__u64)rq;
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
+}
+
+/* Where a bio becomes a request, in the task that submits it; before
+ * Linux 6.5 at the request's issue (kernel.bpf.h). */
+SEC("tp_btf/block_io_start")
+int BPF_PROG(check_start, struct request *rq)
+{
+	started(rq);
 	return 0;
 }
 
@@ -274,6 +288,8 @@ int BPF_PROG(check_issue, struct request *rq)
 	struct owner *o;
 	__u64 key;
 
+	if (!have_io_start)
+		started(rq);
 	/* The empty write of a flush sequence (PREFLUSH) carries no data. */
 	if (req_op_of(rq) != bpf_core_enum_value(enum req_op, REQ_OP_WRITE) ||
 	    !rq->__data_len || !dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))

@@ -48,8 +48,8 @@ static __always_inline bool rq_data_read(struct request *rq)
 static __always_inline bool in_buffered_write(struct task_struct *t)
 {
 #if IOLENS_RMW_COUNTED
+	struct file_view f;
 	struct pt_regs *regs;
-	struct file *f;
 	long nr;
 
 	if (t->flags & KERNEL_PF_KTHREAD || t->thread_info.status & TS_COMPAT)
@@ -63,8 +63,8 @@ static __always_inline bool in_buffered_write(struct task_struct *t)
 		return false;
 	if (regs->ax != (unsigned long)-ENOSYS)
 		return false;
-	f = fd_file(t, (unsigned int)regs->di);
-	return f && file_is_data(f) && !(f->f_flags & O_DIRECT);
+	return fd_file(t, (unsigned int)regs->di, &f, false) &&
+	       file_is_data(&f) && !(f.flags & O_DIRECT);
 #else
 	return false;
 #endif

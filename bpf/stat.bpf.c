@@ -30,6 +30,7 @@
 #include <bpf/bpf_core_read.h>
 #include "stat.h"
 #include "devfilter.bpf.h"
+#include "hist.bpf.h"
 #include "rmw.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -89,6 +90,8 @@ struct {
 
 /* What needs each request's submitter remembered (map `owners`). */
 #define OWNED (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | IOLENS_STAT_LABEL_COMM)
+/* What stat_start is loaded for. */
+#define STARTED (OWNED | IOLENS_STAT_RMW)
 
 /* The submitter of each request, with OWNED flags. */
 struct owner {
@@ -274,7 +277,7 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
 	};
 	struct iolens_stat_counters *c;
 	struct iolens_lat_hist *h;
-	__u32 b;
+	__u64 b;
 
 	if (w->owner) {
 		key.tgid = w->owner->tgid;
@@ -295,7 +298,7 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
 			__builtin_memcpy(h->comm, w->owner->comm, IOLENS_COMM_LEN);
 	}
 	__sync_fetch_and_add(&h->sum, d * v);
-	b = hist_index(v);
+	b = hist_bucket(v);
 	if (b < HIST_BUCKETS)
 		__sync_fetch_and_add(&h->b[b], d);
 }
@@ -305,7 +308,8 @@ static __always_inline void hist_add_one(const struct where *w, int kind,
 {
 	int k = cfg.hist_slot[kind];
 	struct iolens_hist *h;
-	__u32 idx, b;
+	__u32 idx;
+	__u64 b;
 
 	if (k < 0)
 		return;
@@ -317,8 +321,8 @@ static __always_inline void hist_add_one(const struct where *w, int kind,
 	h = bpf_map_lookup_elem(&hists, &idx);
 	if (!h)
 		return;
-	b = hist_index(v);
-	if (b < HIST_BUCKETS)	/* always; the verifier wants the bound */
+	b = hist_bucket(v);
+	if (b < HIST_BUCKETS)
 		h->b[b] += d;
 }
 
@@ -455,26 +459,31 @@ static __always_inline void rmw_count(struct request *rq, struct task_struct *t)
  * as the bio becomes a request, in the submitting task (or the kworker
  * writing back for it).  Attached only with OWNED flags or
  * IOLENS_STAT_RMW. */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(stat_start, struct request *rq)
+static __always_inline void started(struct request *rq)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct owner o = { .tgid = t->tgid };
 	__u64 key = (__u64)rq;
 
 	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
-		return 0;
+		return;
 	if ((cfg.flags & IOLENS_STAT_PROC_FILTER) && !proc_wanted(t))
-		return 0;
+		return;
 	if (cfg.flags & IOLENS_STAT_RMW)
 		rmw_count(rq, t);
 	if (!(cfg.flags & OWNED))
-		return 0;
+		return;
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
 	/* A kernel thread submits for others: writeback. */
 	if (t->flags & KERNEL_PF_KTHREAD)
 		rq_cgroup(rq, &o.io_cgroup, &o.io_hier);
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(stat_start, struct request *rq)
+{
+	started(rq);
 	return 0;
 }
 
@@ -485,7 +494,14 @@ int BPF_PROG(stat_issue, struct request *rq)
 	struct iolens_stat *st;
 	struct where w;
 	__s64 qd;
+	__u64 key;
 
+	/* Before Linux 6.5: the start seen at the first issue (kernel.bpf.h). */
+	if (!have_io_start && (cfg.flags & STARTED)) {
+		key = (__u64)rq;
+		if (!(cfg.flags & OWNED) || !bpf_map_lookup_elem(&owners, &key))
+			started(rq);
+	}
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st)
 		return 0;
@@ -654,6 +670,20 @@ static __always_inline void label_add(struct request *rq, const struct where *w,
 	__sync_fetch_and_add(&c->bytes, bytes);
 }
 
+/* The end of an accounted request: its times, and its owner let go
+ * (requests that are not accounted leave theirs to the LRU). */
+static __always_inline void stat_done_at(struct request *rq, struct where *w,
+					 struct iolens_stat *st)
+{
+	__u64 key = (__u64)rq;
+
+	if (!w->owner)
+		w->owner = owner_of(rq);
+	time_request(rq, w, st, bpf_ktime_get_ns());
+	if (w->owner)
+		bpf_map_delete_elem(&owners, &key);
+}
+
 /*
  * Counts: bytes at every completion event, the request at its last one,
  * and its end in flight.  No clock read but at the end of a busy period.
@@ -701,6 +731,9 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
 
 		st->ios += ios;
 		label_add(rq, &w, st, bytes, ios);
+		/* Before Linux 6.5 times end here, not at block_io_done. */
+		if (!have_io_start && ends && ios)
+			stat_done_at(rq, &w, st);
 	} else if (ends) {
 		__u64 key = (__u64)rq;
 
@@ -727,17 +760,11 @@ int BPF_PROG(stat_done, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u64 key = (__u64)rq;
 	struct where w;
 
 	st = counters_of(rq, &w, &ds, &s);
 	if (!st || !accounted(rq->rq_flags, w.sg))
 		return 0;
-	if (!w.owner)
-		w.owner = owner_of(rq);
-	time_request(rq, &w, st, bpf_ktime_get_ns());
-	/* Requests that are not accounted leave theirs to the LRU. */
-	if (w.owner)
-		bpf_map_delete_elem(&owners, &key);
+	stat_done_at(rq, &w, st);
 	return 0;
 }

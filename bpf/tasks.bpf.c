@@ -22,7 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "tasks.h"
-#include "hist_layout.h"
+#include "hist.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
 
@@ -145,9 +145,10 @@ static __always_inline void enter(__u32 sc)
 static __always_inline void enter_rw(struct trace_event_raw_sys_enter *ctx,
 				     enum dir d)
 {
-	struct file *f = fd_file(bpf_get_current_task_btf(),
-				 (unsigned int)ctx->args[0]);
-	bool file = f && file_is_data(f);
+	struct file_view f;
+	bool file = fd_file(bpf_get_current_task_btf(),
+			    (unsigned int)ctx->args[0], &f, false) &&
+		    file_is_data(&f);
 
 	if (d == D_READ)
 		enter(file ? IOLENS_SC_FILE_READ : IOLENS_SC_OTHER_READ);
@@ -171,8 +172,8 @@ static __always_inline void leave(long ret)
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct iolens_hist *h;
 	struct task_sys *s;
-	__u64 now, d;
-	__u32 sc, b;
+	__u64 now, d, b;
+	__u32 sc;
 
 	s = bpf_task_storage_get(&sys_store, t, 0, 0);
 	if (!s || !s->start)
@@ -190,8 +191,8 @@ static __always_inline void leave(long ret)
 	h = bpf_map_lookup_elem(&sys_hists, &sc);
 	if (!h)
 		return;
-	b = hist_index(d);
-	if (b < HIST_BUCKETS)	/* always; the verifier wants the bound */
+	b = hist_bucket(d);
+	if (b < HIST_BUCKETS)
 		h->b[b]++;
 }
 
@@ -228,21 +229,35 @@ SYSCALL(fdatasync, enter(IOLENS_SC_SYNC))
  * A data read submitted by a task inside a write to a file: the write
  * covers part of a page that is not in the page cache, so the page is read
  * first (read-modify-write).  block_io_start runs where the bio becomes a
- * request, in the submitting task.  Metadata reads (REQ_META: bitmaps,
- * inode tables) are the filesystem's own and are left out.
+ * request, in the submitting task; before Linux 6.5 at its issue
+ * (kernel.bpf.h), which the writer does itself as it waits for the page.
+ * Metadata reads (REQ_META: bitmaps, inode tables) are the filesystem's own
+ * and are left out.
  */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(task_rmw, struct request *rq)
+static __always_inline void rmw_seen(struct request *rq)
 {
 	struct task_sys *s;
 
 	if (!rq_data_read(rq))
-		return 0;
+		return;
 	s = bpf_task_storage_get(&sys_store, bpf_get_current_task_btf(), 0, 0);
 	if (!s || !s->start || s->sc != IOLENS_SC_FILE_WRITE)
-		return 0;
+		return;
 	s->sys.rmw_reads++;
 	s->sys.rmw_bytes += rq->__data_len;
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(task_rmw, struct request *rq)
+{
+	rmw_seen(rq);
+	return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(task_rmw_issue, struct request *rq)
+{
+	rmw_seen(rq);
 	return 0;
 }
 

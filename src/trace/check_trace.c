@@ -10,6 +10,7 @@
 #include "bpf/check.h"
 #include "check.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/check_trace.h"
+#include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "trace/block_trace.h"
 #include "lib/log.h"
@@ -60,6 +61,10 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 		goto fail;
 	}
 	ct->skel->rodata->cfg.ndev = ndev;
+	ct->skel->rodata->have_rdonly_cast = kfacts_get()->rdonly_cast;
+	ct->skel->rodata->have_io_start = kfacts_get()->io_start_done;
+	bpf_program__set_autoload(ct->skel->progs.check_start,
+				  kfacts_get()->io_start_done);
 	memcpy((void *)ct->skel->rodata->cfg.dev, devs, ndev * sizeof(*devs));
 	/* Its syscall events are tracefs events: libbpf reads their ids
 	 * there. */

@@ -176,10 +176,13 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
 	/* Only the hooks this mode needs run: each costs tens of ns per I/O
 	 * even when it does nothing. */
-	bpf_program__set_autoload(st->skel->progs.stat_done, !o->lat);
-	bpf_program__set_autoload(st->skel->progs.stat_start,
-				  cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
-						IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW));
+	st->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
+	st->skel->rodata->have_io_start = kf->io_start_done;
+	bpf_program__set_autoload(st->skel->progs.stat_done,
+				  !o->lat && kf->io_start_done);
+	bpf_program__set_autoload(st->skel->progs.stat_start, kf->io_start_done &&
+				  (cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
+						 IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW)));
 	return err;
 }
 

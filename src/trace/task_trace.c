@@ -22,6 +22,7 @@
 #include "tasks.skel.h"
 #include "trace/task_trace.h"
 #include "lib/procstat.h"
+#include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "lib/log.h"
 #include "lib/priv.h"
@@ -88,6 +89,7 @@ static int grow(struct task_trace *tt, size_t need)
  * iterator.  0 or -errno, and tt->skel is NULL on failure. */
 static int bpf_load(struct task_trace *tt, bool sys)
 {
+	const struct kfacts *kf = kfacts_get();
 	struct bpf_program *p;
 	int err;
 
@@ -97,6 +99,13 @@ static int bpf_load(struct task_trace *tt, bool sys)
 	bpf_object__for_each_program(p, tt->skel->obj)
 		if (p != tt->skel->progs.task_rec)
 			bpf_program__set_autoload(p, sys);
+	tt->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
+	tt->skel->rodata->have_io_start = kf->io_start_done;
+	/* Read-modify-write reads where the request starts, or before
+	 * Linux 6.5 where it is issued. */
+	bpf_program__set_autoload(tt->skel->progs.task_rmw, sys && kf->io_start_done);
+	bpf_program__set_autoload(tt->skel->progs.task_rmw_issue,
+				  sys && !kf->io_start_done);
 	/* Without syscall counting the histograms stay empty: one entry
 	 * instead of IOLENS_SC_NR per CPU (9 KiB each). */
 	err = sys ? 0 : bpf_map__set_max_entries(tt->skel->maps.sys_hists, 1);
@@ -137,7 +146,7 @@ static int sys_attach(struct task_trace *tt)
 			const char *sec = bpf_program__section_name(p);
 			int want;
 
-			if (p == tt->skel->progs.task_rec)
+			if (p == tt->skel->progs.task_rec || !bpf_program__autoload(p))
 				continue;
 			if (p == tt->skel->progs.task_exit)
 				want = 0;
