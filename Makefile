@@ -30,7 +30,7 @@ LIB_OBJS	:= $(filter-out $(OUT)/src/cli/main.o,$(OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all run test unit systest check-layers deps clean
+.PHONY: all run test unit systest kmatrix check-layers deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -83,7 +83,17 @@ unit: $(UNIT_BINS)
 systest: $(OUT)/iolens $(OUT)/.deps-test
 	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider tests/system
 
-test: check-layers unit systest
+# Debian's 6.1 and 6.12 kernels under qemu, with the system tests of each
+# BPF object and fallback inside (tests/kernels/run_matrix.py).
+VIRTME_NG	:= virtme-ng==1.42
+$(OUT)/venv/bin/vng: | $(OUT)/.deps-test
+	$(PYTHON) -m venv $(OUT)/venv
+	$(OUT)/venv/bin/pip install -q $(VIRTME_NG)
+
+kmatrix: $(OUT)/iolens $(OUT)/venv/bin/vng
+	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
+
+test: check-layers unit systest kmatrix
 
 clean:
 	rm -rf $(OUT)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * iolens doctor: what this kernel and this user can do, as rows of checks.
- * kernel.c checks the kernel, BTF, privileges, tracefs, the tracepoints and
- * the kernel structures; programs.c loads a real program of each type;
- * doctor.c keeps the rows and prints them.
+ * kernel.c checks the kernel, BTF, privileges, tracefs and the kernel
+ * structures; hooks.c the hooks of the BPF objects and so each command;
+ * programs.c loads a real program of each type; doctor.c keeps the rows
+ * and prints them.
  */
 #ifndef IOLENS_DOCTOR_H
 #define IOLENS_DOCTOR_H
@@ -33,6 +34,16 @@ struct row {
 /* Disks whose issue-stamp path is shown, at most. */
 #define MAX_DISK_ROWS	8
 #define MAX_BLOCKERS	8
+#define MAX_COMMANDS	12
+
+/* What a command can do on this kernel, from the hooks of its objects. */
+enum verdict { V_OK, V_DEGRADED, V_CANNOT };
+
+struct command_verdict {
+	char name[16];
+	enum verdict verdict;
+	char why[192];		/* the hooks missing, and what is lost */
+};
 
 struct doctor {
 	struct btf *btf;		/* vmlinux BTF, NULL if unreadable */
@@ -45,6 +56,8 @@ struct doctor {
 	int nblockers;
 	const char *attach;		/* "tp_btf", "raw_tp" or NULL */
 	bool unprobed;			/* a needed check lacked privileges */
+	struct command_verdict cmds[MAX_COMMANDS];
+	int ncmds;
 };
 
 extern const char *const doctor_status_name[];
@@ -61,6 +74,10 @@ bool doctor_path_exists(const char *path);
 
 /* kernel.c: kernel, BTF, privileges, tracefs, every tracepoint. */
 void doctor_check_kernel(struct doctor *d, const struct utsname *u);
+/* hooks.c: every hook of every BPF object, and each command's verdict. */
+void doctor_check_hooks(struct doctor *d);
+extern const char *const doctor_verdict_name[];
+
 /* kernel.c: the kernel structures read through BTF, the issue stamps. */
 void doctor_check_structs(struct doctor *d);
 /* programs.c: each program type loaded for real, the ring buffer. */

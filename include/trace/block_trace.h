@@ -5,6 +5,7 @@
 #define IOLENS_BLOCK_TRACE_H
 
 #include <stdio.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "bpf/block.h"
 
@@ -65,5 +66,8 @@ static inline __u64 block_trace_dropped(const struct block_trace_stats *st)
 void block_trace_print_stats(FILE *f, const struct block_trace_stats *st);
 
 void block_trace_stop(struct block_trace *bt);
+
+/* The object file of bpf/block.bpf.c, for trace/hooks.c. */
+const void *block_trace_elf(size_t *sz);
 
 #endif

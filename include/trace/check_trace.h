@@ -5,6 +5,7 @@
 #ifndef IOLENS_CHECK_TRACE_H
 #define IOLENS_CHECK_TRACE_H
 
+#include <stddef.h>
 #include <linux/types.h>
 #include "bpf/check.h"
 
@@ -33,5 +34,8 @@ __u64 check_trace_lost(const struct check_trace *ct);
 int check_trace_calls_fd(const struct check_trace *ct);
 
 void check_trace_stop(struct check_trace *ct);
+
+/* The object file of bpf/check.bpf.c, for trace/hooks.c. */
+const void *check_trace_elf(size_t *sz);
 
 #endif

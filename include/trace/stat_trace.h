@@ -5,6 +5,7 @@
 #define IOLENS_STAT_TRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "bpf/stat.h"
 
@@ -130,5 +131,8 @@ void stat_dev_free(struct stat_dev *d);
 int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max);
 
 void stat_trace_stop(struct stat_trace *st);
+
+/* The object file of bpf/stat.bpf.c, for trace/hooks.c. */
+const void *stat_trace_elf(size_t *sz);
 
 #endif

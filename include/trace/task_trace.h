@@ -9,6 +9,7 @@
 #define IOLENS_TASK_TRACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 #include "bpf/hist_layout.h"
 #include "bpf/tasks.h"
@@ -51,5 +52,8 @@ void task_trace_stop(struct task_trace *tt);
 /* For `iolens doctor`: loads the task iterator alone, runs one pass and
  * unloads it, printing nothing.  0, or -errno of the step that failed. */
 int task_trace_probe(void);
+
+/* The object file of bpf/tasks.bpf.c, for trace/hooks.c. */
+const void *task_trace_elf(size_t *sz);
 
 #endif

@@ -60,6 +60,7 @@ int cmd_doctor(int argc, char **argv)
 		memset(&u, 0, sizeof(u));
 
 	doctor_check_kernel(d, &u);
+	doctor_check_hooks(d);
 	doctor_check_programs(d);
 	doctor_check_structs(d);
 

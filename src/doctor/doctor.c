@@ -15,6 +15,10 @@ const char *const doctor_status_name[] = {
 	[ST_NOPRIV]	= "no-privilege",
 };
 
+const char *const doctor_verdict_name[] = {
+	[V_OK] = "ok", [V_DEGRADED] = "degraded", [V_CANNOT] = "cannot run",
+};
+
 const char *doctor_errno(int err)
 {
 	static char buf[24];
@@ -83,6 +87,11 @@ void doctor_print_text(const struct doctor *d)
 		printf("%-*s  %-*s  %-*s  %s\n", wc, r->check, ws,
 		       doctor_status_name[r->status], wd, r->detail, r->consequence);
 	}
+	/* What the hooks above allow each command on this kernel. */
+	printf("\ncommands on this kernel:\n");
+	for (i = 0; i < d->ncmds; i++)
+		printf("  %-7s %-10s %s\n", d->cmds[i].name,
+		       doctor_verdict_name[d->cmds[i].verdict], d->cmds[i].why);
 	putchar('\n');
 	if (d->nblockers) {
 		printf("snoop/record: cannot run:");
@@ -140,6 +149,14 @@ void doctor_print_json(const struct doctor *d, const char *release)
 	json_arr_close(&j);
 	for (i = 0; i <= ST_NOPRIV; i++)
 		json_u64(&j, doctor_status_name[i], count[i]);
+	json_obj_close(&j);
+	json_obj_open(&j, "commands");
+	for (i = 0; i < d->ncmds; i++) {
+		json_obj_open(&j, d->cmds[i].name);
+		json_str(&j, "verdict", doctor_verdict_name[d->cmds[i].verdict]);
+		json_str(&j, "lost", d->cmds[i].why);
+		json_obj_close(&j);
+	}
 	json_obj_close(&j);
 	json_obj_close(&j);
 	json_newline(&j);

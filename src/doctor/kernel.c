@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "doctor/doctor.h"
+#include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "lib/priv.h"
 
@@ -119,112 +120,6 @@ static void check_tracefs(struct doctor *d)
 		"%s%s", TRACEFS, mounted_now ? " (was not mounted: iolens mounted it)" : "");
 }
 
-/* ---- tracepoints ---- */
-
-struct tp_check {
-	const char *sys;
-	const char *name;
-	bool needed;		/* snoop/record cannot run without it */
-	bool fallback;		/* absence degrades instead of disabling */
-	const char *present;
-	const char *absent;
-};
-
-static const struct tp_check tp_checks[] = {
-	/* block_io_start: added in Linux 6.5 ("block: introduce
-	 * block_io_start/block_io_done tracepoints"). */
-	{ "block", "block_io_start", false, true,
-	  "submitter taken at submission",
-	  "submitter taken at insert/issue instead of submission: "
-	  "kworker may be shown for requests a process submitted" },
-	{ "block", "block_rq_insert", false, true,
-	  "insert time: scheduler queue time",
-	  "no insert time: queue time from the request's own timestamps only" },
-	{ "block", "block_rq_issue", true, false,
-	  "issue time, size, sector, queue depth",
-	  "snoop/record cannot run" },
-	{ "block", "block_rq_complete", true, false,
-	  "completion: queue and device time",
-	  "snoop/record cannot run" },
-	{ "block", "block_rq_requeue", false, false,
-	  "requeues counted",
-	  "requeues not counted" },
-	{ "block", "block_rq_merge", false, false,
-	  "request merges counted",
-	  "request merges not counted" },
-	{ "block", "block_bio_queue", false, false,
-	  "bio submissions counted",
-	  "bio submissions not counted" },
-	{ "block", "block_bio_backmerge", false, false,
-	  "bio back merges counted",
-	  "bio back merges not counted" },
-	{ "block", "block_bio_frontmerge", false, false,
-	  "bio front merges counted",
-	  "bio front merges not counted" },
-	{ "syscalls", "sys_enter_read", false, false,
-	  "syscall-level read rates (later features)",
-	  "no syscall-level read rates (later features)" },
-	{ "syscalls", "sys_exit_read", false, false,
-	  "syscall-level read rates (later features)",
-	  "no syscall-level read rates (later features)" },
-};
-
-static bool btf_has(const struct btf *btf, const char *name, __u32 kind)
-{
-	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
-}
-
-static void check_tracepoint(struct doctor *d, const struct tp_check *c)
-{
-	char check[32], name[64], path[128];
-	bool in_btf, in_tracefs = false, ok;
-	bool syscalls = !strcmp(c->sys, "syscalls");
-	const char *btf_word, *fs_word;
-	enum status st;
-
-	snprintf(check, sizeof(check), "%s:%s", c->sys, c->name);
-	if (syscalls) {
-		/* Per-syscall events are ftrace-only (CONFIG_FTRACE_SYSCALLS):
-		 * BTF has no btf_trace_sys_enter_read, only the handler that
-		 * serves them all, so BTF can only say they are built in. */
-		in_btf = btf_has(d->btf, "ftrace_syscall_enter", BTF_KIND_FUNC);
-	} else {
-		snprintf(name, sizeof(name), "btf_trace_%s", c->name);
-		in_btf = btf_has(d->btf, name, BTF_KIND_TYPEDEF);
-	}
-	btf_word = in_btf ? "yes" : d->btf ? "no" : "unknown";
-	if (d->tracefs) {
-		snprintf(path, sizeof(path), TRACEFS "/events/%s/%s",
-			 c->sys, c->name);
-		in_tracefs = doctor_path_exists(path);
-		fs_word = in_tracefs ? "yes" : "no";
-	} else {
-		fs_word = "not readable";
-	}
-
-	/* A block tracepoint in BTF is what tp_btf attaches to; one only in
-	 * tracefs still serves raw_tp.  For syscalls tracefs is the real
-	 * answer whenever it can be read. */
-	if (syscalls && d->tracefs)
-		ok = in_tracefs;
-	else
-		ok = in_btf || in_tracefs;
-	if (ok)
-		st = ST_OK;
-	else if (!d->btf && !d->tracefs)
-		st = ST_NOPRIV;		/* nothing to look at: cannot tell */
-	else
-		st = c->fallback ? ST_FALLBACK : ST_MISSING;
-
-	if (c->needed && st == ST_NOPRIV)
-		d->unprobed = true;
-	else if (c->needed && st != ST_OK)
-		doctor_block(d, c->name);
-	doctor_row(d, check, st, st == ST_OK ? c->present : c->absent,
-		"%s %s, tracefs %s", syscalls ? "FTRACE_SYSCALLS" : "BTF",
-		btf_word, fs_word);
-}
-
 /* ---- kernel structures ---- */
 
 /* Finds `name` in struct/union `t`, looking through anonymous members. */
@@ -319,6 +214,27 @@ static void check_enum(struct doctor *d, const char *name, const char *old,
 		d->btf ? "not in BTF" : "no BTF");
 }
 
+/* What the loaders set into the objects' read-only data (trace/kfacts.c). */
+static void check_kfacts(struct doctor *d)
+{
+	const struct kfacts *k = kfacts_get();
+	static const char *const source[] = {
+		[KFACT_BTF] = "from BTF", [KFACT_VERSION] = "by kernel version",
+		[KFACT_UNKNOWN] = "unknown",
+	};
+
+	doctor_row(d, "rq_flags bits", k->rqf_source == KFACT_UNKNOWN ? ST_FALLBACK : ST_OK,
+		   k->rqf_source == KFACT_UNKNOWN ?
+		   "stat counts every request as diskstats would count it, flush sequences included" :
+		   "stat counts requests exactly as diskstats (RQF_IO_STAT, RQF_FLUSH_SEQ)",
+		   "IO_STAT 0x%x, FLUSH_SEQ 0x%x, %s", k->rqf_io_stat,
+		   k->rqf_flush_seq, source[k->rqf_source]);
+	doctor_row(d, "bpf_rdonly_cast", k->rdonly_cast ? ST_OK : ST_FALLBACK,
+		   k->rdonly_cast ? "files read with direct loads (syscall hooks, check)" :
+		   "files read with probe reads: the syscall hooks cost more",
+		   "kfunc %s (Linux 6.2)", k->rdonly_cast ? "present" : "absent");
+}
+
 static void check_structs(struct doctor *d)
 {
 	/*
@@ -343,6 +259,7 @@ static void check_structs(struct doctor *d)
 	check_enum(d, "req_op", "req_opf",
 		   "request ops decoded from BTF",
 		   "request ops decoded with built-in 6.x values");
+	check_kfacts(d);
 }
 
 /*
@@ -399,8 +316,6 @@ void doctor_check_kernel(struct doctor *d, const struct utsname *u)
 	check_btf(d);
 	check_privileges(d);
 	check_tracefs(d);
-	for (size_t i = 0; i < sizeof(tp_checks) / sizeof(tp_checks[0]); i++)
-		check_tracepoint(d, &tp_checks[i]);
 }
 
 void doctor_check_structs(struct doctor *d)

@@ -268,7 +268,7 @@ static void check_programs(struct doctor *d)
 
 	tp = probe_tracepoint(d);
 	probe_row(d, "tracepoint", &tp, ST_MISSING,
-		  "syscall tracepoints (later features)",
+		  "the syscall events of top, check and bench",
 		  "no syscall-level rates; block tracing unaffected");
 
 	/* tp_btf: 5.5; attached by BTF id, arguments typed (struct request *). */

@@ -324,3 +324,8 @@ void block_trace_stop(struct block_trace *bt)
 	block__destroy(bt->skel);
 	free(bt);
 }
+
+const void *block_trace_elf(size_t *sz)
+{
+	return block__elf_bytes(sz);
+}

@@ -159,3 +159,8 @@ void check_trace_stop(struct check_trace *ct)
 	check__destroy(ct->skel);
 	free(ct);
 }
+
+const void *check_trace_elf(size_t *sz)
+{
+	return check__elf_bytes(sz);
+}

@@ -710,3 +710,8 @@ void stat_trace_stop(struct stat_trace *st)
 	free(st->buf);
 	free(st);
 }
+
+const void *stat_trace_elf(size_t *sz)
+{
+	return stat__elf_bytes(sz);
+}

@@ -611,3 +611,8 @@ int task_trace_probe(void)
 	tasks__destroy(tt.skel);
 	return err;
 }
+
+const void *task_trace_elf(size_t *sz)
+{
+	return tasks__elf_bytes(sz);
+}

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every command once on this kernel, on a loop device made here: whether it
 ran, what it said on stderr, and what doctor predicted for it.  Writes
-{release, commands: {name: {exit, ok, said}}, doctor: {...}} as JSON to the
-file given and prints one line per command; exit 0 (the tests judge).
+{release, commands: {name: {exit, ok, said, doctor, agrees}}, doctor: {...}}
+as JSON to the file given and prints one line per command; exit 1 if a
+command failed or doctor's verdict for it said otherwise.
 
 Run by run_matrix.py inside each guest, and usable on any machine as root.
 """
@@ -95,13 +96,20 @@ def main():
         os.unlink(img)
         if os.path.exists(trace):
             os.unlink(trace)
+    verdicts = (res["doctor"] or {}).get("commands", {})
+    bad = 0
     for k, v in res["commands"].items():
         v["ok"] = v["exit"] == 0 or (k == "check" and v["exit"] == 1)
         v.pop("stdout", None)
-        print("%-7s %-4s %s" % (k, "ok" if v["ok"] else "FAIL", "; ".join(v["said"])))
+        # load and report load no BPF: doctor has no verdict for them.
+        v["doctor"] = verdicts.get(k, {}).get("verdict", "ok")
+        v["agrees"] = v["ok"] == (v["doctor"] != "cannot run")
+        bad += not v["ok"] or not v["agrees"]
+        print("%-7s %-4s doctor: %-10s %s" % (k, "ok" if v["ok"] else "FAIL",
+                                           v["doctor"], "; ".join(v["said"])))
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
-    return 0
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

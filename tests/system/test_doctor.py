@@ -36,13 +36,44 @@ def test_doctor_json_as_root(iolens, root):
     for c in doc["checks"]:
         assert set(c) == KEYS, c
         assert c["status"] in STATUSES, c
-    # Facts of these machines (DESIGN.md section 4).
+    # Facts of these machines (DESIGN.md section 4; Debian's kernels in the
+    # kernel matrix have kprobes and fentry).
+    release = tuple(int(x) for x in os.uname().release.split(".")[:2])
     assert checks["block:block_rq_complete"]["status"] == "ok"
     assert checks["tp_btf"]["status"] == "ok"
-    assert checks["kprobe"]["status"] != "ok"
-    assert checks["fentry"]["status"] != "ok"
+    debian = release in ((6, 1), (6, 12))
+    assert (checks["kprobe"]["status"] == "ok") == debian
+    assert (checks["fentry"]["status"] == "ok") == debian
     assert doc["summary"]["snoop_record"] == "ready"
     assert doc["summary"]["attach"] == "tp_btf"
+
+
+def test_doctor_hooks_and_commands(iolens, root):
+    """One row per hook the BPF objects have, each described; a verdict per
+    command: all can run, and before Linux 6.5 (no block_io_start and
+    block_io_done) those that use them say what takes their place."""
+    p, doc, checks = doctor_json()
+    hooks = {k: c for k, c in checks.items()
+             if k.split(":")[0] in ("block", "stat", "tasks", "check")}
+    # Every object's programs, as built: the tracepoints each one uses.
+    for name in ("block:block_rq_issue", "stat:block_io_done", "tasks:task",
+                 "tasks:syscalls", "check:syscalls", "check:block_rq_issue"):
+        assert name in hooks, sorted(hooks)
+    for c in hooks.values():
+        assert "no note" not in c["consequence"], c
+    cmds = doc["commands"]
+    assert set(cmds) == {"snoop", "record", "attach", "bench", "stat", "lat",
+                         "serve", "top", "check"}
+    release = tuple(int(x) for x in os.uname().release.split(".")[:2])
+    io_start = release >= (6, 5)
+    assert (hooks["stat:block_io_done"]["status"] == "ok") == io_start
+    for name, v in cmds.items():
+        assert v["verdict"] in ("ok", "degraded"), (name, v)
+        if io_start:
+            assert v["verdict"] == "ok" and v["lost"] == "", (name, v)
+    if not io_start:
+        assert cmds["stat"]["verdict"] == "degraded"
+        assert "block_rq_complete" in cmds["stat"]["lost"]
 
 
 def test_doctor_text_as_root(iolens, root):

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolens doctor: every hook of every BPF object, as the objects themselves
+ * list them (trace/hooks.c), present or not on this kernel; and from them
+ * what each command can do.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "doctor/doctor.h"
+#include "trace/hooks.h"
+
+struct object_state {
+	struct doctor *d;
+	const struct trace_object *o;
+	bool loads;		/* every required hook is there */
+	char lost[192];		/* optional hooks missing */
+};
+
+static bool btf_has(const struct btf *btf, const char *name, __u32 kind)
+{
+	return btf && btf__find_by_name_kind(btf, name, kind) > 0;
+}
+
+/* Whether the kernel has the point: a tracepoint by its BTF typedef (what
+ * tp_btf attaches to; raw_tp needs the same tracepoint), the syscall
+ * events by tracefs, the task iterator by its BTF function. */
+static bool present(const struct doctor *d, const char *kind, const char *point,
+		    const char **how)
+{
+	char name[80];
+
+	if (!strcmp(kind, "iter")) {
+		snprintf(name, sizeof(name), "bpf_iter_%s", point);
+		*how = "BTF function";
+		return btf_has(d->btf, name, BTF_KIND_FUNC);
+	}
+	if (!strcmp(point, "syscalls")) {
+		*how = "tracefs events";
+		return d->tracefs &&
+		       doctor_path_exists(TRACEFS "/events/syscalls/sys_enter_write");
+	}
+	snprintf(name, sizeof(name), "btf_trace_%s", point);
+	*how = "BTF";
+	return btf_has(d->btf, name, BTF_KIND_TYPEDEF);
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n ? "; " : "", s);
+}
+
+static void one_hook(const char *kind, const char *point,
+		     const struct trace_hook *note, void *ctx)
+{
+	struct object_state *os = ctx;
+	struct doctor *d = os->d;
+	char check[32];
+	const char *how;
+	bool here = present(d, kind, point, &how);
+	bool required = !note || note->required;
+	enum status st = here ? ST_OK : required ? ST_MISSING : ST_FALLBACK;
+
+	snprintf(check, sizeof(check), "%s:%s", os->o->name, point);
+	if (!here && required) {
+		os->loads = false;
+		if (!strcmp(os->o->name, "block"))
+			doctor_block(d, note ? note->point : point);
+	} else if (!here) {
+		append(os->lost, sizeof(os->lost), note->without);
+	}
+	doctor_row(d, check, st,
+		   !note ? "no note for this hook in trace/hooks.c: a bug" :
+		   here ? (required ? "needed" : "used") :
+		   required ? "the object does not load" : note->without,
+		   "%s %s, %s%s%s", kind, here ? "present" : "absent", how,
+		   note && note->since ? ", Linux " : "",
+		   note && note->since ? note->since : "");
+}
+
+/* `cmd` uses `o`: the worst of what each object it loads allows.  top
+ * reads tasks from /proc when its tasks object does not load. */
+static void judge(struct doctor *d, const char *cmd, const struct object_state *os)
+{
+	struct command_verdict *v = NULL;
+	enum verdict now;
+
+	for (int i = 0; i < d->ncmds && !v; i++)
+		if (!strcmp(d->cmds[i].name, cmd))
+			v = &d->cmds[i];
+	if (!v) {
+		if (d->ncmds == MAX_COMMANDS)
+			return;
+		v = &d->cmds[d->ncmds++];
+		snprintf(v->name, sizeof(v->name), "%s", cmd);
+	}
+	if (!os->loads && !(!strcmp(cmd, "top") && !strcmp(os->o->name, "tasks"))) {
+		now = V_CANNOT;
+		append(v->why, sizeof(v->why), "a hook it needs is absent");
+	} else if (!os->loads) {
+		now = V_DEGRADED;
+		append(v->why, sizeof(v->why), "tasks read from /proc, no syscall level");
+	} else {
+		now = os->lost[0] ? V_DEGRADED : V_OK;
+		if (os->lost[0])
+			append(v->why, sizeof(v->why), os->lost);
+	}
+	if (now > v->verdict)
+		v->verdict = now;
+}
+
+void doctor_check_hooks(struct doctor *d)
+{
+	for (int i = 0; i < trace_nobjects; i++) {
+		struct object_state os = { .d = d, .o = &trace_objects[i], .loads = true };
+		char cmds[64], *save, *c;
+
+		if (trace_hooks_of(os.o, one_hook, &os)) {
+			doctor_row(d, os.o->name, ST_MISSING, "cannot read the object",
+				   "built into iolens");
+			os.loads = false;
+		}
+		snprintf(cmds, sizeof(cmds), "%s", os.o->commands);
+		for (c = strtok_r(cmds, " ", &save); c; c = strtok_r(NULL, " ", &save))
+			judge(d, c, &os);
+	}
+}
