@@ -30,6 +30,13 @@ PREFIX = "iolens-test-"
 OWN = "%s%d-" % (PREFIX, os.getpid())
 TRACEFS = "/sys/kernel/tracing"
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+RELEASE = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
+# block_io_start and block_io_done came in Linux 6.5.  Before, the task that
+# submitted a request is known only as the one seen at its insert or issue:
+# the submitter itself unless a kworker inserted or issued it (the kernel
+# matrix's 6.1 guest), and iolens says which ("ctx").
+IO_START = RELEASE >= (6, 5)
+SUBMIT_CTX = ("submit",) if IO_START else ("insert", "issue")
 
 
 def _sigterm(signum, frame):

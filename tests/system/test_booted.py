@@ -6,11 +6,31 @@ does, and says so in doctor."""
 import json
 import os
 
+import subprocess
+
+import pytest
+
 from conftest import TRACEFS, run
+
+DEBUGFS = "/sys/kernel/debug"
 
 
 def tracefs_mounted():
     return os.path.ismount(TRACEFS)
+
+
+@pytest.fixture(autouse=True)
+def no_debugfs():
+    """Neither mounted, as these machines boot (a guest of the kernel matrix
+    has debugfs, where libbpf finds tracefs too): put back afterwards."""
+    was = os.path.ismount(DEBUGFS)
+    if was:
+        subprocess.run(["umount", "-l", DEBUGFS], check=True)
+    try:
+        yield
+    finally:
+        if was and not os.path.ismount(DEBUGFS):
+            subprocess.run(["mount", "-t", "debugfs", "none", DEBUGFS], check=False)
 
 
 def test_top_mounts_tracefs_for_its_syscall_level(iolens):
