@@ -46,6 +46,34 @@ static __always_inline void FN(describe)(struct request *rq, struct iolens_rq *r
 }
 
 /*
+ * The cgroup the I/O is charged to: the blkcg of the first bio; for
+ * writeback on cgroup2 the cgroup that dirtied the pages.  On a v1/v2
+ * hybrid it lives in the v1 blkio hierarchy, so its id means nothing
+ * without the hierarchy.  Needs CONFIG_BLK_CGROUP.  Read where the request
+ * is first seen: at block_io_start, or before Linux 6.5 at insert or issue,
+ * where its bios are still all there.
+ */
+static __always_inline void FN(owner)(struct request *rq, struct iolens_rq *r)
+{
+	struct cgroup *cg = NULL;
+	struct bio *bio;
+
+	if (!bpf_core_field_exists(struct bio, bi_blkg))
+		return;
+	bio = RD(rq, bio);
+	if (bio) {
+		struct blkcg_gq *blkg = RD(bio, bi_blkg);
+
+		if (blkg)
+			cg = RD2(blkg, blkcg, css.cgroup);
+	}
+	if (cg) {
+		r->io_cgroup = RD2(cg, kn, id);
+		r->io_cgroup_hier = RD2(cg, root, hierarchy_id);
+	}
+}
+
+/*
  * The slot of a request first seen now, or NULL if it is not wanted or the
  * table has no room.  `held` is a slot its address still holds: the request
  * there before it ended without its completion reaching us.
@@ -66,6 +94,7 @@ static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq,
 	s->rq.dev = dev;
 	FN(describe)(rq, &s->rq);
 	FN(who)(&s->rq, ctx);
+	FN(owner)(rq, &s->rq);
 	return s;
 }
 
@@ -94,30 +123,8 @@ static __always_inline struct iolens_rq_slot *FN(sighting)(struct request *rq,
 static __always_inline int FN(on_start)(struct request *rq)
 {
 	__u64 key = KEY(rq, SCRATCH_START);
-	struct iolens_rq_slot *s = FN(track)(rq, key, IOLENS_CTX_SUBMIT, 0,
-					     slot_find(key));
-	struct cgroup *cg = NULL;
-	struct bio *bio;
 
-	if (!s)
-		return 0;
-	/* The blkcg of the first bio is the cgroup the I/O is charged to; for
-	 * writeback on cgroup2 it is the cgroup that dirtied the pages.  On a
-	 * v1/v2 hybrid it lives in the v1 blkio hierarchy, so its id means
-	 * nothing without the hierarchy.  Needs CONFIG_BLK_CGROUP. */
-	if (!bpf_core_field_exists(struct bio, bi_blkg))
-		return 0;
-	bio = RD(rq, bio);
-	if (bio) {
-		struct blkcg_gq *blkg = RD(bio, bi_blkg);
-
-		if (blkg)
-			cg = RD2(blkg, blkcg, css.cgroup);
-	}
-	if (cg) {
-		s->rq.io_cgroup = RD2(cg, kn, id);
-		s->rq.io_cgroup_hier = RD2(cg, root, hierarchy_id);
-	}
+	FN(track)(rq, key, IOLENS_CTX_SUBMIT, 0, slot_find(key));
 	return 0;
 }
 

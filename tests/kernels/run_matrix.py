@@ -14,6 +14,7 @@ guest finds the kernel's modules (loop) only there.
 
 Usage: run_matrix.py BUILD_DIR [KERNEL...]   (exit 1 if any test failed)
 """
+import collections
 import os
 import re
 import subprocess
@@ -89,6 +90,7 @@ def boot(vng, vmlinuz, script, timeout):
            "--rwdir", "/tmp", "--memory", "2G", "--cpus", "2",
            "--exec", "sh " + f.name]
     rc = 255
+    kernel = collections.deque(maxlen=40)
     p = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + timeout
@@ -97,7 +99,9 @@ def boot(vng, vmlinuz, script, timeout):
             m = re.search(r"iolens-matrix-exit=(\d+)", line)
             if m:
                 rc = int(m.group(1))
-            elif not re.match(r"\[\s*\d+\.\d+\]", line):
+            elif re.match(r"\[\s*\d+\.\d+\]", line):
+                kernel.append(line)
+            else:
                 sys.stdout.write(line)
                 sys.stdout.flush()
             if line.startswith("PANIC") or "Kernel panic" in line:
@@ -109,6 +113,9 @@ def boot(vng, vmlinuz, script, timeout):
         p.kill()
         p.wait()
         os.unlink(f.name)
+    if rc == 255:
+        print("==== no exit code from the guest; its kernel's last words:")
+        sys.stdout.writelines(kernel)
     return rc
 
 
