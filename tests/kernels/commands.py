@@ -65,6 +65,7 @@ def main():
         c["stat"] = run("stat", ["stat", "-y", "-j", "-d", name, "2", "1"], reads)
         c["lat"] = run("lat", ["lat", "-j", "-d", name, "2", "1"], reads)
         c["top"] = run("top", ["top", "-j", "-n", "2", "-d", "1"], reads)
+        c["top -b"] = run("top -b", ["top", "-b", "-n", "2", "-d", "1"], reads)
         c["check"] = run("check", ["check", "-j", "-d", name, "-D", "3"], reads)
         c["attach"] = run("attach", ["attach", "-c", "dd", "-D", "3"], reads)
         c["bench"] = run("bench", ["bench", "--name=r", "--filename=" + dev,
@@ -102,7 +103,7 @@ def main():
         v["ok"] = v["exit"] == 0 or (k == "check" and v["exit"] == 1)
         v.pop("stdout", None)
         # load and report load no BPF: doctor has no verdict for them.
-        v["doctor"] = verdicts.get(k, {}).get("verdict", "ok")
+        v["doctor"] = verdicts.get(k.split()[0], {}).get("verdict", "ok")
         v["agrees"] = v["ok"] == (v["doctor"] != "cannot run")
         bad += not v["ok"] or not v["agrees"]
         print("%-7s %-4s doctor: %-10s %s" % (k, "ok" if v["ok"] else "FAIL",

@@ -64,8 +64,12 @@ def fetch(release, package):
     if os.path.exists(vmlinuz):
         return vmlinuz
     os.makedirs(CACHE, exist_ok=True)
-    subprocess.run(["apt-get", "download", package], cwd=CACHE, check=True,
-                   stdout=subprocess.DEVNULL)
+    # A machine whose package lists were never read knows no package yet.
+    if subprocess.run(["apt-get", "download", package], cwd=CACHE,
+                      stdout=subprocess.DEVNULL).returncode:
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "download", package], cwd=CACHE, check=True,
+                       stdout=subprocess.DEVNULL)
     deb = next(f for f in os.listdir(CACHE)
                if f.startswith(package + "_") and f.endswith(".deb"))
     subprocess.run(["dpkg-deb", "-x", os.path.join(CACHE, deb), root + ".part"],
