@@ -31,11 +31,11 @@ static bool present(const struct doctor *d, const char *kind, const char *point,
 
 	if (!strcmp(kind, "iter")) {
 		snprintf(name, sizeof(name), "bpf_iter_%s", point);
-		*how = "BTF function";
+		*how = "BTF";
 		return btf_has(d->btf, name, BTF_KIND_FUNC);
 	}
 	if (!strcmp(point, "syscalls")) {
-		*how = "tracefs events";
+		*how = "tracefs";
 		return d->tracefs &&
 		       doctor_path_exists(TRACEFS "/events/syscalls/sys_enter_write");
 	}
@@ -74,9 +74,10 @@ static void one_hook(const char *kind, const char *point,
 		   !note ? "no note for this hook in trace/hooks.c: a bug" :
 		   here ? (required ? "needed" : "used") :
 		   required ? "the object does not load" : note->without,
-		   "%s %s, %s%s%s", kind, here ? "present" : "absent", how,
-		   note && note->since ? ", Linux " : "",
-		   note && note->since ? note->since : "");
+		   "%s %s in %s%s%s%s", kind, here ? "present" : "absent", how,
+		   note && note->since ? " (Linux " : "",
+		   note && note->since ? note->since : "",
+		   note && note->since ? "+)" : "");
 }
 
 /* `cmd` uses `o`: the worst of what each object it loads allows.  top
