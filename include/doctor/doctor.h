@@ -13,12 +13,7 @@
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC	0x74726163
-#endif
-
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
-#define TRACEFS		"/sys/kernel/tracing"
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
 
 enum status { ST_OK, ST_MISSING, ST_FALLBACK, ST_NOPRIV };

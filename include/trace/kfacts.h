@@ -21,6 +21,9 @@ struct kfacts {
 	bool rdonly_cast;
 	/* The block_io_start / block_io_done tracepoints (Linux 6.5). */
 	bool io_start_done;
+	/* The bit of QUEUE_FLAG_STATS in queue_flags (an anonymous enum's
+	 * since Linux 6.1 renumbered them); -1 unknown. */
+	int queue_flag_stats;
 };
 
 /* Read once from the kernel's BTF and release; later calls return the

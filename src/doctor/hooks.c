@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "doctor/doctor.h"
+#include "trace/tracefs.h"
 #include "trace/hooks.h"
 
 struct object_state {
@@ -37,7 +38,7 @@ static bool present(const struct doctor *d, const char *kind, const char *point,
 	if (!strcmp(point, "syscalls")) {
 		*how = "tracefs";
 		return d->tracefs &&
-		       doctor_path_exists(TRACEFS "/events/syscalls/sys_enter_write");
+		       doctor_path_exists(TRACEFS_DIR "/events/syscalls/sys_enter_write");
 	}
 	snprintf(name, sizeof(name), "btf_trace_%s", point);
 	*how = "BTF";

@@ -108,16 +108,16 @@ static void check_tracefs(struct doctor *d)
 		return;
 	}
 	/* Mode 0700 by default: mounted is not the same as usable. */
-	if (access(TRACEFS "/events", R_OK | X_OK)) {
+	if (access(TRACEFS_DIR "/events", R_OK | X_OK)) {
 		doctor_row(d, "tracefs", ST_NOPRIV,
 			"tracepoints checked in BTF only",
-			"%s mounted, %s", TRACEFS, doctor_errno(errno));
+			"%s mounted, %s", TRACEFS_DIR, doctor_errno(errno));
 		return;
 	}
 	d->tracefs = true;
 	doctor_row(d, "tracefs", ST_OK,
 		"syscall tracepoints' event ids (top's syscall level, check, bench)",
-		"%s%s", TRACEFS, mounted_now ? " (was not mounted: iolens mounted it)" : "");
+		"%s%s", TRACEFS_DIR, mounted_now ? " (was not mounted: iolens mounted it)" : "");
 }
 
 /* ---- kernel structures ---- */

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "doctor/doctor.h"
+#include "trace/tracefs.h"
 #include "trace/task_trace.h"
 
 /* r0 = 0; exit: the smallest program every type checked here accepts, so a
@@ -80,7 +81,7 @@ static struct probe probe_tracepoint(const struct doctor *d)
 		p.ok_detail = "loaded; attach needs tracefs";
 		goto out;
 	}
-	idfd = open(TRACEFS "/events/block/block_rq_complete/id",
+	idfd = open(TRACEFS_DIR "/events/block/block_rq_complete/id",
 		    O_RDONLY | O_CLOEXEC);
 	if (idfd < 0)
 		goto out;
@@ -310,7 +311,7 @@ static void check_programs(struct doctor *d)
 	 * kprobe_events; the program type itself loads without either. */
 	kp = probe_kprobe();
 	pmu = doctor_path_exists(KPROBE_PMU);
-	kprobe_events = d->tracefs && doctor_path_exists(TRACEFS "/kprobe_events");
+	kprobe_events = d->tracefs && doctor_path_exists(TRACEFS_DIR "/kprobe_events");
 	if (!kp.load_err && !pmu && !kprobe_events)
 		doctor_row(d, "kprobe", ST_MISSING,
 			"not needed: iolens runs on tracepoints only",

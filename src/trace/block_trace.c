@@ -5,12 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "bpf/block.h"
 #include "block.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/block_trace.h"
+#include "trace/kfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "lib/priv.h"
@@ -35,22 +35,6 @@ struct block_trace {
 	int stop;
 	int ending;		/* block_trace_end(): drain, then return */
 };
-
-/* block_io_start appeared in Linux 6.5 ("block: introduce block_io_start/
- * block_io_done tracepoints"); without it
- * the submitter is taken at insert or issue. */
-static bool have_io_start(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool ok;
-
-	if (!btf)
-		return false;
-	ok = btf__find_by_name_kind(btf, "btf_trace_block_io_start",
-				    BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
-	return ok;
-}
 
 static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 			const __u32 *devs, int ndev)
@@ -138,7 +122,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	if (priv_check_tracing(cmd))
 		return NULL;
 	reqflags_init();
-	io_start = have_io_start();
+	io_start = kfacts_get()->io_start_done;
 	bt = calloc(1, sizeof(*bt));
 	if (!bt)
 		return NULL;

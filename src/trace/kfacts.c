@@ -45,8 +45,10 @@ const struct kfacts *kfacts_get(void)
 		return &k;
 	done = true;
 	k.rqf_source = KFACT_UNKNOWN;
+	k.queue_flag_stats = -1;
 	btf = btf__load_vmlinux_btf();
 	if (btf) {
+		k.queue_flag_stats = kbtf_enum_value(btf, NULL, "QUEUE_FLAG_STATS");
 		io = kbtf_enum_value(btf, NULL, "__RQF_IO_STAT");
 		fs = kbtf_enum_value(btf, NULL, "__RQF_FLUSH_SEQ");
 		if (io >= 0 && fs >= 0) {

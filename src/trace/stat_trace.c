@@ -7,7 +7,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
 #include "bpf/stat.h"
@@ -18,7 +17,6 @@
 #include "trace/block_trace.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
-#include "lib/kbtf.h"
 #include "lib/log.h"
 #include "lib/priv.h"
 #include "lib/vec.h"
@@ -101,20 +99,6 @@ static int slots_needed(const struct stat_trace_opts *o)
 	return n;
 }
 
-/* QUEUE_FLAG_STATS is an anonymous enum's; it has been 7 since Linux 6.1
- * renumbered the queue flags. */
-static int queue_flag_stats_bit(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	int v = -1;
-
-	if (btf) {
-		v = kbtf_enum_value(btf, NULL, "QUEUE_FLAG_STATS");
-		btf__free(btf);
-	}
-	return v;
-}
-
 static bool filtered(const struct stat_trace_opts *o)
 {
 	return o->proc && stat_proc_filter_set(o->proc);
@@ -124,7 +108,7 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 {
 	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
 	const struct kfacts *kf = kfacts_get();
-	int bit = queue_flag_stats_bit(), k = 0, err;
+	int bit = kf->queue_flag_stats, k = 0, err;
 
 	cfg->ndev = o->ndev;
 	for (int i = 0; i < o->ndev; i++)
