@@ -230,6 +230,30 @@ def digest(path):
     return h.hexdigest()
 
 
+def line_of(proc, stream=None, timeout=60):
+    """The next line `proc` writes to `stream` (its stderr by default),
+    waiting at most `timeout` seconds.  A command that hangs fails the test
+    with where each of its threads is in the kernel, not the whole run."""
+    stream = stream or proc.stderr
+    got = []
+    # A thread, not select(): the stream's buffer may hold the line already.
+    t = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    t.start()
+    t.join(timeout)
+    if got:
+        return got[0]
+    where = []
+    for task in sorted(glob.glob("/proc/%d/task/*" % proc.pid)):
+        try:
+            with open(task + "/stack") as f:
+                where.append("%s:\n%s" % (task, f.read()))
+        except OSError as e:
+            where.append("%s: %s" % (task, e))
+    proc.kill()
+    raise AssertionError("%s wrote no line in %d s; in the kernel:\n%s" % (
+        " ".join(proc.args), timeout, "\n".join(where)))
+
+
 def wait_idle(lo, quiet=0.3, timeout=5.0):
     """Wait until the device's counters stop moving (udev, partition scan)."""
     end = time.time() + timeout
@@ -371,7 +395,7 @@ class Tracer:
         self.proc = subprocess.Popen(self.args, stdout=self.out,
                                      stderr=subprocess.PIPE, text=True, env=env)
         self.attach = None
-        line = self.proc.stderr.readline()
+        line = line_of(self.proc)
         m = re.match(r"(Tracing|Recording) block requests \((\w+)\)", line)
         if not m:
             err = self.proc.communicate(timeout=10)[1]

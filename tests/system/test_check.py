@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from conftest import IO_START, IOLENS, OWN, TMPFS, TraceInstance, run, wait_idle, uncached_file
+from conftest import IO_START, IOLENS, OWN, TMPFS, TraceInstance, line_of, run, wait_idle, uncached_file
 
 
 class Check:
@@ -21,7 +21,7 @@ class Check:
         self.proc = subprocess.Popen([IOLENS, "check", "-j"] + args,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
-        line = self.proc.stderr.readline()
+        line = line_of(self.proc)
         assert line.startswith("Checking writes"), line + self.proc.stderr.read()
 
     def stop(self):

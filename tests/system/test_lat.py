@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 
-from conftest import IO_START, DirectIO, json_lines, my_comm, run, wait_idle
+from conftest import IO_START, DirectIO, json_lines, line_of, my_comm, run, wait_idle
 
 PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
 
@@ -127,7 +127,7 @@ def test_lat_intervals_and_text(iolens, loop, tracer):
     r = subprocess.Popen([iolens, "lat", "-D", "--fine", "-d", loop.name, "0.5", "2"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert "Tracing block requests" in r.stderr.readline()
+        assert "Tracing block requests" in line_of(r)
         for i in range(100):
             io.read(i * 4096, 4096)
         out, err = r.communicate(timeout=10)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, run
+from conftest import IOLENS, OWN, line_of, run
 
 CGROUP2 = "/sys/fs/cgroup/unified"
 
@@ -33,7 +33,7 @@ class Tool:
     def wait_attached(self, first_report=False):
         end = time.time() + 15
         if not first_report:
-            line = self.proc.stderr.readline()
+            line = line_of(self.proc)
             assert line, self.proc.stderr.read()
             return
         while time.time() < end:

@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, load_json,
+from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, line_of, load_json,
                       uncached_file, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
@@ -630,11 +630,11 @@ def test_serve_least_privileges(iolens, loop, serve, tmp_path):
         # line says so, unless the sysctl already has them on.
         with open("/proc/sys/kernel/bpf_stats_enabled") as f:
             stats_on = f.read().strip() == "1"
-        line = p.stderr.readline()
+        line = line_of(p)
         if not stats_on:
             assert "no iolens_bpf_* metrics: cannot enable BPF run-time " \
                 "statistics (Operation not permitted; needs CAP_SYS_ADMIN" in line, line
-            line = p.stderr.readline()
+            line = line_of(p)
         assert "serving http://" in line, line
         with open("/proc/%d/status" % p.pid) as f:
             status = f.read()

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS
+from conftest import IOLENS, OWN, TMPFS, line_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -171,7 +171,7 @@ class Probe:
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True,
                                      env=env)
-        line = self.proc.stdout.readline()
+        line = line_of(self.proc, self.proc.stdout)
         if not line:
             raise AssertionError("task_probe did not start: %s" %
                                  self.proc.stderr.read())

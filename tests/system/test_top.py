@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, wait_idle
+from conftest import IOLENS, line_of, wait_idle
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the
@@ -279,7 +279,7 @@ def test_top_writeback_charged_to_cgroup(iolens, ext4, loop):
     p = subprocess.Popen([IOLENS, "top", "-j", "-o", "-d", "0.5", "-n", "6"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        json.loads(p.stdout.readline())
+        json.loads(line_of(p, p.stdout))
         subprocess.run(["dd", "if=/dev/zero", "of=%s/w" % ext4, "bs=64k", "count=128",
                         "status=none"], check=True)
         subprocess.run(["sync"], check=True)
@@ -329,7 +329,7 @@ def test_top_rmw_reads_of_partial_page_writes(iolens, ext4, loop):
         wait_idle(loop)
         p = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.5", "-n", "3", "-p", str(w.pid)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        json.loads(p.stdout.readline())
+        json.loads(line_of(p, p.stdout))
         w.stdin.write(b"g")
         w.stdin.flush()
         assert w.stdout.read(1) == b"k"
