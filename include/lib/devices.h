@@ -3,6 +3,7 @@
 #ifndef IOLENS_DEVICES_H
 #define IOLENS_DEVICES_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #define DEV_NAME_LEN 32
@@ -18,6 +19,8 @@ struct dev_info {
 	__u32 physical_bs;		/* bytes; 0 unknown */
 	__u32 disk;			/* whole disk holding it: itself, or a
 					 * partition's disk */
+	bool bio_based;			/* its disk's I/O never becomes a
+					 * request (block_rq_* never fire) */
 };
 
 /* Reads /sys/dev/block/MAJ:MIN; 0 on success, -errno if there is no such

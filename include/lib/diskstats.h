@@ -22,4 +22,7 @@ struct diskstat {
 /* All devices; *out is malloc'ed.  Returns how many, or -errno. */
 int diskstats_read(struct diskstat **out);
 
+/* One device's, from its sysfs "stat" (no name): 0 or -errno. */
+int diskstat_of_dev(__u32 dev, struct diskstat *d);
+
 #endif

@@ -63,6 +63,11 @@ struct stat_dev {
 	__u64 missed;
 	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
 	__u64 busy_periods;	/* idle to busy, in this interval */
+	/* Its disk takes bios, not requests (zram, dm, md, NVMe multipath):
+	 * ios, bytes, merges and times are the kernel's diskstats (the bios
+	 * timed with a process filter); histograms are of bios; no busy
+	 * time. */
+	bool bio_based;
 	/* Histograms of the kinds asked for, NULL for the others. */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
 	__u64 *hist_mem;	/* owns them */

@@ -41,6 +41,7 @@ struct row {
 	double time_ns[IOLENS_SG_NR];	/* total time over `timed` */
 	double busy_ns;			/* < 0: unknown */
 	bool io_ticks;			/* busy_ns is the kernel's io_ticks */
+	bool bio_based;			/* its disk takes bios, not requests */
 	const struct stat_dev *d;	/* iolens's own figures; NULL since boot */
 };
 
@@ -329,6 +330,9 @@ static void json_row(struct json *j, const struct row *r, double secs)
 		json_f64(j, "util", 100 * per_s(r->busy_ns / 1e9, secs), 2);
 	json_str(j, "util_source", r->busy_ns < 0 ? NULL :
 		 r->io_ticks ? "io_ticks" : "busy_time");
+	/* Where iolens's figures come from: block_rq_* events, or for a
+	 * bio-based device diskstats' counts and bio latencies. */
+	json_str(j, "source", !r->d ? "diskstats" : r->bio_based ? "bios" : "requests");
 	if (r->d) {
 		json_u64(j, "completions_missed", r->d->missed);
 		json_ops(j, r->d);
@@ -474,6 +478,7 @@ static void row_from(struct row *r, const struct dev_info *info,
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", info->name);
 	r->dev = info->dev;
+	r->bio_based = info->bio_based;
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		r->ios[g] = d->op[g].ios;
 		r->bytes[g] = d->op[g].bytes;

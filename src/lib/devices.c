@@ -73,6 +73,14 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 	read_u32(path, &out->logical_bs);
 	strcpy(strrchr(path, '/') + 1, "physical_block_size");
 	read_u32(path, &out->physical_bs);
+	/* A disk with a queue/ but no mq/ beside it takes bios straight from
+	 * submit_bio(): its I/O never becomes a request (zram, dm, md, NVMe
+	 * multipath heads). */
+	*strrchr(path, '/') = '\0';
+	if (!access(path, F_OK)) {
+		strcat(path, "/../mq");
+		out->bio_based = access(path, F_OK) != 0;
+	}
 	return 0;
 }
 

@@ -6,11 +6,37 @@
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 
+/* The counters of one device as diskstats and sysfs "stat" print them,
+ * after its name: how many were read. */
+static int parse_counts(const char *s, struct diskstat *d)
+{
+	/* Fields 4-14 since 2.6, discards (15-18) since 4.18, flushes
+	 * (19-20) since 5.5; older kernels leave those zero. */
+	return sscanf(s, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		      (unsigned long long *)&d->ios[IOLENS_SG_READ],
+		      (unsigned long long *)&d->merges[IOLENS_SG_READ],
+		      (unsigned long long *)&d->sectors[IOLENS_SG_READ],
+		      (unsigned long long *)&d->time_ms[IOLENS_SG_READ],
+		      (unsigned long long *)&d->ios[IOLENS_SG_WRITE],
+		      (unsigned long long *)&d->merges[IOLENS_SG_WRITE],
+		      (unsigned long long *)&d->sectors[IOLENS_SG_WRITE],
+		      (unsigned long long *)&d->time_ms[IOLENS_SG_WRITE],
+		      (unsigned long long *)&d->in_flight,
+		      (unsigned long long *)&d->io_ticks_ms,
+		      (unsigned long long *)&d->weighted_ms,
+		      (unsigned long long *)&d->ios[IOLENS_SG_DISCARD],
+		      (unsigned long long *)&d->merges[IOLENS_SG_DISCARD],
+		      (unsigned long long *)&d->sectors[IOLENS_SG_DISCARD],
+		      (unsigned long long *)&d->time_ms[IOLENS_SG_DISCARD],
+		      (unsigned long long *)&d->ios[IOLENS_SG_FLUSH],
+		      (unsigned long long *)&d->time_ms[IOLENS_SG_FLUSH]);
+}
+
 int diskstats_read(struct diskstat **out)
 {
 	FILE *f = fopen("/proc/diskstats", "r");
 	struct diskstat *v = NULL, d, *nv;
-	int n = 0, cap = 0, k;
+	int n = 0, cap = 0, at;
 	unsigned int ma, mi;
 	char line[512];
 
@@ -18,29 +44,8 @@ int diskstats_read(struct diskstat **out)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		memset(&d, 0, sizeof(d));
-		/* Fields 4-14 since 2.6, discards (15-18) since 4.18, flushes
-		 * (19-20) since 5.5; older kernels leave those zero. */
-		k = sscanf(line,
-			   "%u %u %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &ma, &mi, d.name,
-			   (unsigned long long *)&d.ios[IOLENS_SG_READ],
-			   (unsigned long long *)&d.merges[IOLENS_SG_READ],
-			   (unsigned long long *)&d.sectors[IOLENS_SG_READ],
-			   (unsigned long long *)&d.time_ms[IOLENS_SG_READ],
-			   (unsigned long long *)&d.ios[IOLENS_SG_WRITE],
-			   (unsigned long long *)&d.merges[IOLENS_SG_WRITE],
-			   (unsigned long long *)&d.sectors[IOLENS_SG_WRITE],
-			   (unsigned long long *)&d.time_ms[IOLENS_SG_WRITE],
-			   (unsigned long long *)&d.in_flight,
-			   (unsigned long long *)&d.io_ticks_ms,
-			   (unsigned long long *)&d.weighted_ms,
-			   (unsigned long long *)&d.ios[IOLENS_SG_DISCARD],
-			   (unsigned long long *)&d.merges[IOLENS_SG_DISCARD],
-			   (unsigned long long *)&d.sectors[IOLENS_SG_DISCARD],
-			   (unsigned long long *)&d.time_ms[IOLENS_SG_DISCARD],
-			   (unsigned long long *)&d.ios[IOLENS_SG_FLUSH],
-			   (unsigned long long *)&d.time_ms[IOLENS_SG_FLUSH]);
-		if (k < 14)
+		if (sscanf(line, "%u %u %31s %n", &ma, &mi, d.name, &at) < 3 ||
+		    parse_counts(line + at, &d) < 11)
 			continue;
 		d.dev = kdev_make(ma, mi);
 		if (n == cap) {
@@ -58,4 +63,22 @@ int diskstats_read(struct diskstat **out)
 	fclose(f);
 	*out = v;
 	return n;
+}
+
+int diskstat_of_dev(__u32 dev, struct diskstat *d)
+{
+	char path[64], line[512];
+	FILE *f;
+	int ok;
+
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", kdev_major(dev),
+		 kdev_minor(dev));
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ok = fgets(line, sizeof(line), f) && parse_counts(line, d) >= 11;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
 }

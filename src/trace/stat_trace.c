@@ -21,7 +21,7 @@
 #include "lib/priv.h"
 #include "lib/vec.h"
 
-#define NPROGS 5
+#define NPROGS 7
 
 /* Splits by process and flags: entries of lat_hists, and of the owner map
  * that remembers each request's submitter until it completes. */
@@ -35,8 +35,10 @@ struct slot_state {
 	struct iolens_stat sum[IOLENS_SG_NR];	/* CPUs summed, at last read */
 	__u64 busy;				/* busy time at last read */
 	__u64 busy_periods;			/* at last read */
-	__u64 io_ticks_ms;			/* kernel's, at last read */
+	struct diskstat ds;			/* kernel's, at last read */
 	bool seen;				/* read since the slot filled */
+	bool bio_based;				/* of dev_info */
+	__u32 disk;				/* of dev_info */
 	__u32 *raw;				/* per-CPU histograms at last read */
 };
 
@@ -66,8 +68,9 @@ struct stat_trace {
 	struct keyed **keyed;		/* sorted by key */
 	int nkeyed;
 	struct iolens_lat_hist *kbuf;	/* one lookup of lat_hists */
-	struct diskstat *ticks0;	/* io_ticks of every disk at attach */
-	int nticks0;
+	struct diskstat *ds0;		/* diskstats of every device at attach */
+	int nds0;
+	bool filtered;			/* only some processes' I/O */
 };
 
 static int count_dir(const char *path)
@@ -258,6 +261,8 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	progs[2] = st->skel->progs.stat_requeue;
 	progs[3] = st->skel->progs.stat_issue;
 	progs[4] = st->skel->progs.stat_start;
+	progs[5] = st->skel->progs.stat_bio_complete;
+	progs[6] = st->skel->progs.stat_bio_queue;
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_link *l;
 
@@ -274,9 +279,10 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	}
 	st->read_ns = mono_ns();
 	st->skel->data->attach_ns = st->read_ns;
-	/* A disk's first interval starts here, not at boot (its io_ticks
-	 * stand in for our busy time after a missed completion). */
-	st->nticks0 = diskstats_read(&st->ticks0);
+	/* A disk's first interval starts here, not at boot: its io_ticks,
+	 * and a bio-based disk's counts. */
+	st->nds0 = diskstats_read(&st->ds0);
+	st->filtered = filtered(o);
 	return st;
 }
 
@@ -347,14 +353,35 @@ static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p
 	return n;
 }
 
-/* The kernel's io_ticks of `dev` when we attached: 0 for a disk made
+/* The kernel's counters of `dev` when we attached: 0 for a disk made
  * since, whose every tick is ours. */
-static __u64 ticks_at_attach(const struct stat_trace *st, __u32 dev)
+static void stats_at_attach(const struct stat_trace *st, __u32 dev,
+			    struct diskstat *out)
 {
-	for (int i = 0; i < st->nticks0; i++)
-		if (st->ticks0[i].dev == dev)
-			return st->ticks0[i].io_ticks_ms;
-	return 0;
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < st->nds0; i++)
+		if (st->ds0[i].dev == dev)
+			*out = st->ds0[i];
+}
+
+/*
+ * A bio-based disk's counts are the kernel's (its driver accounts each
+ * bio it takes, as it sees fit: dm and md once per bio they were given,
+ * zram per bio): the diskstats deltas.  Not with a process filter: those
+ * counts are every process's, so the bios we timed are counted instead.
+ */
+static void kernel_counts(struct stat_dev *d, const struct diskstat *now,
+			  const struct diskstat *prev)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++) {
+		struct iolens_stat *o = &d->op[g];
+
+		o->ios = now->ios[g] - prev->ios[g];
+		o->bytes = (now->sectors[g] - prev->sectors[g]) * 512;
+		o->merges = now->merges[g] - prev->merges[g];
+		o->timed = o->ios;
+		o->total_ns = (now->time_ms[g] - prev->time_ms[g]) * 1000000ULL;
+	}
 }
 
 static int read_slot(struct stat_trace *st, int s)
@@ -365,7 +392,9 @@ static int read_slot(struct stat_trace *st, int s)
 	int sfd = bpf_map__fd(st->skel->maps.stats);
 	int hfd = bpf_map__fd(st->skel->maps.hists);
 	struct iolens_stat sum[IOLENS_SG_NR];
-	__u64 busy, since, now, stat[10];
+	struct diskstat kernel;
+	__u64 busy, since, now;
+	bool have_kernel;
 	__s64 n;
 
 	d->dev = ds->dev;
@@ -377,18 +406,25 @@ static int read_slot(struct stat_trace *st, int s)
 		stat_sum(&sum[g], st->buf, st->ncpu);
 	}
 	if (!p->seen) {
+		struct dev_info info;
+
 		p->seen = true;
-		p->io_ticks_ms = ticks_at_attach(st, ds->dev);
+		stats_at_attach(st, ds->dev, &p->ds);
+		p->disk = ds->dev;
+		if (!dev_lookup(ds->dev, &info)) {
+			p->bio_based = info.bio_based;
+			p->disk = info.disk;
+		}
 	}
+	d->bio_based = p->bio_based;
 	d->missed = reconcile(ds, p, sum);
 	/* The kernel's io_ticks and ours read at one moment: a preemption
 	 * between the two would move time from one interval to the next in
 	 * one of them only, and look like a missed completion. */
 	d->io_ticks_ns = 0;
-	if (!dev_sysfs_u64s(d->dev, "stat", stat, 10)) {
-		d->io_ticks_ns = (stat[9] - p->io_ticks_ms) * 1000000ULL;
-		p->io_ticks_ms = stat[9];
-	}
+	have_kernel = !diskstat_of_dev(d->dev, &kernel);
+	if (have_kernel)
+		d->io_ticks_ns = (kernel.io_ticks_ms - p->ds.io_ticks_ms) * 1000000ULL;
 	now = mono_ns();
 	/* The open busy period counts up to now. */
 	busy = ds->busy_ns;
@@ -415,6 +451,11 @@ static int read_slot(struct stat_trace *st, int s)
 				return -errno;
 			hist_delta(st, st->buf, p->raw + at, d->hist[g][st->kind_of[k]]);
 		}
+	}
+	if (have_kernel) {
+		if (p->bio_based && !st->filtered)
+			kernel_counts(d, &kernel, &p->ds);
+		p->ds = kernel;
 	}
 	return 0;
 }
@@ -503,6 +544,37 @@ const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
 	return &st->keyed[i]->out;
 }
 
+/*
+ * A slot holds the I/O addressed to its device: a disk's slot none of its
+ * partitions' (see the BPF side), and callers sum them.  The kernel's
+ * counts of a bio-based disk include its partitions': theirs are taken
+ * off.
+ */
+static void disk_own_counts(struct stat_trace *st)
+{
+	for (int s = 0; s < st->nslots; s++) {
+		struct stat_dev *disk = &st->cur[s];
+
+		if (!disk->dev || !st->prev[s].bio_based || st->filtered ||
+		    st->prev[s].disk != disk->dev)
+			continue;
+		for (int k = 0; k < st->nslots; k++) {
+			if (k == s || !st->cur[k].dev || st->prev[k].disk != disk->dev)
+				continue;
+			for (int g = 0; g < IOLENS_SG_NR; g++) {
+				struct iolens_stat *o = &disk->op[g];
+				const struct iolens_stat *q = &st->cur[k].op[g];
+
+				o->ios -= q->ios;
+				o->bytes -= q->bytes;
+				o->merges -= q->merges;
+				o->timed -= q->timed;
+				o->total_ns -= q->total_ns;
+			}
+		}
+	}
+}
+
 int stat_trace_read(struct stat_trace *st)
 {
 	__u64 now = mono_ns();
@@ -520,6 +592,7 @@ int stat_trace_read(struct stat_trace *st)
 		if (err)
 			return err;
 	}
+	disk_own_counts(st);
 	st->prev_read_ns = st->read_ns;
 	st->read_ns = now;
 	return 0;
@@ -546,7 +619,7 @@ double stat_trace_interval_s(const struct stat_trace *st)
 
 bool stat_dev_busy_unknown(const struct stat_dev *d)
 {
-	return d->missed ||
+	return d->missed || d->bio_based ||
 	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
 }
 
@@ -629,6 +702,7 @@ void stat_dev_zero(struct stat_dev *d)
 	d->missed = 0;
 	d->io_ticks_ns = 0;
 	d->busy_periods = 0;
+	d->bio_based = false;
 }
 
 void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
@@ -647,6 +721,7 @@ void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
 	dst->missed += src->missed;
 	dst->io_ticks_ns += src->io_ticks_ns;
 	dst->busy_periods += src->busy_periods;
+	dst->bio_based |= src->bio_based;
 }
 
 void stat_dev_free(struct stat_dev *d)
@@ -688,7 +763,7 @@ void stat_trace_stop(struct stat_trace *st)
 		free(st->keyed[i]);
 	free(st->keyed);
 	free(st->kbuf);
-	free(st->ticks0);
+	free(st->ds0);
 	free(st->prev);
 	free(st->cur);
 	free(st->buf);

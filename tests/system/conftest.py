@@ -156,6 +156,44 @@ class Loop:
         return diskstats(self.name)
 
 
+class Zram:
+    """A zram device of its own (/sys/class/zram-control): bio-based, its
+    I/O never becomes a request."""
+
+    def __init__(self, size_mb=256):
+        with open("/sys/class/zram-control/hot_add") as f:
+            self.id = int(f.read())
+        self.name = "zram%d" % self.id
+        self.dev = "/dev/" + self.name
+        try:
+            with open("/sys/block/%s/disksize" % self.name, "w") as f:
+                f.write("%dM" % size_mb)
+            st = os.stat(self.dev)
+            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        with open("/sys/class/zram-control/hot_remove", "w") as f:
+            f.write(str(self.id))
+
+    def diskstats(self):
+        return diskstats(self.name)
+
+
+@pytest.fixture
+def zram(root):
+    if not os.path.exists("/sys/class/zram-control"):
+        subprocess.run(["modprobe", "zram", "num_devices=0"], check=False,
+                       capture_output=True)
+    z = Zram()
+    try:
+        yield z
+    finally:
+        z.close()
+
+
 @pytest.fixture
 def loop(root):
     lo = Loop()
@@ -306,7 +344,7 @@ class TraceInstance:
     """A private tracefs instance recording block events of one device: an
     independent view of every request the block layer issued."""
 
-    def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192):
+    def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192, clock="mono"):
         if not os.path.isdir(os.path.join(TRACEFS, "events")):
             subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
                            check=False, capture_output=True)
@@ -320,8 +358,10 @@ class TraceInstance:
         self.events = events
         try:
             self._write("buffer_size_kb", str(buffer_kb))
-            # The clock of bpf_ktime_get_ns(): durations compare directly.
-            self._write("trace_clock", "mono")
+            # mono is the clock of bpf_ktime_get_ns(): durations compare
+            # directly, in whole microseconds; x86-tsc stamps in cycles
+            # (see tsc_ns_per_cycle()).
+            self._write("trace_clock", clock)
             for ev in events:
                 d = os.path.join("events/block", ev)
                 # dev is the kernel dev_t: MINORBITS is 20
@@ -341,18 +381,38 @@ class TraceInstance:
         return [e[1:] for e in self.read_timed()]
 
     def read_timed(self):
-        """[(seconds, event, rwbs, sector, nr_sector)] recorded so far."""
+        """[(stamp, event, rwbs, sector, nr_sector)] recorded so far: stamp
+        in seconds, or in cycles with clock x86-tsc."""
         with open(os.path.join(self.path, "trace")) as f:
             text = f.read()
         out = []
         for line in text.splitlines():
             if line.startswith("#"):
                 continue
-            m = re.search(r" (\d+\.\d+): (block_rq_\w+): (\d+),(\d+) (\S+) (?:\d+ )?\(.*?\) (\d+) \+ (\d+)", line)
+            # block_rq_*: "7,0 R 4096 () 8 + 8 ..."; block_bio_*: "7,0 R 8 + 8 [comm]".
+            m = re.search(r" (\d+(?:\.\d+)?): (block_\w+): (\d+),(\d+) (\S+) "
+                          r"(?:\d+ )?(?:\(.*?\) )?(\d+) \+ (\d+)", line)
             if m:
                 out.append((float(m.group(1)), m.group(2), m.group(5),
                             int(m.group(6)), int(m.group(7))))
         return out
+
+    def marker(self):
+        """A mark in the trace, and CLOCK_MONOTONIC (ns) around it."""
+        t0 = time.monotonic_ns()
+        self._write("trace_marker", "iolens-mark")
+        return t0, time.monotonic_ns()
+
+    def marker_stamps(self):
+        with open(os.path.join(self.path, "trace")) as f:
+            return [int(float(m.group(1))) for m in
+                    re.finditer(r" (\d+(?:\.\d+)?): tracing_mark_write: iolens-mark", f.read())]
+
+    def ns_per_cycle(self, first, last):
+        """With clock x86-tsc: ns per stamp unit, from two marker() calls
+        far apart (microseconds of doubt over seconds)."""
+        a, b = self.marker_stamps()[:2]
+        return ((last[0] + last[1]) / 2 - (first[0] + first[1]) / 2) / (b - a)
 
     def overruns(self):
         total = 0
