@@ -87,11 +87,6 @@ static __always_inline struct iolens_counters *counters_get(void)
 	return bpf_map_lookup_elem(&counters, &zero);
 }
 
-static __always_inline bool dev_wanted(__u32 dev)
-{
-	return dev_in(cfg.dev, cfg.ndev, dev);
-}
-
 /*
  * The verifier forbids arithmetic on a tp_btf argument (a trusted BTF
  * pointer), so its address cannot be hashed as is, and a partial fill of it

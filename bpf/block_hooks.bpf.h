@@ -21,6 +21,20 @@ static __always_inline __u32 FN(rq_dev)(struct request *rq)
 	return (__u32)RD(disk, major) << 20 | (__u32)RD(disk, first_minor);
 }
 
+/* Whether the request of disk `dev` passes -d: its disk, or the partition
+ * its first bio was submitted to (see io_in()). */
+static __always_inline bool FN(rq_wanted)(struct request *rq, __u32 dev)
+{
+	struct block_device *bdev;
+	struct bio *bio;
+
+	if (!cfg.ndev)
+		return true;
+	bio = RD(rq, bio);
+	bdev = bio ? RD(bio, bi_bdev) : NULL;
+	return io_in(cfg.dev, cfg.ndev, dev, bdev ? RD(bdev, bd_dev) : dev);
+}
+
 /* The running task, as bpf_get_current_pid_tgid(), _comm() and
  * _cgroup_id() would tell, for the price of one helper call. */
 static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
@@ -86,7 +100,7 @@ static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq,
 	__u32 dev = FN(rq_dev)(rq);
 	struct iolens_rq_slot *s;
 
-	if (!dev_wanted(dev))
+	if (!FN(rq_wanted)(rq, dev))
 		return NULL;
 	s = held ? slot_recycle(held, now) : slot_claim(key, now);
 	if (!s)
@@ -205,7 +219,7 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 			inflight_add(dev, -1);
 	} else {
 		dev = FN(rq_dev)(rq);
-		if (!dev_wanted(dev))
+		if (!FN(rq_wanted)(rq, dev))
 			return 0;
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);

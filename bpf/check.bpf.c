@@ -240,7 +240,7 @@ static __always_inline void started(struct request *rq)
 	struct owner o = {};
 	__u64 key;
 
-	if (!dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
+	if (!rq_in(cfg.dev, cfg.ndev, rq, disk_dev_of(rq)))
 		return;
 	w = bpf_task_storage_get(&writing, t, 0, 0);
 	if (op == bpf_core_enum_value(enum req_op, REQ_OP_READ)) {
@@ -292,7 +292,7 @@ int BPF_PROG(check_issue, struct request *rq)
 		started(rq);
 	/* The empty write of a flush sequence (PREFLUSH) carries no data. */
 	if (req_op_of(rq) != bpf_core_enum_value(enum req_op, REQ_OP_WRITE) ||
-	    !rq->__data_len || !dev_in(cfg.dev, cfg.ndev, disk_dev_of(rq)))
+	    !rq->__data_len || !rq_in(cfg.dev, cfg.ndev, rq, disk_dev_of(rq)))
 		return 0;
 	e = event_new(rq, IOLENS_CHECK_WRITE);
 	if (!e)

@@ -26,7 +26,11 @@ extern const struct cli_opt cli_proc_opts[];
 int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
 		 const char *arg);
 
-/* Adds the whole disk named `s` to devs[*ndev] (at most
+/* The -d option of every command that takes one (cli_disk()). */
+#define CLI_OPT_DEV \
+	CLI_OPT('d', "dev", "DEV", "only this disk or partition (loop0, /dev/loop0p1, 7:0); repeatable")
+
+/* Adds the disk or partition named `s` to devs[*ndev] (at most
  * IOLENS_MAX_DEV_FILTER): 0, or 2 after one line. */
 int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
 

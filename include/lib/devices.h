@@ -4,6 +4,7 @@
 #define IOLENS_DEVICES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 #define DEV_NAME_LEN 32
@@ -40,6 +41,16 @@ int sysfs_u64s(const char *path, __u64 *v, int n);
 /* The same for the attribute `file` of /sys/dev/block/MAJ:MIN of `dev`
  * ("stat", "inflight", "queue/optimal_io_size"). */
 int dev_sysfs_u64s(__u32 dev, const char *file, __u64 *v, int n);
+
+/* The name a person knows `dev` by across reboots, as iostat -N and
+ * node_exporter give it: a device-mapper device's (its /dev/mapper name:
+ * LVM's vg-lv, a dm-crypt mapping), an md array's (/dev/md/NAME), else the
+ * first of its /dev/disk/by-id links; its kernel name if it has none. */
+void dev_stable_name(__u32 dev, char *buf, size_t len);
+
+/* The devices a stacked one (dm, md) is built on, its sysfs slaves/, at
+ * most `max` of them in dev_t order: how many (0 for a plain disk). */
+int dev_members(__u32 dev, __u32 *out, int max);
 
 /* Parses "loop0", "/dev/loop0" or "7:0" into a dev_t of an existing whole
  * disk or partition; 0 on success, -errno otherwise. */

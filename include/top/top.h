@@ -50,7 +50,10 @@ struct top_dev {
 	double await_ms;	/* NaN: no request */
 	double queue_ms, device_ms;	/* NaN: split unknown */
 	__u64 p99_ns;		/* 0: none */
-	double aqu_sz, util;
+	double aqu_sz;
+	double util;		/* iostat's: the kernel's io_ticks */
+	double busy;		/* iolens's exact busy time; NaN: unknown */
+	bool bio_based;		/* counts the kernel's, latency of bios */
 	__u64 *hist;		/* total latency, this frame */
 };
 

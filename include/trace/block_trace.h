@@ -25,8 +25,9 @@ typedef void (*block_trace_tick_fn)(void *ctx);
 struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 				      int ndev);
 
-/* Resolves the filter's device names to whole-disk dev_t for the kernel-side
- * filter; prints a usage error and returns 2 if one is not a disk here. */
+/* Resolves the filter's device names (disks or partitions) to dev_t for the
+ * kernel-side filter; prints a usage error and returns 2 if one is not a
+ * block device here. */
 int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs);
 
 /* "tp_btf" or "raw_tp": which flavour is attached. */

@@ -90,7 +90,7 @@ struct check {
 };
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('d', "dev", "DISK", "only this disk (loop0, /dev/loop0 or 7:0); repeatable"),
+	CLI_OPT_DEV,
 	CLI_OPT('p', "pid", "PID", "only I/O of this process and its children; repeatable"),
 	CLI_OPT('c', "comm", "NAME", "only I/O of processes with this command name"),
 	CLI_OPT('a', "align", "BYTES", "judge against BYTES (a RAID stripe, a flash page;\nk, m suffixes) instead of each disk's physical block"),

@@ -84,7 +84,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)"),
 	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)"),
 	CLI_SECTION("options"),
-	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT_DEV,
 	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket"),
 	CLI_GROUP(cli_proc_opts),
 	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included"),

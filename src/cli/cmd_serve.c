@@ -40,7 +40,7 @@ enum { OPT_LISTEN = CLI_LONG, OPT_LABELS, OPT_MAX_SETS };
 
 static const struct cli_opt opts[] = {
 	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all"),
-	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT_DEV,
 	CLI_OPT(OPT_LABELS, "labels", "LIST", "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both"),
 	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\""),
 	CLI_END,

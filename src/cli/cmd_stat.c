@@ -8,55 +8,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "trace/block_trace.h"
 #include "cli/commands.h"
 #include "cli/filters.h"
+#include "cli/stat_print.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
-#include "lib/hist.h"
-#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "trace/stat_trace.h"
-#include "lib/units.h"
 
 #define CMD "stat"
 
 struct stat_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;
-	bool partitions, skip_boot, active_only, json, human, own_clock;
+	bool partitions, skip_boot, active_only, json, human, own_clock, stack, names;
 	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
 	unsigned long long interval_ns;	/* 0: one report since boot */
 	unsigned long count;	/* 0: until interrupted */
 };
 
-/* One line of the table: a device over one period. */
-struct row {
-	char name[DEV_NAME_LEN];
-	__u32 dev;
-	__u64 ios[IOLENS_SG_NR], bytes[IOLENS_SG_NR], merges[IOLENS_SG_NR];
-	__u64 timed[IOLENS_SG_NR];	/* of ios: with a known total time */
-	double time_ns[IOLENS_SG_NR];	/* total time over `timed` */
-	double busy_ns;			/* < 0: unknown */
-	bool io_ticks;			/* busy_ns is the kernel's io_ticks */
-	bool bio_based;			/* its disk takes bios, not requests */
-	const struct stat_dev *d;	/* iolens's own figures; NULL since boot */
-};
-
-static const char *const sg_names[IOLENS_SG_NR] = {
-	"read", "write", "discard", "flush",
-};
-
 enum { OPT_OWN_CLOCK = CLI_LONG };
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0, 7:0); repeatable"),
+	CLI_OPT_DEV,
 	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
+	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too"),
 	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
 	CLI_GROUP(cli_proc_opts),
 	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
 	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
 	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
@@ -75,338 +56,96 @@ static const struct cli_cmd cmd = {
 		"the interval so far.\n",
 	.opts = opts,
 	.more =
+		"columns: iostat -x's, and\n"
+		"  %util  the kernel's io_ticks over the interval, as iostat: time with a\n"
+		"         request in the block layer, queued or at the device, counted in\n"
+		"         whole jiffies (1-10 ms)\n"
+		"  busy%  iolens's exact time with a request issued to the device and not\n"
+		"         completed; - where unknown (a completion never delivered, a\n"
+		"         partition, a bio-based device)\n"
+		"bio-based devices (zram, dm, md, NVMe multipath heads): counts and times\n"
+		"are the kernel's (diskstats), latency percentiles those of their bios.\n"
 		"examples:\n"
 		"  iolens stat -y 1\n"
 		"  iolens stat -d loop0 -j 2 5\n",
 	.numbers = true,
 };
 
-static double per_s(double v, double secs)
+static bool listed(const struct stat_opts *o, __u32 dev)
 {
-	return secs > 0 ? v / secs : 0;
-}
-
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : 0;
-}
-
-/* iostat's columns for one op group. */
-struct cols {
-	double ps, kbps, mps, pmerge, await_ms, areq_kb;
-};
-
-static struct cols cols_of(const struct row *r, int g, double secs)
-{
-	struct cols c = {
-		.ps = per_s(r->ios[g], secs),
-		.kbps = per_s(r->bytes[g] / 1024.0, secs),
-		.mps = per_s(r->merges[g], secs),
-		.pmerge = 100 * ratio(r->merges[g], r->merges[g] + r->ios[g]),
-		.await_ms = ratio(r->time_ns[g], r->timed[g]) / 1e6,
-		.areq_kb = ratio(r->bytes[g] / 1024.0, r->ios[g]),
-	};
-	return c;
-}
-
-static double aqu_sz(const struct row *r, double secs)
-{
-	double t = 0;
-
-	for (int g = 0; g < IOLENS_SG_NR; g++)
-		t += r->time_ns[g];
-	return per_s(t / 1e9, secs);
-}
-
-static void print_header(void)
-{
-	static const char *const grp[] = { "r", "w", "d" };
-
-	printf("%-13s", "Device");
-	for (int g = 0; g < 3; g++) {
-		char a[16], b[16], c[16], d[16], e[16], f[16];
-
-		snprintf(a, sizeof(a), "%s/s", grp[g]);
-		snprintf(b, sizeof(b), "%skB/s", grp[g]);
-		snprintf(c, sizeof(c), "%srqm/s", grp[g]);
-		snprintf(d, sizeof(d), "%%%srqm", grp[g]);
-		snprintf(e, sizeof(e), "%s_await", grp[g]);
-		snprintf(f, sizeof(f), "%sareq-sz", grp[g]);
-		printf(" %8s %9s %8s %6s %7s %8s", a, b, c, d, e, f);
-	}
-	printf(" %8s %7s %7s %6s\n", "f/s", "f_await", "aqu-sz", "%util");
-}
-
-static void print_kb(double kb, int width, bool human)
-{
-	char buf[32];
-
-	if (!human) {
-		printf(" %*.2f", width, kb);
-		return;
-	}
-	fmt_bytes(buf, sizeof(buf), kb * 1024);
-	printf(" %*s", width, buf);
-}
-
-static void print_row(const struct row *r, double secs, bool human)
-{
-	struct cols f = cols_of(r, IOLENS_SG_FLUSH, secs);
-
-	printf("%-13s", r->name);
-	for (int g = 0; g < 3; g++) {
-		struct cols c = cols_of(r, g, secs);
-
-		printf(" %8.2f", c.ps);
-		print_kb(c.kbps, 9, human);
-		printf(" %8.2f %6.2f %7.2f", c.mps, c.pmerge, c.await_ms);
-		print_kb(c.areq_kb, 8, human);
-	}
-	printf(" %8.2f %7.2f %7.2f", f.ps, f.await_ms, aqu_sz(r, secs));
-	if (r->busy_ns < 0)
-		printf(" %6s\n", "-");
-	else
-		printf(" %6.2f\n", 100 * per_s(r->busy_ns / 1e9, secs));
-}
-
-/* The p-th percentile of a histogram of `d`, if it has samples. */
-static bool pct(const struct stat_dev *d, int g, int kind, double p, __u64 *v,
-		bool *overflow)
-{
-	return d->hist[g][kind] && hist_percentile(d->hist[g][kind], p, v, overflow);
-}
-
-static void print_pct(const struct stat_dev *d, int g, int kind, double p)
-{
-	char buf[32];
-	bool over;
-	__u64 v;
-
-	if (!pct(d, g, kind, p, &v, &over)) {
-		printf(" %8s", "-");
-		return;
-	}
-	fmt_ns(buf + 1, sizeof(buf) - 1, v);
-	buf[0] = '>';
-	printf(" %8s", over ? buf : buf + 1);
-}
-
-static void print_avg_ns(double sum, double n)
-{
-	char buf[32];
-
-	if (n <= 0) {
-		printf(" %8s", "-");
-		return;
-	}
-	fmt_ns(buf, sizeof(buf), (__u64)(sum / n + 0.5));
-	printf(" %8s", buf);
-}
-
-static void print_extras(const struct row *rows, int n)
-{
-	printf("%-13s %-7s %9s %8s %8s %8s %8s %8s %7s %6s %8s\n", "Device", "op",
-	       "ios", "p50", "p99", "max", "queue", "device", "qd-avg",
-	       "qd-max", "misalign");
-	for (int i = 0; i < n; i++) {
-		const struct stat_dev *d = rows[i].d;
-
-		for (int g = 0; g < IOLENS_SG_NR; g++) {
-			const struct iolens_stat *o = &d->op[g];
-			bool over;
-			__u64 v;
-
-			if (!o->ios && !o->issues)
-				continue;
-			printf("%-13s %-7s %9llu", rows[i].name, sg_names[g],
-			       (unsigned long long)o->ios);
-			print_pct(d, g, IOLENS_H_TOTAL, 50);
-			print_pct(d, g, IOLENS_H_TOTAL, 99);
-			print_pct(d, g, IOLENS_H_TOTAL, 100);
-			print_avg_ns(o->queue_ns, o->split);
-			print_avg_ns(o->device_ns, o->split);
-			if (o->issues)
-				printf(" %7.2f", ratio(o->qd_sum, o->issues));
-			else
-				printf(" %7s", "-");
-			if (pct(d, g, IOLENS_H_QD, 100, &v, &over))
-				printf(" %6llu", (unsigned long long)v);
-			else
-				printf(" %6s", "-");
-			if (o->checked)
-				printf(" %7.1f%%\n", 100 * ratio(o->misaligned, o->checked));
-			else
-				printf(" %8s\n", "-");
-		}
-	}
-}
-
-static void json_pct(struct json *j, const char *key, const struct stat_dev *d,
-		     int g, int kind, double p)
-{
-	bool over;
-	__u64 v;
-
-	/* In the overflow bucket the value is only a lower bound. */
-	if (pct(d, g, kind, p, &v, &over) && !over)
-		json_u64(j, key, v);
-	else
-		json_null(j, key);
-}
-
-static void json_avg(struct json *j, const char *key, double sum, double n)
-{
-	if (n > 0)
-		json_f64(j, key, sum / n, 2);
-	else
-		json_null(j, key);
-}
-
-static void json_ops(struct json *j, const struct stat_dev *d)
-{
-	json_obj_open(j, "ops");
-	for (int g = 0; g < IOLENS_SG_NR; g++) {
-		const struct iolens_stat *o = &d->op[g];
-		bool over;
-		__u64 v;
-
-		json_obj_open(j, sg_names[g]);
-		json_u64(j, "ios", o->ios);
-		json_u64(j, "bytes", o->bytes);
-		json_u64(j, "merges", o->merges);
-		json_u64(j, "total_ns", o->total_ns);
-		json_u64(j, "timed", o->timed);
-		json_pct(j, "p50_ns", d, g, IOLENS_H_TOTAL, 50);
-		json_pct(j, "p90_ns", d, g, IOLENS_H_TOTAL, 90);
-		json_pct(j, "p99_ns", d, g, IOLENS_H_TOTAL, 99);
-		json_pct(j, "max_ns", d, g, IOLENS_H_TOTAL, 100);
-		json_avg(j, "queue_avg_ns", o->queue_ns, o->split);
-		json_avg(j, "device_avg_ns", o->device_ns, o->split);
-		json_u64(j, "split", o->split);
-		json_u64(j, "own_clock", o->own_clock);
-		json_u64(j, "issues", o->issues);
-		json_avg(j, "qd_avg", o->qd_sum, o->issues);
-		if (pct(d, g, IOLENS_H_QD, 100, &v, &over) && !over)
-			json_u64(j, "qd_max", v);
-		else
-			json_null(j, "qd_max");
-		json_u64(j, "writes_checked", o->checked);
-		json_u64(j, "misaligned", o->misaligned);
-		json_u64(j, "misaligned_bytes", o->misaligned_bytes);
-		json_obj_close(j);
-	}
-	json_obj_close(j);
-}
-
-static void json_row(struct json *j, const struct row *r, double secs)
-{
-	static const char *const grp[] = { "r", "w", "d", "f" };
-	char key[16];
-
-	json_obj_open(j, NULL);
-	json_str(j, "disk_device", r->name);
-	snprintf(key, sizeof(key), "%u:%u", kdev_major(r->dev), kdev_minor(r->dev));
-	json_str(j, "dev", key);
-	for (int g = 0; g < IOLENS_SG_NR; g++) {
-		struct cols c = cols_of(r, g, secs);
-
-#define KEY(fmt) (snprintf(key, sizeof(key), fmt, grp[g]), key)
-		json_f64(j, KEY("%s/s"), c.ps, 2);
-		if (g == IOLENS_SG_FLUSH) {
-			json_f64(j, KEY("%s_await"), c.await_ms, 2);
-			break;
-		}
-		json_f64(j, KEY("%skB/s"), c.kbps, 2);
-		json_f64(j, KEY("%srqm/s"), c.mps, 2);
-		json_f64(j, KEY("%srqm"), c.pmerge, 2);
-		json_f64(j, KEY("%s_await"), c.await_ms, 2);
-		json_f64(j, KEY("%sareq-sz"), c.areq_kb, 2);
-#undef KEY
-	}
-	json_f64(j, "aqu-sz", aqu_sz(r, secs), 2);
-	if (r->busy_ns < 0)
-		json_null(j, "util");
-	else
-		json_f64(j, "util", 100 * per_s(r->busy_ns / 1e9, secs), 2);
-	json_str(j, "util_source", r->busy_ns < 0 ? NULL :
-		 r->io_ticks ? "io_ticks" : "busy_time");
-	/* Where iolens's figures come from: block_rq_* events, or for a
-	 * bio-based device diskstats' counts and bio latencies. */
-	json_str(j, "source", !r->d ? "diskstats" : r->bio_based ? "bios" : "requests");
-	if (r->d) {
-		json_u64(j, "completions_missed", r->d->missed);
-		json_ops(j, r->d);
-	}
-	json_obj_close(j);
-}
-
-static void report(const struct stat_opts *o, const struct row *rows, int n,
-		   double secs, bool boot, const struct stat_trace *st)
-{
-	char ts[64];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (o->json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_obj_open(&j, NULL);
-		json_str(&j, "timestamp", ts);
-		json_str(&j, "period", boot ? "boot" : "interval");
-		json_f64(&j, "seconds", secs, 6);
-		json_arr_open(&j, "devices");
-		for (int i = 0; i < n; i++)
-			json_row(&j, &rows[i], secs);
-		json_arr_close(&j);
-		if (st) {
-			struct iolens_stat_counters lost;
-
-			stat_trace_losses(st, &lost);
-			json_u64(&j, "untracked_device_events", lost.no_slot);
-			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
-		}
-		json_obj_close(&j);
-		json_newline(&j);
-	} else {
-		print_header();
-		for (int i = 0; i < n; i++)
-			print_row(&rows[i], secs, o->human);
-		for (int i = 0; i < n; i++)
-			if (rows[i].d && rows[i].d->missed)
-				printf("(%s: %llu completions were never delivered to iolens: %%util is the kernel's io_ticks this time)\n",
-				       rows[i].name, (unsigned long long)rows[i].d->missed);
-		if (boot)
-			printf("(since boot, from /proc/diskstats; iolens's own figures begin with the next report)\n");
-		else if (n) {
-			printf("\n");
-			print_extras(rows, n);
-		}
-		printf("\n");
-	}
-	fflush(stdout);
-}
-
-static bool wanted(const struct stat_opts *o, __u32 disk)
-{
-	if (!o->ndev)
-		return true;
 	for (int i = 0; i < o->ndev; i++)
-		if (o->devs[i] == disk)
+		if (o->devs[i] == dev)
 			return true;
 	return false;
 }
 
+/* Whether a device gets a line: a disk unless -d names others; a
+ * partition with -p beside its disk's line, or when -d names it. */
+static bool shown(const struct stat_opts *o, const struct dev_info *info)
+{
+	bool disk = !o->ndev || listed(o, info->disk);
+
+	if (info->disk == info->dev)
+		return disk;
+	return (o->partitions && disk) || listed(o, info->dev);
+}
+
 static int by_dev(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct stat_row *x = a, *y = b;
 
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static bool row_active(const struct row *r)
+static bool is_member(const struct stat_row *rows, int n, __u32 dev)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < rows[i].nmembers; k++)
+			if (rows[i].members[k] == dev)
+				return true;
+	return false;
+}
+
+static void stack_put(const struct stat_row *rows, int n, int i, int depth,
+		      struct stat_row *out, int *m, bool *done)
+{
+	if (done[i])
+		return;
+	done[i] = true;
+	out[*m] = rows[i];
+	out[(*m)++].depth = depth;
+	for (int k = 0; k < rows[i].nmembers; k++)
+		for (int j = 0; j < n; j++)
+			if (rows[j].dev == rows[i].members[k])
+				stack_put(rows, n, j, depth + 1, out, m, done);
+}
+
+/* -S: each stacked device followed by the devices under it, indented (a
+ * device under two is shown under the first).  0 or -ENOMEM. */
+static int stack_order(struct stat_row *rows, int n)
+{
+	struct stat_row *out = calloc(n ? n : 1, sizeof(*out));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	int m = 0;
+
+	if (!out || !done) {
+		free(out);
+		free(done);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		if (!is_member(rows, n, rows[i].dev))
+			stack_put(rows, n, i, 0, out, &m, done);
+	/* sysfs has no cycles; were there one, its rows still show. */
+	for (int i = 0; i < n; i++)
+		stack_put(rows, n, i, 0, out, &m, done);
+	memcpy(rows, out, m * sizeof(*out));
+	free(out);
+	free(done);
+	return 0;
+}
+
+static bool row_active(const struct stat_row *r)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++)
 		if (r->ios[g] || r->bytes[g])
@@ -431,7 +170,7 @@ static double uptime_s(void)
 static int report_boot(const struct stat_opts *o)
 {
 	struct diskstat *ds;
-	struct row *rows;
+	struct stat_row *rows;
 	int n = diskstats_read(&ds), nr = 0;
 
 	if (n < 0) {
@@ -444,13 +183,14 @@ static int report_boot(const struct stat_opts *o)
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		struct row *r = &rows[nr];
+		struct stat_row *r = &rows[nr];
 		struct dev_info info;
 
-		if (dev_lookup(ds[i].dev, &info) || !wanted(o, info.disk) ||
-		    (info.disk != info.dev && !o->partitions))
+		if (dev_lookup(ds[i].dev, &info) || !shown(o, &info))
 			continue;
 		snprintf(r->name, sizeof(r->name), "%s", ds[i].name);
+		if (o->names)
+			dev_stable_name(ds[i].dev, r->name, sizeof(r->name));
 		r->dev = ds[i].dev;
 		for (int g = 0; g < IOLENS_SG_NR; g++) {
 			r->ios[g] = ds[i].ios[g];
@@ -459,26 +199,36 @@ static int report_boot(const struct stat_opts *o)
 			r->timed[g] = ds[i].ios[g];
 			r->time_ns[g] = ds[i].time_ms[g] * 1e6;
 		}
-		r->busy_ns = ds[i].io_ticks_ms * 1e6;
-		r->io_ticks = true;
+		r->util_ns = ds[i].io_ticks_ms * 1e6;
+		r->busy_ns = -1;
+		r->nmembers = dev_members(r->dev, r->members, IOLENS_MAX_DEV_FILTER);
 		/* iostat leaves out devices that never did I/O. */
 		if (row_active(r) || o->ndev)
 			nr++;
 	}
-	report(o, rows, nr, uptime_s(), true, NULL);
+	if (o->stack && stack_order(rows, nr))
+		nr = 0;
+	stat_report(rows, nr, uptime_s(), true, NULL, o->json, o->human);
 	free(rows);
 	free(ds);
 	return 0;
 }
 
-/* `filtered`: only some processes' requests are counted (--pid...). */
-static void row_from(struct row *r, const struct dev_info *info,
-		     const struct stat_dev *d, bool partition, bool filtered)
+/* A line of `d` (o: -N names; with --pid... only some processes' requests
+ * are counted). */
+static void row_from(struct stat_row *r, const struct dev_info *info,
+		     const struct stat_dev *d, bool partition,
+		     const struct stat_opts *o)
 {
+	bool filtered = stat_proc_filter_set(&o->proc);
+
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", info->name);
+	if (o->names)
+		dev_stable_name(info->dev, r->name, sizeof(r->name));
 	r->dev = info->dev;
 	r->bio_based = info->bio_based;
+	r->nmembers = dev_members(r->dev, r->members, IOLENS_MAX_DEV_FILTER);
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		r->ios[g] = d->op[g].ios;
 		r->bytes[g] = d->op[g].bytes;
@@ -486,31 +236,27 @@ static void row_from(struct row *r, const struct dev_info *info,
 		r->timed[g] = d->op[g].timed;
 		r->time_ns[g] = d->op[g].total_ns;
 	}
-	/* Busy time is kept per disk: partitions share its queue.  It cannot
-	 * exceed the kernel's io_ticks (which also counts queue time) by more
-	 * than their rounding, unless a completion was never delivered to us:
-	 * then our busy period never ends, ours is unknown, and iostat's
-	 * io_ticks is shown. */
-	r->io_ticks = !partition && stat_dev_busy_unknown(d);
-	r->busy_ns = partition ? -1 : r->io_ticks ? d->io_ticks_ns : (double)d->busy_ns;
-	/* io_ticks are every process's: no stand-in for some processes'. */
-	if (r->io_ticks && filtered)
-		r->busy_ns = -1;
+	/* %util is iostat's: the kernel's io_ticks, every process's. */
+	r->util_ns = filtered ? -1 : (double)d->io_ticks_ns;
+	/* Busy time is kept per disk: partitions share its queue.  It is
+	 * unknown where a completion was never delivered to us (our busy
+	 * period never ended) and on bio-based disks (no requests). */
+	r->busy_ns = partition || stat_dev_busy_unknown(d) ? -1 : (double)d->busy_ns;
 	r->d = d;
 }
 
 struct table {
-	struct row *rows;
+	struct stat_row *rows;
 	struct stat_dev **sums;	/* per row, owned */
 	int n, cap;
 	struct dev_info *info;	/* per slot, this interval */
 };
 
-static struct row *table_add(struct table *t, const struct stat_trace *st)
+static struct stat_row *table_add(struct table *t, const struct stat_trace *st)
 {
 	if (t->n == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 16;
-		struct row *r = realloc(t->rows, cap * sizeof(*r));
+		struct stat_row *r = realloc(t->rows, cap * sizeof(*r));
 		struct stat_dev **s;
 
 		if (!r)
@@ -529,16 +275,49 @@ static struct row *table_add(struct table *t, const struct stat_trace *st)
 	return &t->rows[t->n++];
 }
 
+/* Lines of devices that did nothing since we started, as iostat prints
+ * them: those -d names, else every one that did I/O since boot. */
+static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
+		     struct table *t)
+{
+	struct diskstat *ds = NULL;
+	int n = o->ndev;
+
+	if (!n && (n = diskstats_read(&ds)) < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		__u32 dev = ds ? ds[i].dev : o->devs[i];
+		struct dev_info info;
+		struct stat_row *r;
+		bool seen = false;
+
+		if (ds && !(ds[i].ios[0] | ds[i].ios[1] | ds[i].ios[2] | ds[i].ios[3]))
+			continue;
+		for (int k = 0; k < t->n && !seen; k++)
+			seen = t->rows[k].dev == dev;
+		if (seen || dev_lookup(dev, &info) || !shown(o, &info))
+			continue;
+		r = table_add(t, st);
+		if (!r) {
+			free(ds);
+			return -ENOMEM;
+		}
+		row_from(r, &info, t->sums[t->n - 1], info.disk != info.dev, o);
+	}
+	free(ds);
+	return 0;
+}
+
 /*
  * The rows of one interval: every disk (and with -p partition) that did I/O
- * since we started and is still there, plus the disks asked for with -d.
+ * since we started and is still there, plus idle ones (idle_rows()).
  * A device that went away is left out; one that appeared gets its slot at
  * its first request.
  */
 static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		      struct table *t)
 {
-	int nslots = stat_trace_nslots(st);
+	int nslots = stat_trace_nslots(st), err;
 
 	t->n = 0;
 	if (!t->info && !(t->info = calloc(nslots, sizeof(*t->info))))
@@ -552,42 +331,35 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	}
 	for (int i = 0; i < nslots; i++) {
 		const struct dev_info *disk = &t->info[i];
-		struct row *r;
+		struct stat_row *r;
 
 		if (!disk->dev || disk->disk != disk->dev)
 			continue;
-		r = table_add(t, st);
-		if (!r)
-			return -ENOMEM;
-		/* A disk's line holds its partitions' requests too. */
-		for (int k = 0; k < nslots; k++)
-			if (t->info[k].dev && t->info[k].disk == disk->dev)
-				stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
-		row_from(r, disk, t->sums[t->n - 1], false, stat_proc_filter_set(&o->proc));
-		for (int k = 0; o->partitions && k < nslots; k++) {
-			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev)
+		if (shown(o, disk)) {
+			r = table_add(t, st);
+			if (!r)
+				return -ENOMEM;
+			/* A disk's line holds its partitions' requests too;
+			 * its io_ticks already count theirs. */
+			for (int k = 0; k < nslots; k++)
+				if (t->info[k].dev && t->info[k].disk == disk->dev)
+					stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
+			t->sums[t->n - 1]->io_ticks_ns = stat_trace_dev(st, i)->io_ticks_ns;
+			row_from(r, disk, t->sums[t->n - 1], false, o);
+		}
+		for (int k = 0; k < nslots; k++) {
+			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev ||
+			    !shown(o, &t->info[k]))
 				continue;
 			r = table_add(t, st);
 			if (!r)
 				return -ENOMEM;
-			row_from(r, &t->info[k], stat_trace_dev(st, k), true,
-				 stat_proc_filter_set(&o->proc));
+			row_from(r, &t->info[k], stat_trace_dev(st, k), true, o);
 		}
 	}
-	for (int i = 0; i < o->ndev; i++) {
-		struct dev_info info;
-		bool seen = false;
-		struct row *r;
-
-		for (int k = 0; k < t->n && !seen; k++)
-			seen = t->rows[k].dev == o->devs[i];
-		if (seen || dev_lookup(o->devs[i], &info))
-			continue;
-		r = table_add(t, st);
-		if (!r)
-			return -ENOMEM;
-		row_from(r, &info, t->sums[t->n - 1], false, stat_proc_filter_set(&o->proc));
-	}
+	err = idle_rows(o, st, t);
+	if (err)
+		return err;
 	if (o->active_only) {
 		int k = 0;
 
@@ -598,7 +370,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		t->n = k;
 	}
 	qsort(t->rows, t->n, sizeof(*t->rows), by_dev);
-	return 0;
+	return o->stack ? stack_order(t->rows, t->n) : 0;
 }
 
 struct tick_ctx {
@@ -618,7 +390,27 @@ static int tick(void *arg)
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	report(c->o, c->t->rows, c->t->n, stat_trace_interval_s(c->st), false, c->st);
+	stat_report(c->t->rows, c->t->n, stat_trace_interval_s(c->st), false, c->st,
+		    c->o->json, c->o->human);
+	return 0;
+}
+
+/* -S -d DEV: the devices under each one asked for, down the stack. */
+static int add_members(struct stat_opts *o)
+{
+	__u32 m[IOLENS_MAX_DEV_FILTER];
+
+	for (int i = 0; i < o->ndev; i++) {
+		int n = dev_members(o->devs[i], m, IOLENS_MAX_DEV_FILTER);
+
+		for (int k = 0; k < n; k++) {
+			if (listed(o, m[k]))
+				continue;
+			if (o->ndev == IOLENS_MAX_DEV_FILTER)
+				return usage_err(CMD, "at most %d devices, with those under -d's", IOLENS_MAX_DEV_FILTER);
+			o->devs[o->ndev++] = m[k];
+		}
+	}
 	return 0;
 }
 
@@ -669,6 +461,8 @@ int cmd_stat(int argc, char **argv)
 				return 2;
 			break;
 		case 'p': o.partitions = true; break;
+		case 'S': o.stack = true; break;
+		case 'N': o.names = true; break;
 		case 'y': o.skip_boot = true; break;
 		case 'z': o.active_only = true; break;
 		case 'j': o.json = true; break;
@@ -683,6 +477,8 @@ int cmd_stat(int argc, char **argv)
 	if (c < 0)
 		return cli_exit(c);
 	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+		return 2;
+	if (o.stack && add_members(&o))
 		return 2;
 	if (stat_proc_filter_set(&o.proc)) {
 		if (!o.interval_ns)

@@ -12,7 +12,7 @@
 #include "trace/reqflags.h"
 
 const struct cli_opt cli_rqfilter_opts[] = {
-	CLI_OPT('d', "dev", "DEV", "only this disk (loop0, /dev/loop0 or 7:0); repeatable"),
+	CLI_OPT_DEV,
 	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable"),
 	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable"),
 	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)"),
@@ -128,8 +128,6 @@ int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
 		return usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
 	if (dev_parse(s, &dev) || dev_lookup(dev, &info))
 		return usage_err(cmd, "no block device '%s' here", s);
-	if (info.disk != dev)
-		return usage_err(cmd, "'%s' is a partition: give its disk, and -p for its partitions", s);
 	devs[(*ndev)++] = dev;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "doctor/doctor.h"
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
+#include "lib/devices.h"
 #include "lib/priv.h"
 
 static void check_kernel(struct doctor *d, const struct utsname *u)
@@ -262,12 +263,22 @@ static void check_structs(struct doctor *d)
 	check_kfacts(d);
 }
 
+static bool bio_based(const char *disk)
+{
+	struct dev_info info;
+	__u32 dev;
+
+	return !dev_parse(disk, &dev) && !dev_lookup(dev, &info) && info.bio_based;
+}
+
 /*
- * Which path stat/lat take per disk: the kernel stamps issues
+ * Which path stat/lat take per disk: a bio-based disk's bios are timed
+ * (stat_bio.bpf.h).  Otherwise the kernel stamps issues
  * (rq->io_start_time_ns) only on queues with QUEUE_FLAG_STATS, which
  * blk-stat users set: wbt, iolatency, iocost.  wbt is the common one and
  * the one sysfs shows; without it stat stamps issues itself in a map.
  */
+
 static void check_issue_stamps(struct doctor *d)
 {
 	DIR *dir = opendir("/sys/block");
@@ -292,6 +303,13 @@ static void check_issue_stamps(struct doctor *d)
 			continue;
 		}
 		fclose(f);
+		n++;
+		if (bio_based(e->d_name)) {
+			snprintf(check, sizeof(check), "bio-based %.24s", e->d_name);
+			doctor_row(d, check, ST_OK, "stat/lat/serve/top: the kernel's counts, latency of its bios; snoop/record: no requests to show",
+				   "its I/O never becomes a request");
+			continue;
+		}
 		snprintf(path, sizeof(path), "/sys/block/%s/queue/wbt_lat_usec", e->d_name);
 		f = fopen(path, "r");
 		if (!f || fscanf(f, "%lu", &usec) != 1)
@@ -299,7 +317,6 @@ static void check_issue_stamps(struct doctor *d)
 		if (f)
 			fclose(f);
 		snprintf(check, sizeof(check), "issue stamp %.24s", e->d_name);
-		n++;
 		if (usec)
 			doctor_row(d, check, ST_OK, "stat/lat: queue/device split from rq->io_start_time_ns",
 				"wbt on (%lu us): the queue keeps QUEUE_FLAG_STATS", usec);

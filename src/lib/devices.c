@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -166,4 +167,85 @@ int dev_sysfs_u64s(__u32 dev, const char *file, __u64 *v, int n)
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", kdev_major(dev),
 		 kdev_minor(dev), file);
 	return sysfs_u64s(path, v, n);
+}
+
+static int by_dev(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int dev_members(__u32 dev, __u32 *out, int max)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/slaves", kdev_major(dev),
+		 kdev_minor(dev));
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (n < max && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !dev_parse(e->d_name, &out[n]))
+			n++;
+	closedir(d);
+	qsort(out, n, sizeof(*out), by_dev);
+	return n;
+}
+
+/* The first entry of directory `dir`, in name order, that is a symlink to
+ * the node /dev/`name`: 0 and its name in buf, or -ENOENT. */
+static int link_to(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct dirent **v;
+	int n, found = -ENOENT;
+
+	n = scandir(dir, &v, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *t;
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, v[i]->d_name);
+		k = readlink(path, target, sizeof(target) - 1);
+		if (found && k > 0) {
+			target[k] = '\0';
+			t = strrchr(target, '/');
+			if (!strcmp(t ? t + 1 : target, name)) {
+				snprintf(buf, len, "%s", v[i]->d_name);
+				found = 0;
+			}
+		}
+		free(v[i]);
+	}
+	if (n >= 0)
+		free(v);
+	return found;
+}
+
+void dev_stable_name(__u32 dev, char *buf, size_t len)
+{
+	char path[96];
+	struct dev_info info;
+	FILE *f;
+
+	dev_lookup(dev, &info);
+	snprintf(buf, len, "%s", info.name);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/name", kdev_major(dev),
+		 kdev_minor(dev));
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(buf, len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		else
+			snprintf(buf, len, "%s", info.name);
+		fclose(f);
+		return;
+	}
+	if (!link_to("/dev/md", info.name, buf, len))
+		return;
+	link_to("/dev/disk/by-id", info.name, buf, len);
 }

@@ -72,6 +72,7 @@ struct mdev {
 	char name[DEV_NAME_LEN];
 	struct mop op[IOLENS_SG_NR];
 	__u64 busy_ns;
+	__u64 io_ticks_ns;
 	__u64 missed;
 };
 
@@ -200,6 +201,7 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d
 	/* Where ours is unknown the kernel's io_ticks stands in, as in
 	 * `iolens stat`. */
 	md->busy_ns += stat_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
+	md->io_ticks_ns += d->io_ticks_ns;
 	md->missed += d->missed;
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		const struct iolens_stat *s = &d->op[g];
@@ -436,6 +438,20 @@ static void device_counter(struct out *o, const struct metrics *m,
 	}
 }
 
+/* A counter of seconds by device: the ns field at `off` of struct mdev. */
+static void device_seconds(struct out *o, const struct metrics *m,
+			   const char *name, const char *help, size_t off)
+{
+	family(o, name, "counter", help);
+	for (int i = 0; i < m->ndev; i++) {
+		fputs(name, o->f);
+		labels(o->f, &m->devs[i], -1);
+		fputs("} ", o->f);
+		seconds(o->f, *(const __u64 *)((const char *)&m->devs[i] + off));
+		fputc('\n', o->f);
+	}
+}
+
 static void histogram(struct out *o, const struct metrics *m, int k,
 		      const char *name, const char *help)
 {
@@ -589,15 +605,12 @@ static void format(struct out *o, const struct metrics *m)
 			       "Bytes of those reads, as started.",
 			       offsetof(struct mop, rmw_bytes));
 	}
-	family(o, "iolens_busy_seconds_total", "counter",
-	       "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed).");
-	for (int i = 0; i < m->ndev; i++) {
-		fputs("iolens_busy_seconds_total", f);
-		labels(f, &m->devs[i], -1);
-		fputs("} ", f);
-		seconds(f, m->devs[i].busy_ns);
-		fputc('\n', f);
-	}
+	device_seconds(o, m, "iolens_busy_seconds_total",
+		       "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices).",
+		       offsetof(struct mdev, busy_ns));
+	device_seconds(o, m, "iolens_io_time_seconds_total",
+		       "The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total).",
+		       offsetof(struct mdev, io_ticks_ns));
 	family(o, "iolens_completions_missed_total", "counter",
 	       "Completions the kernel did not run iolens's hook for.");
 	for (int i = 0; i < m->ndev; i++) {

@@ -142,6 +142,8 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 			json_null(&j, "p99_ns");
 		json_f64(&j, "aqu-sz", d->aqu_sz, 2);
 		json_f64(&j, "util", d->util, 2);
+		json_f64(&j, "busy", d->busy, 2);
+		json_str(&j, "source", d->bio_based ? "bios" : "requests");
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

@@ -129,8 +129,10 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		t->device_ms = div_or_nan(r->device_ns + w->device_ns, 1e6 * (r->split + w->split));
 		for (int g = 0; g < IOLENS_SG_NR; g++)
 			t->aqu_sz += d->op[g].total_ns / 1e9 / secs;
-		t->util = 100.0 * (stat_dev_busy_unknown(d) ? d->io_ticks_ns :
-				   d->busy_ns) / 1e9 / secs;
+		/* %util is iostat's (io_ticks); busy% iolens's exact one. */
+		t->util = 100.0 * d->io_ticks_ns / 1e9 / secs;
+		t->busy = stat_dev_busy_unknown(d) ? NAN : 100.0 * d->busy_ns / 1e9 / secs;
+		t->bio_based = d->bio_based;
 	}
 	f->ndev = n;
 	return 0;

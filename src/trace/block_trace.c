@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -165,22 +166,23 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		block_trace_stop(bt);
 		return NULL;
 	}
+	/* Attached: from here a Ctrl-C ends the trace cleanly, also one
+	 * that comes as soon as the caller says it is tracing. */
+	stop_catch();
 	return bt;
 }
 
 int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs)
 {
-	char path[64];
+	struct dev_info info;
 
 	for (int i = 0; i < f->ndev; i++) {
 		if (dev_parse(f->dev[i], &devs[i]))
 			return usage_err(cmd, "no block device '%s' here", f->dev[i]);
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/partition",
-			 kdev_major(devs[i]), kdev_minor(devs[i]));
-		/* Requests belong to the whole disk; the block layer has
-		 * remapped partition sectors before any of our hooks. */
-		if (!access(path, F_OK))
-			return usage_err(cmd, "'%s' is a partition: requests are traced per whole disk, give the disk instead", f->dev[i]);
+		/* Said, not refused: the disks under it may be asked for too. */
+		if (!dev_lookup(devs[i], &info) && info.bio_based)
+			fprintf(stderr, "iolens %s: %s is bio-based (zram, dm, md, NVMe multipath): its I/O never becomes a request, and no request of it will show; 'iolens stat -d %s' and 'iolens lat -d %s' time its bios\n",
+				cmd, info.name, info.name, info.name);
 	}
 	return 0;
 }
@@ -218,7 +220,6 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 	__u64 start = mono_ns(), next_tick = start + 1000000000ULL, now;
 	int n;
 
-	stop_catch();
 	bt->fn = fn;
 	bt->ctx = ctx;
 	while (!stop_requested() && !bt->stop &&

@@ -87,6 +87,9 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 		err = -errno;
 		goto fail;
 	}
+	/* Attached: from here a Ctrl-C ends the trace cleanly, also one
+	 * that comes as soon as the caller says it is tracing. */
+	stop_catch();
 	return ct;
 fail:
 	fprintf(stderr, "iolens %s: cannot load or attach the check programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
@@ -101,7 +104,6 @@ int check_trace_run(struct check_trace *ct, __u64 duration_ns,
 	__u64 start = mono_ns();
 	int n;
 
-	stop_catch();
 	ct->fn = fn;
 	ct->ctx = ctx;
 	while (!stop_requested() && !__atomic_load_n(&ct->ending, __ATOMIC_ACQUIRE)) {

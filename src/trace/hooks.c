@@ -37,6 +37,8 @@ static const struct trace_hook notes[] = {
 	{ "stat", "block_rq_complete", true, NULL, NULL },
 	{ "stat", "block_io_done", false, "6.5",
 	  "times end at block_rq_complete, before the bios are ended: await up to a few us shorter than iostat's" },
+	{ "stat", "block_bio_queue", true, NULL, NULL },
+	{ "stat", "block_bio_complete", true, NULL, NULL },
 
 	{ "tasks", "task", false, NULL, "tasks read from /proc: slower, and no syscall level" },
 	{ "tasks", "syscalls", false, NULL,

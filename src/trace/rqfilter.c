@@ -6,15 +6,57 @@
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
 
+/* A -d naming a partition here: its disk and sectors, looked up once. */
+struct part_range {
+	const char *spec;
+	bool part;
+	__u32 disk;
+	__u64 start, len;	/* sectors */
+};
+
+static const struct part_range *part_range(const char *spec)
+{
+	static struct part_range cache[RQFILTER_MAX];
+	static int n;
+	struct part_range *r;
+	struct dev_info info;
+	__u64 v;
+	__u32 dev;
+
+	for (int i = 0; i < n; i++)
+		if (cache[i].spec == spec)
+			return &cache[i];
+	if (n == RQFILTER_MAX)
+		return NULL;
+	r = &cache[n++];
+	r->spec = spec;
+	if (dev_parse(spec, &dev) || dev_lookup(dev, &info) || info.disk == dev ||
+	    dev_sysfs_u64s(dev, "start", &r->start, 1) ||
+	    dev_sysfs_u64s(dev, "size", &v, 1))
+		return r;
+	r->part = true;
+	r->disk = info.disk;
+	r->len = v;
+	return r;
+}
+
+/* Requests are the whole disk's, their sectors remapped from the
+ * partition's before any hook sees them: a partition's are those of its
+ * disk within its sectors. */
 static bool dev_matches(const char *spec, const struct iolens_rq *rq,
 			const char *devname)
 {
+	const struct part_range *p;
 	char num[24];
 
 	if (!strncmp(spec, "/dev/", 5))
 		spec += 5;
 	snprintf(num, sizeof(num), "%u:%u", kdev_major(rq->dev), kdev_minor(rq->dev));
-	return !strcmp(spec, num) || (devname && !strcmp(spec, devname));
+	if (!strcmp(spec, num) || (devname && !strcmp(spec, devname)))
+		return true;
+	p = part_range(spec);
+	return p && p->part && rq->dev == p->disk && rq->sector >= p->start &&
+	       rq->sector < p->start + p->len;
 }
 
 static bool cgroup_matches(const char *want, const char *have)

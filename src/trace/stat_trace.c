@@ -93,7 +93,7 @@ static int slots_needed(const struct stat_trace_opts *o)
 	int want, n = 1;
 
 	if (o->ndev && !o->partitions)
-		want = o->ndev;
+		want = 2 * o->ndev;	/* a partition's disk holds one too */
 	else	/* whole disks, or every disk and partition */
 		want = count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
 		       SPARE_SLOTS;
@@ -105,6 +105,18 @@ static int slots_needed(const struct stat_trace_opts *o)
 static bool filtered(const struct stat_trace_opts *o)
 {
 	return o->proc && stat_proc_filter_set(o->proc);
+}
+
+/* Whether the bio hooks may see a device asked for: they run for every bio
+ * of every disk, so not where -d names only request-based ones. */
+static bool bio_wanted(const struct stat_trace_opts *o)
+{
+	struct dev_info info;
+
+	for (int i = 0; i < o->ndev; i++)
+		if (dev_lookup(o->devs[i], &info) || info.bio_based)
+			return true;
+	return !o->ndev;
 }
 
 static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
@@ -167,6 +179,8 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	st->skel->rodata->have_io_start = kf->io_start_done;
 	bpf_program__set_autoload(st->skel->progs.stat_done,
 				  !o->lat && kf->io_start_done);
+	bpf_program__set_autoload(st->skel->progs.stat_bio_queue, bio_wanted(o));
+	bpf_program__set_autoload(st->skel->progs.stat_bio_complete, bio_wanted(o));
 	bpf_program__set_autoload(st->skel->progs.stat_start, kf->io_start_done &&
 				  (cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
 						 IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW)));

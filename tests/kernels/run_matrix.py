@@ -43,6 +43,11 @@ TESTS = [
     "tests/system/test_snoop.py::test_snoop_writeback_attributed_to_flusher",
     "tests/system/test_record.py::test_record_report_exact",
     "tests/system/test_stat.py::test_stat_counts_equal_diskstats",
+    # Not the latency test: it compares two tracers' clocks (see below).
+    "tests/system/test_biobased.py::test_zram_in_top_and_serve",
+    # Partitions the kernel finds in a DOS table; dm-linear and dm-crypt.
+    "tests/system/test_partitions.py",
+    "tests/system/test_stacked.py",
     # Not test_lat_percentiles_match_record: it compares two tracers' clock
     # reads at one completion within 1%, and under TCG the second program
     # runs hundreds of microseconds after the first.
@@ -96,8 +101,12 @@ def boot(vng, vmlinuz, script, timeout):
     with tempfile.NamedTemporaryFile("w", dir="/tmp", prefix="iolens-matrix-",
                                      suffix=".sh", delete=False) as f:
         f.write(script + "\n")
+    # One CPU: with two, TCG now and then runs a tracepoint call site the
+    # kernel is patching (text_poke_bp(), as a BPF program attaches or
+    # detaches) from a stale translation, and the guest dies of "Oops:
+    # int3" in bpf_trace_run1 (seen on 6.12) or hangs (6.1).
     cmd = [vng, "-v", "--run", vmlinuz, "--disable-kvm", "--force-9p",
-           "--rwdir", "/tmp", "--memory", "2G", "--cpus", "2",
+           "--rwdir", "/tmp", "--memory", "2G", "--cpus", "1",
            "--exec", "sh " + f.name]
     rc = 255
     kernel = collections.deque(maxlen=300)

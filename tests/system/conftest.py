@@ -101,6 +101,12 @@ def iolens():
     return IOLENS
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "matrix: needs a kernel of the kernel matrix (device-mapper, md); "
+        "run by tests/kernels/run_matrix.py, left out of make systest")
+
+
 @pytest.fixture(scope="session")
 def root():
     if os.geteuid() != 0:
@@ -130,7 +136,9 @@ class Loop:
         try:
             os.ftruncate(fd, size_mb << 20)
             os.close(fd)
-            self.dev = losetup(self.backing, "--sector-size", str(sector_size))
+            # -P: the kernel may read a partition table written later
+            # (BLKRRPART), as on a distribution's kernel.
+            self.dev = losetup(self.backing, "-P", "--sector-size", str(sector_size))
             self.name = os.path.basename(self.dev)
             st = os.stat(self.dev)
             self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
@@ -201,6 +209,36 @@ def loop(root):
         yield lo
     finally:
         lo.close()
+
+
+@pytest.fixture
+def partition(loop):
+    """One partition on the loop device, sectors 2048-34815, in a DOS
+    partition table (sfdisk).  A kernel that reads partition tables (every
+    distribution's; the kernel matrix's) finds it when asked to re-read
+    (BLKRRPART, as losetup -P); this machine's kernel reads none, and partx
+    adds it (BLKPG)."""
+    subprocess.run(["sfdisk", "-q", "--no-reread", loop.dev],
+                   input="label: dos\nstart=2048, size=32768, type=83\n",
+                   text=True, check=True, capture_output=True)
+    part = loop.dev + "p1"
+    try:
+        subprocess.run(["blockdev", "--rereadpt", loop.dev], check=False,
+                       capture_output=True)
+        if not os.path.exists("/sys/class/block/%sp1" % loop.name):
+            subprocess.run(["partx", "-a", loop.dev], check=True,
+                           capture_output=True)
+        for _ in range(100):
+            if os.path.exists(part) and \
+                    os.path.exists("/sys/class/block/%sp1" % loop.name):
+                break
+            time.sleep(0.05)
+        assert os.path.exists(part)
+        wait_idle(loop)
+        yield part
+    finally:
+        subprocess.run(["partx", "-d", loop.dev], check=False,
+                       capture_output=True)
 
 
 @pytest.fixture

@@ -3,10 +3,13 @@
 their I/O never becomes a request, so no block_rq_* event sees it.  iolens
 counts them as the kernel does and times their bios."""
 import json
+import signal
 import subprocess
+import time
 
-from conftest import TraceInstance, run, wait_idle
+from conftest import TraceInstance, line_of, wait_idle
 from test_lat import PCTS, exact_pct, lat_reports
+from test_serve import serve, value  # noqa: F401 (a fixture)
 from test_stat import Stat, totals
 
 
@@ -78,14 +81,57 @@ def test_zram_counts_equal_diskstats_and_bios_are_timed(iolens, zram, tracer):
             assert abs(h[name] - want) <= 0.01 * want, (kind, name, h[name], want)
 
 
-def test_zram_in_top_and_serve(iolens, zram):
+def test_zram_in_top_and_serve(iolens, zram, serve):
     """top's device table and serve's metrics list a bio-based device with
-    the kernel's counts."""
-    d0 = zram.diskstats()
-    fio(zram.dev, "--rw=write", "--bs=64k", "--size=8M")
+    the kernel's counts: writes and bytes equal the diskstats deltas, and
+    io_time its io_ticks."""
     wait_idle(zram)
-    d1 = zram.diskstats()
-    assert d1["w_ios"] > d0["w_ios"]
-    r = run(["top", "-b", "-j", "-d", "0.2", "-n", "1"])
-    assert r.returncode == 0, r.stderr
-    json.loads(r.stdout.splitlines()[-1])
+    d0 = zram.diskstats()
+    s = serve(["-d", zram.name])
+    top = subprocess.Popen([iolens, "top", "-j", "-d", "1"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        frames = [json.loads(line_of(top, top.stdout))]
+        fio(zram.dev, "--rw=write", "--bs=64k", "--size=32M")
+        wait_idle(zram)
+        d1 = zram.diskstats()
+        # Frames until one after the writes shows the device idle.
+        busy = False
+        while True:
+            frames.append(json.loads(line_of(top, top.stdout)))
+            w = [d["w/s"] for d in frames[-1]["devices"] if d["disk_device"] == zram.name]
+            if busy and w == [0]:
+                break
+            busy = busy or bool(w and w[0])
+    finally:
+        top.kill()
+        top.wait()
+    _, _, body = s.get()
+    assert value(body, "iolens_requests_total", device=zram.name, op="write") == \
+        d1["w_ios"] - d0["w_ios"] == 512
+    assert value(body, "iolens_bytes_total", device=zram.name, op="write") == 32 << 20
+    assert abs(value(body, "iolens_io_time_seconds_total", device=zram.name) -
+               (d1["io_ticks"] - d0["io_ticks"]) / 1000) < 0.0005
+    devs = [d for f in frames for d in f["devices"] if d["disk_device"] == zram.name]
+    assert devs and all(d["source"] == "bios" and d["busy"] is None for d in devs), devs
+    assert abs(sum(d["w/s"] * f["seconds"] for f in frames for d in f["devices"]
+                   if d["disk_device"] == zram.name) - 512) < 0.5
+
+
+def test_snoop_says_a_bio_based_device_has_no_requests(iolens, zram):
+    """snoop traces requests: asked for a bio-based device it says that
+    none of its I/O will show, and where to look, then runs."""
+    p = subprocess.Popen([iolens, "snoop", "-d", zram.name], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        first = line_of(p)
+        assert "%s is bio-based" % zram.name in first and \
+            "'iolens stat -d %s'" % zram.name in first, first
+        assert line_of(p).startswith("Tracing block requests")
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0

@@ -10,7 +10,6 @@ import pty
 import re
 import select
 import subprocess
-import struct
 import time
 
 import pytest
@@ -95,32 +94,6 @@ def test_disk_util_of_a_file_is_its_filesystems_device(iolens, loop, ext4):
     # Every 64 KiB O_DIRECT write reached the disk (the journal may add).
     assert disk["write_ios"] + disk["write_merges"] >= 128
     assert [d["name"] for d in fio_json(args)["disk_util"]] == [loop.name]
-
-
-@pytest.fixture
-def partition(loop):
-    """One partition on the loop device, added with partx (BLKPG)."""
-    mbr = bytearray(512)
-    mbr[446:462] = struct.pack("<B3sB3sII", 0, b"\0" * 3, 0x83, b"\0" * 3,
-                               2048, 32768)
-    mbr[510:512] = b"\x55\xaa"
-    with open(loop.dev, "r+b") as f:
-        f.write(mbr)
-    part = loop.dev + "p1"
-    try:
-        subprocess.run(["partx", "-a", loop.dev], check=True,
-                       capture_output=True)
-        for _ in range(100):
-            if os.path.exists(part) and \
-                    os.path.exists("/sys/class/block/%sp1" % loop.name):
-                break
-            time.sleep(0.05)
-        assert os.path.exists(part)
-        wait_idle(loop)
-        yield part
-    finally:
-        subprocess.run(["partx", "-d", loop.dev], check=False,
-                       capture_output=True)
 
 
 def test_disk_util_of_a_partition_is_its_disk(iolens, loop, partition):

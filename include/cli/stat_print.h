@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* `iolens stat`'s report: its rows as iostat -x prints them, with iolens's
+ * own columns, in text or JSON. */
+#ifndef IOLENS_CLI_STAT_PRINT_H
+#define IOLENS_CLI_STAT_PRINT_H
+
+#include <stdbool.h>
+#include "lib/devices.h"
+#include "trace/stat_trace.h"
+
+/* One line of `iolens stat`'s table: a device over one period. */
+struct stat_row {
+	char name[64];		/* kernel's, or with -N the stable one */
+	__u32 dev;
+	__u64 ios[IOLENS_SG_NR], bytes[IOLENS_SG_NR], merges[IOLENS_SG_NR];
+	__u64 timed[IOLENS_SG_NR];	/* of ios: with a known total time */
+	double time_ns[IOLENS_SG_NR];	/* total time over `timed` */
+	double util_ns;			/* the kernel's io_ticks; < 0: unknown */
+	double busy_ns;			/* iolens's exact busy time; < 0: unknown */
+	bool bio_based;			/* its disk takes bios, not requests */
+	__u32 members[IOLENS_MAX_DEV_FILTER];	/* a stacked device's (dm, md) */
+	int nmembers;
+	int depth;			/* with -S: under how many holders */
+	const struct stat_dev *d;	/* iolens's own figures; NULL since boot */
+};
+
+
+/* One report of `n` rows over `secs`; `boot`: since boot, from diskstats
+ * (`st` NULL), else iolens's own figures from `st`. */
+void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
+		 const struct stat_trace *st, bool json, bool human);
+
+#endif
