@@ -34,6 +34,20 @@ int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
  * IOLENS_MAX_DEV_FILTER): 0, or 2 after one line. */
 int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
 
+/* Processes a live command is asked to follow must exist: 0, or 2 after
+ * one line naming the first that does not.  (report filters recorded
+ * pids, long gone.) */
+int cli_pids_live(const char *cmd, const __u32 *pids, int n);
+
+/* Report intervals, in every command that takes one: below 10 ms the
+ * reports cost more than they show, and a week is past any use. */
+#define CLI_INTERVAL_MIN_NS	10000000ULL
+#define CLI_INTERVAL_MAX_NS	(7 * 86400ULL * 1000000000ULL)
+
+/* Parses an interval `arg` of option `what` ("interval", "-d") into *ns:
+ * 0, or 2 after one line naming the accepted range. */
+int cli_interval(const char *cmd, const char *what, const char *arg, __u64 *ns);
+
 /* The trailing "[INTERVAL [COUNT]]" from argv[optind] on: INTERVAL in
  * seconds or with a unit, COUNT a positive whole number; absent ones are
  * left as they were.  0, or 2 after one line. */

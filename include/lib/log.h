@@ -3,6 +3,8 @@
 #ifndef IOLENS_LOG_H
 #define IOLENS_LOG_H
 
+#include <stddef.h>
+
 extern int log_verbose;
 
 /* Route libbpf's messages to stderr when -v was given, drop them otherwise. */
@@ -10,6 +12,12 @@ void log_setup_libbpf(void);
 
 /* "iolens: <msg>" on stderr. */
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `s` as it may be echoed in a message: at most about 60 characters (cut
+ * with "..."), bytes other than printable ASCII as \xNN.  Written to buf
+ * (80 bytes are enough), which is returned. */
+#define LOG_EXCERPT_LEN 80
+const char *log_excerpt(const char *s, char *buf, size_t len);
 
 /* "iolens <cmd>: <msg> (see 'iolens <cmd> --help')" on stderr; returns 2,
  * the exit code for usage errors. */

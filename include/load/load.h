@@ -143,8 +143,16 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js);
 
 void load_jobs_free(struct load_jobs *js);
 
-/* A new job, from the global options, at the end of js->v; NULL: ENOMEM. */
+/* Jobs of one run, at most: each costs its options' room (about 120 KiB),
+ * and fio's job files rarely hold more than a handful. */
+#define LOAD_MAX_JOBS 256
+
+/* A new job, from the global options, at the end of js->v; NULL with
+ * errno E2BIG (LOAD_MAX_JOBS reached) or ENOMEM. */
 struct load_job_opts *load_jobs_add(struct load_jobs *js);
+
+/* The line for a failed load_jobs_add(), and the exit code. */
+int load_jobs_add_failed(void);
 
 /*
  * Reads the fio job file `path` (the `index`th of the command line) into

@@ -317,11 +317,10 @@ static int parse_opts(struct attach *a, int argc, char **argv)
 	if (!a->filter.npid && !a->filter.ncomm && !a->filter.cgroup)
 		return usage_err(CMD, "say what to follow: -p PID, -c NAME or -G CGROUP");
 	/* -p is matched with children here, not as the filter's exact pid. */
-	for (int i = 0; i < a->filter.npid; i++) {
-		if (kill(a->filter.pid[i], 0) && errno == ESRCH)
-			return usage_err(CMD, "no process %u", a->filter.pid[i]);
+	if (cli_pids_live(CMD, a->filter.pid, a->filter.npid))
+		return 2;
+	for (int i = 0; i < a->filter.npid; i++)
 		a->roots[a->nroots++] = (int)a->filter.pid[i];
-	}
 	a->filter.npid = 0;
 	return 0;
 }

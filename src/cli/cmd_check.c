@@ -679,8 +679,8 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 		case 'p':
 			if (parse_pid(optarg, &pid))
 				return usage_err(CMD, "--pid takes a process id, not '%s'", optarg);
-			if (kill((pid_t)pid, 0) && errno == ESRCH)
-				return usage_err(CMD, "no process %u", pid);
+			if (cli_pids_live(CMD, &pid, 1))
+				return 2;
 			if (o->npid == MAX_PIDS)
 				return usage_err(CMD, "at most %d --pid", MAX_PIDS);
 			o->pids[o->npid++] = (int)pid;

@@ -97,7 +97,7 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 	load_opts_init(&js->global);
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i], *eq, *val = NULL, *err;
-		char key[64];
+		char key[64], shown[LOG_EXCERPT_LEN];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
@@ -112,7 +112,8 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 		snprintf(key, sizeof(key), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
 			 a + 2);
 		if (!load_opt_known(key)) {
-			rc = usage_err(CMD, "unknown option '--%s'", key);
+			rc = usage_err(CMD, "unknown option '--%s'",
+				       log_excerpt(key, shown, sizeof(shown)));
 			break;
 		}
 		if (eq)
@@ -122,8 +123,7 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 		if (!strcmp(key, "name")) {
 			cur = load_jobs_add(js);
 			if (!cur) {
-				pr_err("out of memory");
-				rc = 1;
+				rc = load_jobs_add_failed();
 				break;
 			}
 		}
@@ -132,7 +132,7 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 			rc = load_opt_set(&js->global, key, val, &err);
 		if (rc)
 			rc = usage_err(CMD, "--%s%s%s: %s", key, val ? "=" : "",
-				       val ? val : "", err);
+				       val ? log_excerpt(val, shown, sizeof(shown)) : "", err);
 	}
 	/* As fio's getopt: job files are read after every option, wherever
 	 * they stand, and their jobs come after the command line's. */
@@ -146,10 +146,8 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 	if (!js->n) {
 		/* No --name: the global options are the one job. */
 		cur = load_jobs_add(js);
-		if (!cur) {
-			pr_err("out of memory");
-			return 1;
-		}
+		if (!cur)
+			return load_jobs_add_failed();
 		cur->given[0] = (struct load_given){ "name", "iolens" };
 		cur->ngiven = 1;
 		cur->name = "iolens";

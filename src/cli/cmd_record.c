@@ -208,7 +208,7 @@ int cmd_record(int argc, char **argv)
 	ret = 2;
 	if (cli_no_operands(&p))
 		goto out;
-	if (!path) {
+	if (!path || !*path) {
 		usage_err("record", "no output file: give -o FILE");
 		goto out;
 	}
@@ -217,7 +217,8 @@ int cmd_record(int argc, char **argv)
 		usage_err("record", "'%s' exists and is not a regular file", path);
 		goto out;
 	}
-	if (block_trace_devs("record", &r->filter, devs))
+	if (cli_pids_live("record", r->filter.pid, r->filter.npid) ||
+	    block_trace_devs("record", &r->filter, devs))
 		goto out;
 
 	ret = 1;

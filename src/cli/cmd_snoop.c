@@ -152,7 +152,8 @@ int cmd_snoop(int argc, char **argv)
 		return cli_exit(opt);
 	if (cli_no_operands(&p))
 		return 2;
-	if (block_trace_devs("snoop", &s.filter, devs))
+	if (cli_pids_live("snoop", s.filter.pid, s.filter.npid) ||
+	    block_trace_devs("snoop", &s.filter, devs))
 		return 2;
 	/* Live, -p takes in children too: what a benchmark forks. */
 	for (int i = 0; i < s.filter.npid; i++)

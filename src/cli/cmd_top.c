@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cli/commands.h"
+#include "cli/filters.h"
 #include "cli/optable.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -102,8 +103,8 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				return usage_err(CMD, "-n needs a positive whole number, not '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_duration(optarg, 1e9, &ns) || ns < 10000000)
-				return usage_err(CMD, "-d needs a delay of at least 10ms, not '%s'", optarg);
+			if (cli_interval(CMD, "-d", optarg, &ns))
+				return 2;
 			o->delay_ns = ns;
 			break;
 		case 'o': o->only_active = true; break;
@@ -114,6 +115,8 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				return usage_err(CMD, "at most %zu -p", sizeof(o->pids) / sizeof(o->pids[0]));
 			if (parse_pid(optarg, &o->pids[o->npids]))
 				return usage_err(CMD, "-p needs a process id, not '%s'", optarg);
+			if (cli_pids_live(CMD, &o->pids[o->npids], 1))
+				return 2;
 			o->npids++;
 			break;
 		case 'u':

@@ -97,8 +97,8 @@ int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
 	case CLI_PROC_PID:
 		if (parse_pid(arg, &pid))
 			return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
-		if (kill((pid_t)pid, 0) && errno == ESRCH)
-			return usage_err(cmd, "no process %u", pid);
+		if (cli_pids_live(cmd, &pid, 1))
+			return 2;
 		if (f->npid == IOLENS_MAX_PID_FILTER)
 			return usage_err(cmd, "at most %d --pid", IOLENS_MAX_PID_FILTER);
 		f->pid[f->npid++] = pid;
@@ -132,10 +132,23 @@ int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
 	return 0;
 }
 
-static int bad_interval(const char *cmd, const char *arg)
+int cli_pids_live(const char *cmd, const __u32 *pids, int n)
 {
-	return usage_err(cmd, "interval must be a positive number of seconds, not '%s'",
-			 arg);
+	for (int i = 0; i < n; i++)
+		if (kill((pid_t)pids[i], 0) && errno == ESRCH)
+			return usage_err(cmd, "no process %u", pids[i]);
+	return 0;
+}
+
+int cli_interval(const char *cmd, const char *what, const char *arg, __u64 *ns)
+{
+	char shown[LOG_EXCERPT_LEN];
+
+	if (parse_duration(arg, 1e9, ns) || *ns < CLI_INTERVAL_MIN_NS ||
+	    *ns > CLI_INTERVAL_MAX_NS)
+		return usage_err(cmd, "%s must be from 10ms to 1 week (seconds, or with a unit: 500ms, 2m), not '%s'",
+				 what, log_excerpt(arg, shown, sizeof(shown)));
+	return 0;
 }
 
 int cli_interval_count(const char *cmd, int argc, char **argv,
@@ -144,8 +157,8 @@ int cli_interval_count(const char *cmd, int argc, char **argv,
 	__u64 ns;
 
 	if (optind < argc) {
-		if (parse_duration(argv[optind], 1e9, &ns) || !ns)
-			return bad_interval(cmd, argv[optind]);
+		if (cli_interval(cmd, "interval", argv[optind], &ns))
+			return 2;
 		*interval_ns = ns;
 		optind++;
 	}

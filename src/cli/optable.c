@@ -73,7 +73,7 @@ static bool negative_number(const struct cli_parser *p)
 		return false;
 	i = optind < p->argc && p->argv[optind][0] == '-' &&
 	    p->argv[optind][1] == optopt ? optind : optind - 1;
-	usage_err(p->cmd->name, "interval must be a positive number of seconds, not '%s'",
+	usage_err(p->cmd->name, "interval must be from 10ms to 1 week, not '%s'",
 		  p->argv[i]);
 	return true;
 }

@@ -41,3 +41,23 @@ int usage_err(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, " (see 'iolens %s --help')\n", cmd);
 	return 2;
 }
+
+const char *log_excerpt(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; *s && n + 8 < len; s++) {
+		unsigned char c = *s;
+
+		if (c >= 0x20 && c < 0x7f)
+			buf[n++] = c;
+		else
+			n += snprintf(buf + n, len - n, "\\x%02x", c);
+		if (n >= 60 && s[1]) {
+			snprintf(buf + n, len - n, "...");
+			return buf;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}

@@ -28,14 +28,29 @@
 
 struct load_job_opts *load_jobs_add(struct load_jobs *js)
 {
-	struct load_job_opts *v = realloc(js->v, (js->n + 1) * sizeof(*v));
+	struct load_job_opts *v;
 
-	if (!v)
+	if (js->n == LOAD_MAX_JOBS) {
+		errno = E2BIG;
 		return NULL;
+	}
+	v = realloc(js->v, (js->n + 1) * sizeof(*v));
+	if (!v) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	js->v = v;
 	v[js->n] = js->global;
 	v[js->n].ngiven = 0;	/* "job options" are the job's own */
 	return &v[js->n++];
+}
+
+int load_jobs_add_failed(void)
+{
+	if (errno == E2BIG)
+		return usage_err(CMD, "more than %d jobs: use numjobs=N for copies of one", LOAD_MAX_JOBS);
+	pr_err("out of memory");
+	return 1;
 }
 
 /* fio's add_job(): a stonewall or new_group after some job opens a group. */
@@ -50,7 +65,13 @@ void load_jobs_group(struct load_jobs *js)
 	}
 }
 
-static char *read_all(const char *path)
+/* A job file is a few kilobytes of text: this is far beyond any, and
+ * keeps `iolens load /dev/zero` from reading without end. */
+#define JOBFILE_MAX (1 << 20)
+
+/* The whole file, NUL-terminated, its length in *lenp; NULL with errno
+ * (EFBIG: over JOBFILE_MAX). */
+static char *read_all(const char *path, size_t *lenp)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
@@ -68,6 +89,12 @@ static char *read_all(const char *path)
 	}
 	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += n;
+		if (len > JOBFILE_MAX) {
+			free(buf);
+			fclose(f);
+			errno = EFBIG;
+			return NULL;
+		}
 		if (len + 1 == cap) {
 			char *nb = realloc(buf, cap *= 2);
 
@@ -88,6 +115,7 @@ static char *read_all(const char *path)
 	}
 	fclose(f);
 	buf[len] = '\0';
+	*lenp = len;
 	return buf;
 }
 
@@ -131,13 +159,16 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 		val = trim(eq + 1);
 	}
 	key = trim(key);
+	char k[LOG_EXCERPT_LEN], v[LOG_EXCERPT_LEN];
+
 	if (!strcmp(key, "include") || !strncmp(key, "include ", 8))
 		return usage_err(CMD, "%s: include is not supported: put the options in this file", where);
 	if (strchr(key, '$') || (val && strchr(val, '$')))
 		return usage_err(CMD, "%s: %s: $-variables are not supported: write the value out",
-				 where, key);
+				 where, log_excerpt(key, k, sizeof(k)));
 	if (!load_opt_known(key))
-		return usage_err(CMD, "%s: unknown option '%s'", where, key);
+		return usage_err(CMD, "%s: unknown option '%s'", where,
+				 log_excerpt(key, k, sizeof(k)));
 	if (load_opt_cmdline_only(key))
 		return usage_err(CMD, "%s: '%s' is taken only on the command line (--%s)",
 				 where, key, key);
@@ -147,7 +178,7 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 		rc = load_opt_set(&js->global, key, val, &err);
 	if (rc)
 		return usage_err(CMD, "%s: %s%s%s: %s", where, key, val ? "=" : "",
-				 val ? val : "", err);
+				 val ? log_excerpt(val, v, sizeof(v)) : "", err);
 	return 0;
 }
 
@@ -155,13 +186,25 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 {
 	struct load_job_opts *cur = NULL;
 	bool first_job = true;
-	char **texts, *text, *line, *next, where[512];
+	char **texts, *text, *line, *next, *nul, where[512], shown[LOG_EXCERPT_LEN];
 	int lineno = 0, rc;
+	size_t len;
 
-	text = read_all(path);
+	text = read_all(path, &len);
+	if (!text && errno == EFBIG)
+		return usage_err(CMD, "%s: over %d MiB: not a job file", path, JOBFILE_MAX >> 20);
 	if (!text)
 		return usage_err(CMD, "%s: cannot read the job file: %s", path,
 				 strerror(errno));
+	/* Text ends at a NUL for the C string functions below: whatever came
+	 * after it would be dropped without a word. */
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		for (char *p = text; p < nul; p++)
+			lineno += *p == '\n';
+		free(text);
+		return usage_err(CMD, "%s:%d: a NUL byte: not a text job file", path, lineno + 1);
+	}
 	texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
 	if (!texts) {
 		free(text);
@@ -193,7 +236,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 
 			if (len < 3 || line[len - 1] != ']')
 				return usage_err(CMD, "%s: '%s' is not a section header: write [NAME]",
-						 where, line);
+						 where, log_excerpt(line, shown, sizeof(shown)));
 			line[len - 1] = '\0';
 			line = trim(line + 1);
 			if (!strncmp(line, "global", 6)) {
@@ -201,10 +244,8 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 				continue;
 			}
 			cur = load_jobs_add(js);
-			if (!cur) {
-				pr_err("out of memory");
-				return 1;
-			}
+			if (!cur)
+				return load_jobs_add_failed();
 			cur->name = line;
 			/* As fio: each job file after the first starts
 			 * after the jobs of those before it. */
@@ -215,7 +256,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 		}
 		if (!cur)
 			return usage_err(CMD, "%s: '%s' is outside of any [section]",
-					 where, line);
+					 where, log_excerpt(line, shown, sizeof(shown)));
 		rc = set_option(js, cur, where, line);
 		if (rc)
 			return rc;

@@ -28,12 +28,14 @@
 #define REFUSED 2
 #define FAILED 1
 
-static int refuse(const struct load_job_opts *o, const char *fmt, const char *a,
-		  const char *b)
+/* `what` it is, and what the user can do about it: --allow-destroy only
+ * where it lets the write happen (a signature); a mounted or held device
+ * stays refused by the kernel's O_EXCL (load_target_claim()). */
+static int refuse(const struct load_job_opts *o, const char *why,
+		  const char *what, const char *remedy)
 {
-	fprintf(stderr, "iolens load: %s: ", o->filename);
-	fprintf(stderr, fmt, a, b);
-	fputs(" (--allow-destroy overrides)\n", stderr);
+	fprintf(stderr, "iolens load: %s: refusing to write: %s %s (%s)\n",
+		o->filename, why, what, remedy);
 	return REFUSED;
 }
 
@@ -277,16 +279,16 @@ static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 	if (!t->writes || o->allow_destroy)
 		return 0;
 	if (mounted(o->filename, st->st_rdev, what, sizeof(what)))
-		return refuse(o, "refusing to write: it is mounted on %s%s", what, "");
+		return refuse(o, "it is mounted on", what, "unmount it first");
 	if (held(st->st_rdev, what, sizeof(what)))
-		return refuse(o, "refusing to write: it is in use by %s%s", what, "");
+		return refuse(o, "it is in use by", what, "stop using it first");
 	rc = signature(o->filename, what, sizeof(what));
 	if (rc < 0) {
 		pr_err("%s: cannot probe it for a signature; not writing", o->filename);
 		return FAILED;
 	}
 	if (rc)
-		return refuse(o, "refusing to write: it holds a %s%s", what, "");
+		return refuse(o, "it holds a", what, "--allow-destroy overrides");
 	return 0;
 }
 

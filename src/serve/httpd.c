@@ -18,11 +18,14 @@
 #include "trace/block_trace.h"	/* mono_ns() */
 #include "lib/log.h"
 
-/* Bounds on what clients may take: connections at once (more are accepted
- * and closed at once), seconds of inactivity before a connection is
- * closed, and memory per connection, which also caps a request's line and
- * headers (beyond it the answer is 431 or 413). */
-#define MAX_CONNECTIONS		64
+/* Bounds on what clients may take: connections at once, and from one
+ * address (more are accepted and closed at once: slow or idle clients of
+ * a few addresses cannot take every connection from Prometheus), seconds
+ * of inactivity before a connection is closed, and memory per connection,
+ * which also caps a request's line and headers (beyond it the answer is
+ * 431 or 413): at most MAX_CONNECTIONS * CONN_MEMORY, 16 MiB. */
+#define MAX_CONNECTIONS		512
+#define MAX_PER_ADDRESS		8
 #define CONN_TIMEOUT_S		5
 #define CONN_MEMORY		(32 * 1024)
 /* /healthz fails when the collector has not added an interval for this
@@ -149,6 +152,7 @@ struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,

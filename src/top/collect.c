@@ -108,16 +108,21 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		const struct stat_dev *d = stat_trace_dev(s->st, i);
 		const struct iolens_stat *r, *w;
 		struct top_dev *t;
-		__u64 *h;
+		__u64 *h, size;
 
 		if (!d)
 			continue;
-		t = &f->devs[n++];
+		t = &f->devs[n];
 		h = t->hist;
 		memset(t, 0, sizeof(*t));
 		t->hist = h;
 		memset(h, 0, HIST_BUCKETS * sizeof(*h));
-		dev_lookup(d->dev, &t->info);
+		/* A device that went away leaves, and so does one with no
+		 * capacity left (a detached loop device, an ejected medium). */
+		if (dev_lookup(d->dev, &t->info) ||
+		    dev_sysfs_u64s(d->dev, "size", &size, 1) || !size)
+			continue;
+		n++;
 		r = &d->op[IOLENS_SG_READ];
 		w = &d->op[IOLENS_SG_WRITE];
 		t->r_s = r->ios / secs;

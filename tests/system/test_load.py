@@ -190,6 +190,8 @@ def test_refuses_mounted_device(iolens, loop, mountpoint):
     before = digest(loop.backing)
     p = load(job_args(loop.dev, "randwrite", "psync", size="1m"))
     refused(p, "mounted on " + mountpoint)
+    # Not --allow-destroy: the kernel refuses a mounted device all the same.
+    assert "unmount it first" in p.stderr and "allow-destroy" not in p.stderr
     p = load(job_args(loop.dev, "write", "io_uring", size="1m"))
     refused(p, "mounted on " + mountpoint)
     assert digest(loop.backing) == before

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, line_of, wait_idle
+from conftest import IOLENS, DirectIO, Loop, line_of, wait_idle
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the
@@ -344,3 +344,32 @@ def test_top_rmw_reads_of_partial_page_writes(iolens, ext4, loop):
     # The page cache reads what the write does not cover, in filesystem
     # blocks: 1 KiB ones on an ext4 this small.
     assert sum(x["rmw_bytes"] for x in procs) == 20 * os.statvfs(ext4).f_bsize
+
+
+def test_top_drops_a_device_that_went_away(iolens, root):
+    """A loop device detached while top runs leaves its device table (it
+    stayed a 7:N row of zeros until top exited)."""
+    lo = Loop()
+    top = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.3"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        line_of(top, top.stdout)
+        io = DirectIO(lo.dev)
+        for i in range(20):
+            io.read(i * 4096, 4096)
+        io.close()
+        name, num = lo.name, "%d:%d" % (lo.major, lo.minor)
+        for _ in range(30):
+            if name in [d["disk_device"] for d in json.loads(line_of(top, top.stdout))["devices"]]:
+                break
+        else:
+            raise AssertionError("%s never shown" % name)
+        lo.close()
+        for _ in range(3):
+            frame = json.loads(line_of(top, top.stdout))
+        names = [d["disk_device"] for d in frame["devices"]]
+        assert name not in names and num not in names, names
+    finally:
+        top.kill()
+        top.wait()
+        lo.close()

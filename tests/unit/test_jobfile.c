@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/log.h"
 #include "load/load.h"
 
 #define NPATH 2
@@ -415,6 +416,78 @@ static void test_long_file(void **state)
 	assert_int_equal(c->js.v[0].rw, LOAD_RW_TRIM);
 }
 
+/* A temp file of `len` bytes of `text` (NULs and all). */
+static const char *job_file_n(struct ctx *c, const char *text, size_t len)
+{
+	const char *path = job_file(c, "");
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* A NUL byte would end the text for the parser and drop what follows it
+ * without a word: the file is refused, no job of it kept. */
+static void test_nul_byte_refused(void **state)
+{
+	static const char text[] = "[a]\nfilename=/tmp/t\nsize=64k\nrw=read\n\0\n"
+				   "[b]\nfilename=/tmp/t\nsize=64k\nrw=read\n";
+	struct ctx *c = *state;
+
+	assert_int_equal(load_jobfile_read(&c->js, job_file_n(c, text, sizeof(text) - 1), 0), 2);
+	assert_int_equal(c->js.n, 0);
+}
+
+/* Over 1 MiB is no job file (`iolens load /dev/zero`): refused, not read
+ * to the end of the device or of memory. */
+static void test_oversize_refused(void **state)
+{
+	struct ctx *c = *state;
+	size_t len = (1 << 20) + 4096;
+	char *text = malloc(len);
+
+	assert_non_null(text);
+	memset(text, '#', len);
+	assert_int_equal(load_jobfile_read(&c->js, job_file_n(c, text, len), 0), 2);
+	free(text);
+	assert_int_equal(load_jobfile_read(&c->js, "/dev/zero", 0), 2);
+	assert_int_equal(c->js.n, 0);
+}
+
+/* Each job costs its options' room: at most LOAD_MAX_JOBS of them. */
+static void test_too_many_jobs(void **state)
+{
+	struct ctx *c = *state;
+	size_t cap = (LOAD_MAX_JOBS + 1) * 16, len = 0;
+	char *text = malloc(cap);
+
+	assert_non_null(text);
+	for (int i = 0; i <= LOAD_MAX_JOBS; i++)
+		len += snprintf(text + len, cap - len, "[j%d]\n", i);
+	assert_int_equal(read_text(c, text), 2);
+	free(text);
+	assert_int_equal(c->js.n, LOAD_MAX_JOBS);
+}
+
+/* What a message echoes of a bad line is cut and its control bytes
+ * escaped: a 10 MB line of them gives one short line. */
+static void test_echo_cut_and_escaped(void **state)
+{
+	char buf[LOG_EXCERPT_LEN], in[200];
+
+	(void)state;
+	memset(in, '\x1b', sizeof(in) - 1);
+	in[sizeof(in) - 1] = '\0';
+	log_excerpt(in, buf, sizeof(buf));
+	assert_true(strlen(buf) < sizeof(buf));
+	assert_null(strchr(buf, '\x1b'));
+	assert_memory_equal(buf, "\\x1b\\x1b", 8);
+	assert_string_equal(buf + strlen(buf) - 3, "...");
+	assert_string_equal(log_excerpt("bs=4q", buf, sizeof(buf)), "bs=4q");
+}
+
 /* As in fio, options on the command line, before or after the file, are
  * defaults that the file's sections override; jobs named on the command
  * line come before the file's. */
@@ -518,6 +591,10 @@ int main(void)
 		T(test_empty_file),
 		T(test_missing_file),
 		T(test_long_file),
+		T(test_nul_byte_refused),
+		T(test_oversize_refused),
+		T(test_too_many_jobs),
+		T(test_echo_cut_and_escaped),
 		T(test_cmdline_defaults),
 		T(test_cmdline_job_first),
 		T(test_second_file),
