@@ -4,6 +4,11 @@
  *
  *   magic "IOLENSTR", u32 version, then records: u16 type, u16 reserved,
  *   u32 payload length, payload.  All integers little-endian.
+ *   Version 2 puts the records in blocks: u32 length (at most 64 KiB),
+ *   u32 CRC-32 of the block, then whole records; END ends the last block.
+ *   The reader verifies each block before it returns any of its records,
+ *   so damage anywhere stops it before a wrong record, and nothing may
+ *   follow the gzip stream.  Version 1 files (no blocks) still read.
  *   HEADER once first; DEVICE and CGROUP whenever a new one is seen, before
  *   the first request that names it; RQ per request (struct iolens_rq);
  *   LOST when the kernel dropped records; END last, with the totals.
@@ -20,7 +25,7 @@
 #include "bpf/block.h"
 
 #define IOLENS_TRACE_MAGIC	"IOLENSTR"
-#define IOLENS_TRACE_VERSION	1
+#define IOLENS_TRACE_VERSION	2
 #define TRACE_PATH_MAX		256
 
 enum trace_rec_type {

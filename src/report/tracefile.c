@@ -21,6 +21,11 @@
 
 #define MAGIC_LEN	8
 #define REC_HDR_LEN	8
+/* Version 2: records in blocks of at most BLOCK_MAX bytes, each behind
+ * its length and CRC-32 (u32 each): a reader returns no record of a block
+ * it has not verified.  Version 1 files (records alone) still read. */
+#define BLK_HDR_LEN	8
+#define BLOCK_MAX	(64 * 1024)
 
 /* Payload lengths; a record of another length is corrupt. */
 #define HEADER_LEN	(65 + 65 + 32 + 8 + 8)
@@ -202,32 +207,55 @@ static const char *gz_msg(gzFile f, int *errnum)
 struct trace_writer {
 	gzFile f;
 	__u64 requests;
+	size_t n;			/* bytes of records in blk */
+	unsigned char blk[BLOCK_MAX];
 	char err[160];		/* first failure, reported by trace_finish */
 };
 
-static int write_rec(struct trace_writer *w, enum trace_rec_type type,
-		     const unsigned char *payload, __u32 len)
+/* The records gathered so far, as one block behind its length and CRC. */
+static int flush_block(struct trace_writer *w)
 {
-	unsigned char hdr[REC_HDR_LEN];
+	unsigned char hdr[BLK_HDR_LEN];
 	struct buf b = { hdr };
 
 	if (w->err[0])
 		return -1;
-	put_u16(&b, type);
-	put_u16(&b, 0);
-	put_u32(&b, len);
+	if (!w->n)
+		return 0;
+	put_u32(&b, w->n);
+	put_u32(&b, crc32(0, w->blk, w->n));
 	if (gzwrite(w->f, hdr, sizeof(hdr)) != sizeof(hdr) ||
-	    gzwrite(w->f, payload, len) != (int)len) {
+	    gzwrite(w->f, w->blk, w->n) != (int)w->n) {
 		set_err(w->err, sizeof(w->err), "%s", gz_msg(w->f, NULL));
 		return -1;
 	}
+	w->n = 0;
+	return 0;
+}
+
+static int write_rec(struct trace_writer *w, enum trace_rec_type type,
+		     const unsigned char *payload, __u32 len)
+{
+	struct buf b;
+
+	if (w->err[0])
+		return -1;
+	/* A record never spans two blocks. */
+	if (w->n + REC_HDR_LEN + len > BLOCK_MAX && flush_block(w))
+		return -1;
+	b.p = w->blk + w->n;
+	put_u16(&b, type);
+	put_u16(&b, 0);
+	put_u32(&b, len);
+	memcpy(b.p, payload, len);
+	w->n += REC_HDR_LEN + len;
 	return 0;
 }
 
 struct trace_writer *trace_create(const char *path, const struct trace_header *h,
 				  char *err, size_t errlen)
 {
-	unsigned char p[MAGIC_LEN + 4 + REC_HDR_LEN + HEADER_LEN];
+	unsigned char p[MAGIC_LEN + 4], hp[HEADER_LEN];
 	struct buf b = { p };
 	struct trace_writer *w;
 
@@ -248,19 +276,18 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	}
 	gzbuffer(w->f, 128 * 1024);
 
-	/* Magic, version and the HEADER record go out as one write. */
+	/* Magic and version, then the HEADER record in a block of its own. */
 	memcpy(b.p, IOLENS_TRACE_MAGIC, MAGIC_LEN);
 	b.p += MAGIC_LEN;
 	put_u32(&b, IOLENS_TRACE_VERSION);
-	put_u16(&b, TRACE_REC_HEADER);
-	put_u16(&b, 0);
-	put_u32(&b, HEADER_LEN);
+	b.p = hp;
 	put_str(&b, h->kernel, sizeof(h->kernel));
 	put_str(&b, h->host, sizeof(h->host));
 	put_str(&b, h->tool, sizeof(h->tool));
 	put_u64(&b, h->mono_ns);
 	put_u64(&b, h->real_ns);
-	if (gzwrite(w->f, p, sizeof(p)) != sizeof(p)) {
+	if (gzwrite(w->f, p, sizeof(p)) != sizeof(p) ||
+	    write_rec(w, TRACE_REC_HEADER, hp, sizeof(hp)) || flush_block(w)) {
 		set_err(err, errlen, "cannot write %s: %s", path,
 			gz_msg(w->f, NULL));
 		gzclose(w->f);
@@ -328,7 +355,7 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 	put_u64(&b, w->requests);
 	put_u64(&b, end->lost);
 	put_u64(&b, end->untracked);
-	ret = write_rec(w, TRACE_REC_END, p, sizeof(p));
+	ret = write_rec(w, TRACE_REC_END, p, sizeof(p)) || flush_block(w) ? -1 : 0;
 
 	/* gzclose() flushes: a full disk may only show up here. */
 	errno = 0;
@@ -352,8 +379,15 @@ enum reader_state { READER_OK, READER_DONE, READER_FAILED };
 struct trace_reader {
 	gzFile f;
 	enum reader_state state;
+	__u32 version;
 	__u64 requests;		/* RQ records returned so far */
 	__u64 lost;		/* sum of LOST records */
+	int fd;			/* zlib's, for the trailer */
+	off_t size;		/* of the file; -1 if not a regular one */
+	/* Version 2: the verified block records are taken from. */
+	unsigned char *blk;
+	size_t blen, bpos;
+	__u64 blocks;		/* verified so far */
 	char err[256];		/* repeated by every call after a failure */
 };
 
@@ -411,6 +445,60 @@ static __u32 expected_len(unsigned int type)
 	return 0;
 }
 
+/* Version 2: the next block, whole and verified, into r->blk; 0, or -1
+ * with the reader failed (none of its records is returned). */
+static int read_block(struct trace_reader *r)
+{
+	unsigned char hdr[BLK_HDR_LEN];
+	struct buf b = { hdr };
+	__u32 len, crc;
+
+	if (!read_full(r, hdr, sizeof(hdr))) {
+		short_read(r, "(no END record)");
+		return -1;
+	}
+	len = get_u32(&b);
+	crc = get_u32(&b);
+	if (!len || len > BLOCK_MAX) {
+		corrupt(r, "block %llu has length %u", (unsigned long long)r->blocks + 1, len);
+		return -1;
+	}
+	if (!read_full(r, r->blk, len)) {
+		short_read(r, "inside a block (no END record)");
+		return -1;
+	}
+	if (crc32(0, r->blk, len) != crc) {
+		corrupt(r, "block %llu fails its checksum", (unsigned long long)r->blocks + 1);
+		return -1;
+	}
+	r->blocks++;
+	r->blen = len;
+	r->bpos = 0;
+	return 0;
+}
+
+/* `len` bytes of the record stream into buf: from the file (version 1)
+ * or the current block (2), where a record may not run past its end. */
+static int take(struct trace_reader *r, void *buf, size_t len, const char *where)
+{
+	if (r->version == 1) {
+		if (read_full(r, buf, len))
+			return 0;
+		short_read(r, where);
+		return -1;
+	}
+	if (r->bpos == r->blen && read_block(r))
+		return -1;
+	if (len > r->blen - r->bpos) {
+		corrupt(r, "a record runs past the end of block %llu",
+			(unsigned long long)r->blocks);
+		return -1;
+	}
+	memcpy(buf, r->blk + r->bpos, len);
+	r->bpos += len;
+	return 0;
+}
+
 /* Reads one record into `type` and `payload` (MAX_PAYLOAD bytes); 0 on
  * success, -1 with the reader failed. */
 static int read_rec(struct trace_reader *r, unsigned int *type,
@@ -420,10 +508,8 @@ static int read_rec(struct trace_reader *r, unsigned int *type,
 	struct buf b = { hdr };
 	__u32 len, want;
 
-	if (!read_full(r, hdr, sizeof(hdr))) {
-		short_read(r, "(no END record)");
+	if (take(r, hdr, sizeof(hdr), "(no END record)"))
 		return -1;
-	}
 	*type = get_u16(&b);
 	get_u16(&b);		/* reserved */
 	len = get_u32(&b);
@@ -437,11 +523,7 @@ static int read_rec(struct trace_reader *r, unsigned int *type,
 			*type, len, want);
 		return -1;
 	}
-	if (!read_full(r, payload, len)) {
-		short_read(r, "inside a record (no END record)");
-		return -1;
-	}
-	return 0;
+	return take(r, payload, len, "inside a record (no END record)");
 }
 
 struct trace_reader *trace_open(const char *path, struct trace_header *h,
@@ -475,6 +557,7 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 		set_err(err, errlen, "empty file, not an iolens trace file");
 		goto fail_fd;
 	}
+	r->fd = fd;
 	r->f = gzdopen(fd, "rb");
 	if (!r->f) {
 		set_err(err, errlen, "out of memory");
@@ -512,7 +595,13 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 		goto fail;
 	}
 	version = get_u32(&b);
-	if (version != IOLENS_TRACE_VERSION) {
+	r->version = version;
+	r->size = S_ISREG(st.st_mode) ? st.st_size : -1;
+	if (version == 2 && !(r->blk = malloc(BLOCK_MAX))) {
+		set_err(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (version != 1 && version != IOLENS_TRACE_VERSION) {
 		set_err(err, errlen,
 			"trace format version %u, this iolens reads version %d",
 			version, IOLENS_TRACE_VERSION);
@@ -536,6 +625,7 @@ fail_rec:
 	set_err(err, errlen, "%s", r->err);
 fail:
 	gzclose(r->f);
+	free(r->blk);
 	free(r);
 	return NULL;
 fail_fd:
@@ -568,6 +658,18 @@ static int check_eof(struct trace_reader *r)
 	if (n < 0 || zerr != Z_OK) {
 		corrupt(r, "%s", msg);
 		return -1;
+	}
+	/* zlib ignores what follows a gzip stream: then the file's last
+	 * bytes are no trailer, whose ISIZE is the stream's length. */
+	if (r->size >= 8) {
+		unsigned char tail[8];
+		struct buf t = { tail + 4 };
+
+		if (pread(r->fd, tail, sizeof(tail), r->size - 8) != sizeof(tail) ||
+		    get_u32(&t) != (__u32)gztell(r->f)) {
+			corrupt(r, "data after the end of the trace");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -623,6 +725,10 @@ int trace_next(struct trace_reader *r, struct trace_item *it,
 		it->end.requests = get_u64(&b);
 		it->end.lost = get_u64(&b);
 		it->end.untracked = get_u64(&b);
+		if (r->version > 1 && r->bpos != r->blen) {
+			corrupt(r, "data after the END record");
+			goto fail;
+		}
 		if (it->end.requests != r->requests) {
 			corrupt(r, "END counts %llu requests, the file holds %llu",
 				(unsigned long long)it->end.requests,
@@ -646,5 +752,6 @@ void trace_close(struct trace_reader *r)
 	if (!r)
 		return;
 	gzclose(r->f);
+	free(r->blk);
 	free(r);
 }
