@@ -44,8 +44,7 @@ struct report {
 	bool complete;
 	bool prescanned;	/* devices known before the first request */
 
-	struct iolens_rq *keep;	/* perfetto: requests shown */
-	size_t nkeep, capkeep;
+	struct perfetto *pf;	/* -f perfetto */
 };
 
 static const struct cli_opt opts[] = {
@@ -274,19 +273,20 @@ static void print_summary(struct report *r)
 
 /* ---- main loop ---- */
 
-static int keep_rq(struct report *r, const struct iolens_rq *rq)
+/* Whether the filters keep `rq`; its names in *names. */
+static bool selected(struct report *r, struct iolens_rq *rq,
+		     struct rqfmt_names *names)
 {
-	if (r->nkeep == r->capkeep) {
-		size_t cap = r->capkeep ? 2 * r->capkeep : 4096;
-		struct iolens_rq *n = realloc(r->keep, cap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		r->keep = n;
-		r->capkeep = cap;
-	}
-	r->keep[r->nkeep++] = *rq;
-	return 0;
+	names->dev = dev_label(r, rq->dev);
+	/* The submitter's cgroup is always a cgroup2 id. */
+	names->cgroup = cgroup_path(0, rq->cgroup);
+	names->io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
+	if (!rqfilter_match(&r->filt, rq, names->dev, names->cgroup,
+			    names->io_cgroup))
+		return false;
+	/* After matching: -c compares the comm as recorded. */
+	clean_str(rq->comm);
+	return true;
 }
 
 static int handle_rq(struct report *r, struct iolens_rq *rq)
@@ -298,22 +298,34 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 	struct rqfmt_names names;
 
 	r->total++;
-	names.dev = dev_label(r, rq->dev);
-	/* The submitter's cgroup is always a cgroup2 id. */
-	names.cgroup = cgroup_path(0, rq->cgroup);
-	names.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
-	if (!rqfilter_match(&r->filt, rq, names.dev, names.cgroup,
-			    names.io_cgroup))
+	if (!selected(r, rq, &names))
 		return 0;
 	r->shown++;
 	if (!rq->ts_complete)
 		r->unseen++;
-	/* After matching: -c compares the comm as recorded. */
-	clean_str(rq->comm);
 	if (r->fmt == FMT_PERFETTO)
-		return keep_rq(r, rq);
+		return perfetto_scan(r->pf, rq);
 	rqfmt_print(r->out, modes[r->fmt], rq, &names, r->hdr.mono_ns);
 	return 0;
+}
+
+/* -f perfetto's second pass over the file: the same requests again, now
+ * written.  0, or -1 if out of memory. */
+static int perfetto_pass(struct report *r)
+{
+	struct rqfmt_names names;
+	struct trace_header h;
+	struct trace_reader *tr = trace_open(r->path, &h, NULL, 0);
+	struct trace_item it;
+	int ret = 0;
+
+	perfetto_begin(r->pf, dev_label_cb, r);
+	/* Damage was reported by the first pass; this one stops there too. */
+	while (tr && !ret && trace_next(tr, &it, NULL, 0) == 1)
+		if (it.type == TRACE_REC_RQ && selected(r, &it.rq, &names))
+			ret = perfetto_add(r->pf, &it.rq);
+	trace_close(tr);
+	return ret;
 }
 
 /* 0 at END, 1 if the file is damaged (after printing what it held), -1 on
@@ -411,7 +423,7 @@ static int parse_args(struct report *r, int argc, char **argv,
 static void report_free(struct report *r)
 {
 	free(r->dev);
-	free(r->keep);
+	perfetto_free(r->pf);
 }
 
 int cmd_report(int argc, char **argv)
@@ -432,6 +444,16 @@ int cmd_report(int argc, char **argv)
 	if (!tr) {
 		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);
 		return 1;
+	}
+	/* Perfetto is written in a second pass: memory holds a window of
+	 * the trace, not all of it (report_perfetto.h). */
+	if (r.fmt == FMT_PERFETTO) {
+		struct stat st;
+
+		if (stat(r.path, &st) || !S_ISREG(st.st_mode)) {
+			trace_close(tr);
+			return usage_err(CMD, "-f perfetto reads the trace twice: give a file, not a pipe");
+		}
 	}
 	clean_str(r.hdr.host);
 	clean_str(r.hdr.kernel);
@@ -455,18 +477,19 @@ int cmd_report(int argc, char **argv)
 	if (r.fmt != FMT_PERFETTO)
 		rqfmt_header(r.out, r.fmt == FMT_CSV ? RQFMT_CSV :
 			     r.fmt == FMT_JSON ? RQFMT_JSON : RQFMT_TEXT);
+	else if (!(r.pf = perfetto_new(r.out, &r.hdr))) {
+		pr_err("out of memory");
+		trace_close(tr);
+		report_free(&r);
+		return 1;
+	}
 
 	status = read_all(&r, tr, err, sizeof(err));
 	trace_close(tr);
 	ret = status ? 1 : 0;
 
 	if (status >= 0 && r.fmt == FMT_PERFETTO) {
-		struct perfetto_src src = {
-			.hdr = &r.hdr,
-			.rq = r.keep,
-			.nrq = r.nkeep,
-			.dev_name = dev_label_cb,
-			.ctx = &r,
+		struct perfetto_facts facts = {
 			.total = r.total,
 			.lost = r.complete ? r.end.lost : r.lost,
 			.untracked = r.end.untracked,
@@ -474,7 +497,7 @@ int cmd_report(int argc, char **argv)
 			.complete = r.complete,
 		};
 
-		if (report_perfetto(r.out, &src)) {
+		if (perfetto_pass(&r) || perfetto_end(r.pf, &facts)) {
 			pr_err("out of memory");
 			ret = 1;
 		}

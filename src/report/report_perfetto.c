@@ -9,6 +9,13 @@
  * concurrency and the low lanes dense.  A lane holds the request's queue
  * part ("queued", start to issue, when the start was seen) followed by its
  * device part (issue to complete).
+ *
+ * Lanes need the requests in start order, the "in flight" counter its
+ * events in time order, and the file holds requests in completion order.
+ * A first pass finds how far a start may lie before the latest completion
+ * read (the longest request, plus how far completions come out of order):
+ * in the second, whatever starts before that horizon is final and written,
+ * so memory holds one such window of requests, not the trace.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +24,82 @@
 #include "trace/reqflags.h"
 #include "report/report_perfetto.h"
 
-struct item {
-	__u64 begin;		/* start of the lane occupancy */
-	const struct iolens_rq *rq;
-	__u32 dev;
-	bool placed;
+/* A binary min-heap of fixed-size elements. */
+struct vheap {
+	char *v;
+	size_t n, cap, size;
+	int (*cmp)(const void *a, const void *b);
 };
 
-/* Min-heap of (key, lane), ordered by key then lane. */
-struct heap_ent {
+static void vswap(struct vheap *h, size_t i, size_t k, void *tmp)
+{
+	memcpy(tmp, h->v + i * h->size, h->size);
+	memcpy(h->v + i * h->size, h->v + k * h->size, h->size);
+	memcpy(h->v + k * h->size, tmp, h->size);
+}
+
+static void *vtop(const struct vheap *h)
+{
+	return h->n ? h->v : NULL;
+}
+
+static int vpush(struct vheap *h, const void *e)
+{
+	char tmp[256];
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		char *v = realloc(h->v, cap * h->size);
+
+		if (!v)
+			return -1;
+		h->v = v;
+		h->cap = cap;
+	}
+	i = h->n++;
+	memcpy(h->v + i * h->size, e, h->size);
+	while (i && h->cmp(h->v + i * h->size, h->v + (i - 1) / 2 * h->size) < 0) {
+		vswap(h, i, (i - 1) / 2, tmp);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+/* Takes the least element out into `out`. */
+static void vpop(struct vheap *h, void *out)
+{
+	char tmp[256];
+	size_t i = 0;
+
+	memcpy(out, h->v, h->size);
+	h->n--;
+	memcpy(h->v, h->v + h->n * h->size, h->size);
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && h->cmp(h->v + l * h->size, h->v + m * h->size) < 0)
+			m = l;
+		if (r < h->n && h->cmp(h->v + r * h->size, h->v + m * h->size) < 0)
+			m = r;
+		if (m == i)
+			break;
+		vswap(h, i, m, tmp);
+		i = m;
+	}
+}
+
+/* A lane: busy until `key` (a completion), or free (key = its number). */
+struct lane {
 	__u64 key;
 	__u32 lane;
 };
 
-struct heap {
-	struct heap_ent *e;
-	size_t n;
+/* A request waiting for its turn, by start; seq keeps file order. */
+struct pend {
+	__u64 begin;
+	__u64 seq;
+	struct iolens_rq rq;
 };
 
 struct counter_ev {
@@ -40,47 +107,33 @@ struct counter_ev {
 	int delta;
 };
 
-static bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
+static int cmp_lane(const void *a, const void *b)
 {
-	return a->key < b->key || (a->key == b->key && a->lane < b->lane);
+	const struct lane *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
 }
 
-static void heap_push(struct heap *h, __u64 key, __u32 lane)
+static int cmp_pend(const void *a, const void *b)
 {
-	size_t i = h->n++;
+	const struct pend *x = a, *y = b;
 
-	h->e[i] = (struct heap_ent){ key, lane };
-	while (i && heap_less(&h->e[i], &h->e[(i - 1) / 2])) {
-		struct heap_ent t = h->e[i];
-
-		h->e[i] = h->e[(i - 1) / 2];
-		h->e[(i - 1) / 2] = t;
-		i = (i - 1) / 2;
-	}
+	if (x->begin != y->begin)
+		return x->begin < y->begin ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static struct heap_ent heap_pop(struct heap *h)
+static int cmp_counter(const void *a, const void *b)
 {
-	struct heap_ent top = h->e[0];
-	size_t i = 0;
+	const struct counter_ev *x = a, *y = b;
 
-	h->e[0] = h->e[--h->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < h->n && heap_less(&h->e[l], &h->e[m]))
-			m = l;
-		if (r < h->n && heap_less(&h->e[r], &h->e[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct heap_ent t = h->e[i];
-
-		h->e[i] = h->e[m];
-		h->e[m] = t;
-		i = m;
-	}
-	return top;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	/* Completions first: a request issued the instant another completes
+	 * is not a moment of higher queue depth. */
+	return x->delta - y->delta;
 }
 
 /* Without an issue or a completion time a request has no place on the time
@@ -95,30 +148,21 @@ static bool has_queue(const struct iolens_rq *rq)
 	return rq->ts_start && rq->ts_start <= rq->ts_issue;
 }
 
-static int cmp_item(const void *a, const void *b)
+static __u64 begin_of(const struct iolens_rq *rq)
 {
-	const struct item *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->placed != y->placed)
-		return x->placed ? -1 : 1;
-	if (x->begin != y->begin)
-		return x->begin < y->begin ? -1 : 1;
-	/* Same start: keep it deterministic (completion order). */
-	return x->rq < y->rq ? -1 : x->rq > y->rq;
+	return has_queue(rq) ? rq->ts_start : rq->ts_issue;
 }
 
-static int cmp_counter(const void *a, const void *b)
-{
-	const struct counter_ev *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	/* Completions first: a request issued the instant another completes
-	 * is not a moment of higher queue depth. */
-	return x->delta - y->delta;
-}
+/* A disk: a process of the trace. */
+struct pdev {
+	__u32 dev;
+	unsigned int pid;
+	__u64 placed, unplaced;		/* requests, from the first pass */
+	struct vheap busy, free_lanes, pend, cev;
+	unsigned int nlanes;
+	__u64 inflight, shown;
+	bool first;
+};
 
 struct pf {
 	struct json j;
@@ -223,85 +267,207 @@ static void emit_request(struct pf *p, const struct iolens_rq *rq,
 	ev_close(p);
 }
 
-/* Requests of one disk, placed ones first in start order. */
-static void emit_device(struct pf *p, const struct perfetto_src *src,
-			const struct item *it, size_t n, unsigned int pid,
-			struct heap *busy, struct heap *free_lanes,
-			struct counter_ev *cev)
+struct perfetto {
+	struct pf p;
+	const struct trace_header *hdr;
+	struct pdev *dev;
+	size_t ndev;
+	__u64 selected, no_issue, seq;
+	/* First pass: the horizon's parts; second: the latest completion. */
+	__u64 longest, skew, max_complete;
+	bool any;
+};
+
+struct perfetto *perfetto_new(FILE *f, const struct trace_header *h)
 {
-	size_t placed = 0, unplaced, i, nc = 0;
-	unsigned int nlanes = 0;
-	__u64 inflight = 0, shown = 0;
-	bool first = true;
-	char label[96];
+	struct perfetto *p = calloc(1, sizeof(*p));
 
-	while (placed < n && it[placed].placed)
-		placed++;
-	unplaced = n - placed;
-
-	/* Process-wide events go on the main thread (tid == pid): tid 0 is
-	 * the idle task to Perfetto. */
-	meta_str(p, "process_name", pid, pid, "name",
-		 src->dev_name(src->ctx, it[0].dev));
-	meta_u64(p, "process_sort_index", pid, pid, "sort_index", pid);
-	if (unplaced) {
-		snprintf(label, sizeof(label),
-			 "%zu requests not drawn: issue or completion time unknown", unplaced);
-		meta_str(p, "process_labels", pid, pid, "labels", label);
-	}
-
-	busy->n = 0;
-	free_lanes->n = 0;
-	for (i = 0; i < placed; i++) {
-		const struct iolens_rq *rq = it[i].rq;
-		__u32 lane;
-
-		while (busy->n && busy->e[0].key <= it[i].begin) {
-			lane = heap_pop(busy).lane;
-			heap_push(free_lanes, lane, lane);
-		}
-		lane = free_lanes->n ? heap_pop(free_lanes).lane : nlanes++;
-		heap_push(busy, rq->ts_complete, lane);
-		/* Lanes count from 1, as slots are named. */
-		emit_request(p, rq, pid, lane + 1);
-
-		cev[nc++] = (struct counter_ev){ rq->ts_issue, 1 };
-		cev[nc++] = (struct counter_ev){ rq->ts_complete, -1 };
-	}
-
-	for (unsigned int l = 1; l <= nlanes; l++) {
-		snprintf(label, sizeof(label), "queue slot %u", l);
-		meta_str(p, "thread_name", pid, l, "name", label);
-		meta_u64(p, "thread_sort_index", pid, l, "sort_index", l);
-	}
-
-	qsort(cev, nc, sizeof(*cev), cmp_counter);
-	for (i = 0; i < nc; i++) {
-		inflight += cev[i].delta;
-		if (i + 1 < nc && cev[i + 1].ts == cev[i].ts)
-			continue;
-		if (!first && inflight == shown)
-			continue;
-		ev_open(p, "C", "in flight", pid, pid);
-		ts_us(p, "ts", cev[i].ts);
-		json_obj_open(&p->j, "args");
-		json_u64(&p->j, "requests", inflight);
-		json_obj_close(&p->j);
-		ev_close(p);
-		shown = inflight;
-		first = false;
-	}
+	if (!p)
+		return NULL;
+	p->hdr = h;
+	p->p.t0 = h->mono_ns;
+	json_init(&p->p.j, f);
+	return p;
 }
 
-static void emit_metadata(struct pf *p, const struct perfetto_src *src,
-			  size_t placed, size_t no_issue)
+static struct pdev *dev_of(struct perfetto *p, __u32 dev)
 {
-	const struct trace_header *h = src->hdr;
-	struct json *j = &p->j;
+	struct pdev *d;
+
+	for (size_t i = 0; i < p->ndev; i++)
+		if (p->dev[i].dev == dev)
+			return &p->dev[i];
+	d = realloc(p->dev, (p->ndev + 1) * sizeof(*d));
+	if (!d)
+		return NULL;
+	p->dev = d;
+	d = &p->dev[p->ndev++];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	d->first = true;
+	d->busy = (struct vheap){ .size = sizeof(struct lane), .cmp = cmp_lane };
+	d->free_lanes = d->busy;
+	d->pend = (struct vheap){ .size = sizeof(struct pend), .cmp = cmp_pend };
+	d->cev = (struct vheap){ .size = sizeof(struct counter_ev), .cmp = cmp_counter };
+	return d;
+}
+
+int perfetto_scan(struct perfetto *p, const struct iolens_rq *rq)
+{
+	struct pdev *d = dev_of(p, rq->dev);
+	__u64 begin;
+
+	if (!d)
+		return -1;
+	p->selected++;
+	if (!rq->ts_issue)
+		p->no_issue++;
+	if (!placeable(rq)) {
+		d->unplaced++;
+		return 0;
+	}
+	d->placed++;
+	begin = begin_of(rq);
+	/* Time zero is the start of recording, or earlier if requests that
+	 * were already queued then are drawn: no negative timestamps. */
+	if (begin < p->p.t0)
+		p->p.t0 = begin;
+	if (rq->ts_complete - begin > p->longest)
+		p->longest = rq->ts_complete - begin;
+	if (!p->any || rq->ts_complete > p->max_complete)
+		p->max_complete = rq->ts_complete;
+	else if (p->max_complete - rq->ts_complete > p->skew)
+		p->skew = p->max_complete - rq->ts_complete;
+	p->any = true;
+	return 0;
+}
+
+static int by_dev(const void *a, const void *b)
+{
+	const struct pdev *x = a, *y = b;
+
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+void perfetto_begin(struct perfetto *p,
+		    const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
+{
+	char label[96];
+
+	json_obj_open(&p->p.j, NULL);
+	json_arr_open(&p->p.j, "traceEvents");
+	fputc('\n', p->p.j.f);
+	qsort(p->dev, p->ndev, sizeof(*p->dev), by_dev);
+	for (size_t i = 0; i < p->ndev; i++) {
+		struct pdev *d = &p->dev[i];
+
+		/* pid 0 is the idle task to Perfetto: disks count from 1.
+		 * Process-wide events go on the main thread (tid == pid). */
+		d->pid = i + 1;
+		meta_str(&p->p, "process_name", d->pid, d->pid, "name", dev_name(ctx, d->dev));
+		meta_u64(&p->p, "process_sort_index", d->pid, d->pid, "sort_index", d->pid);
+		if (d->unplaced) {
+			snprintf(label, sizeof(label),
+				 "%llu requests not drawn: issue or completion time unknown",
+				 (unsigned long long)d->unplaced);
+			meta_str(&p->p, "process_labels", d->pid, d->pid, "labels", label);
+		}
+	}
+	p->max_complete = 0;
+	p->any = false;
+}
+
+/* Writes the requests of `d` that start before `horizon` (all if `all`),
+ * in start order, in the lowest free lane, and the in-flight counter up to
+ * there.  -1 if out of memory. */
+static int drain(struct perfetto *p, struct pdev *d, __u64 horizon, bool all)
+{
+	struct counter_ev ev, *next;
+	struct lane l, *b;
+	struct pend *top;
+
+	while ((top = vtop(&d->pend)) && (all || top->begin < horizon)) {
+		struct pend r;
+
+		vpop(&d->pend, &r);
+		while ((b = vtop(&d->busy)) && b->key <= r.begin) {
+			vpop(&d->busy, &l);
+			l.key = l.lane;
+			if (vpush(&d->free_lanes, &l))
+				return -1;
+		}
+		if (d->free_lanes.n)
+			vpop(&d->free_lanes, &l);
+		else
+			l.lane = d->nlanes++;
+		l.key = r.rq.ts_complete;
+		if (vpush(&d->busy, &l))
+			return -1;
+		/* Lanes count from 1, as slots are named. */
+		emit_request(&p->p, &r.rq, d->pid, l.lane + 1);
+	}
+	while ((next = vtop(&d->cev)) && (all || next->ts < horizon)) {
+		vpop(&d->cev, &ev);
+		d->inflight += ev.delta;
+		while ((next = vtop(&d->cev)) && next->ts == ev.ts) {
+			vpop(&d->cev, &ev);
+			d->inflight += ev.delta;
+		}
+		if (!d->first && d->inflight == d->shown)
+			continue;
+		ev_open(&p->p, "C", "in flight", d->pid, d->pid);
+		ts_us(&p->p, "ts", ev.ts);
+		json_obj_open(&p->p.j, "args");
+		json_u64(&p->p.j, "requests", d->inflight);
+		json_obj_close(&p->p.j);
+		ev_close(&p->p);
+		d->shown = d->inflight;
+		d->first = false;
+	}
+	return 0;
+}
+
+int perfetto_add(struct perfetto *p, const struct iolens_rq *rq)
+{
+	struct pdev *d = dev_of(p, rq->dev);
+	struct pend r = { .seq = p->seq++ };
+	struct counter_ev in, out;
+	__u64 horizon;
+
+	if (!d)
+		return -1;
+	if (!placeable(rq))
+		return 0;
+	r.begin = begin_of(rq);
+	r.rq = *rq;
+	in = (struct counter_ev){ rq->ts_issue, 1 };
+	out = (struct counter_ev){ rq->ts_complete, -1 };
+	if (vpush(&d->pend, &r) || vpush(&d->cev, &in) || vpush(&d->cev, &out))
+		return -1;
+	if (rq->ts_complete > p->max_complete)
+		p->max_complete = rq->ts_complete;
+	/* A request still to come completes at or after max_complete - skew
+	 * and started at most `longest` before that. */
+	if (p->max_complete > p->skew + p->longest) {
+		horizon = p->max_complete - p->skew - p->longest;
+		for (size_t i = 0; i < p->ndev; i++)
+			if (drain(p, &p->dev[i], horizon, false))
+				return -1;
+	}
+	return 0;
+}
+
+static void emit_metadata(struct perfetto *p, const struct perfetto_facts *fx)
+{
+	const struct trace_header *h = p->hdr;
+	struct json *j = &p->p.j;
+	__u64 placed = 0;
 	struct tm tm;
 	time_t secs = h->real_ns / 1000000000ULL;
 	char when[64] = "";
 
+	for (size_t i = 0; i < p->ndev; i++)
+		placed += p->dev[i].placed;
 	if (localtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
 	json_obj_open(j, "metadata");
@@ -310,80 +476,58 @@ static void emit_metadata(struct pf *p, const struct perfetto_src *src,
 	json_str(j, "kernel", h->kernel);
 	json_str(j, "start", when);
 	json_u64(j, "start_monotonic_ns", h->mono_ns);
-	json_u64(j, "time_zero_monotonic_ns", p->t0);
-	if (src->complete && src->end_ns >= h->mono_ns)
-		json_f64(j, "duration_s", (src->end_ns - h->mono_ns) / 1e9, 6);
+	json_u64(j, "time_zero_monotonic_ns", p->p.t0);
+	if (fx->complete && fx->end_ns >= h->mono_ns)
+		json_f64(j, "duration_s", (fx->end_ns - h->mono_ns) / 1e9, 6);
 	else
 		json_null(j, "duration_s");
-	json_u64(j, "requests_in_file", src->total);
-	json_u64(j, "requests_selected", src->nrq);
+	json_u64(j, "requests_in_file", fx->total);
+	json_u64(j, "requests_selected", p->selected);
 	json_u64(j, "requests_drawn", placed);
-	json_u64(j, "requests_not_drawn", src->nrq - placed);
-	json_u64(j, "requests_without_issue_time", no_issue);
-	json_u64(j, "lost_records", src->lost);
-	if (src->complete)
-		json_u64(j, "untracked_requests", src->untracked);
+	json_u64(j, "requests_not_drawn", p->selected - placed);
+	json_u64(j, "requests_without_issue_time", p->no_issue);
+	json_u64(j, "lost_records", fx->lost);
+	if (fx->complete)
+		json_u64(j, "untracked_requests", fx->untracked);
 	else
 		json_null(j, "untracked_requests");
-	json_bool(j, "truncated", !src->complete);
+	json_bool(j, "truncated", !fx->complete);
 	json_obj_close(j);
 }
 
-int report_perfetto(FILE *f, const struct perfetto_src *src)
+int perfetto_end(struct perfetto *p, const struct perfetto_facts *facts)
 {
-	size_t n = src->nrq, placed = 0, no_issue = 0, i, start;
-	struct item *items = calloc(n ? n : 1, sizeof(*items));
-	struct heap busy = { calloc(n ? n : 1, sizeof(struct heap_ent)), 0 };
-	struct heap free_lanes = { calloc(n ? n : 1, sizeof(struct heap_ent)), 0 };
-	struct counter_ev *cev = calloc(n ? 2 * n : 1, sizeof(*cev));
-	unsigned int pid = 0;
-	struct pf p;
-	int ret = -1;
+	char label[96];
 
-	if (!items || !busy.e || !free_lanes.e || !cev)
-		goto out;
+	for (size_t i = 0; i < p->ndev; i++) {
+		struct pdev *d = &p->dev[i];
 
-	/* Time zero is the start of recording, or earlier if requests that
-	 * were already queued then are drawn: no negative timestamps. */
-	p.t0 = src->hdr->mono_ns;
-	for (i = 0; i < n; i++) {
-		const struct iolens_rq *rq = &src->rq[i];
-
-		items[i].rq = rq;
-		items[i].dev = rq->dev;
-		items[i].placed = placeable(rq);
-		if (!rq->ts_issue)
-			no_issue++;
-		if (!items[i].placed)
-			continue;
-		placed++;
-		items[i].begin = has_queue(rq) ? rq->ts_start : rq->ts_issue;
-		if (items[i].begin < p.t0)
-			p.t0 = items[i].begin;
+		if (drain(p, d, 0, true))
+			return -1;
+		for (unsigned int l = 1; l <= d->nlanes; l++) {
+			snprintf(label, sizeof(label), "queue slot %u", l);
+			meta_str(&p->p, "thread_name", d->pid, l, "name", label);
+			meta_u64(&p->p, "thread_sort_index", d->pid, l, "sort_index", l);
+		}
 	}
-	qsort(items, n, sizeof(*items), cmp_item);
+	json_arr_close(&p->p.j);
+	json_str(&p->p.j, "displayTimeUnit", "ns");
+	emit_metadata(p, facts);
+	json_obj_close(&p->p.j);
+	json_newline(&p->p.j);
+	return 0;
+}
 
-	json_init(&p.j, f);
-	json_obj_open(&p.j, NULL);
-	json_arr_open(&p.j, "traceEvents");
-	fputc('\n', f);
-	for (start = 0; start < n; start = i) {
-		for (i = start; i < n && items[i].dev == items[start].dev; i++)
-			;
-		/* pid 0 is the idle task to Perfetto: disks count from 1. */
-		emit_device(&p, src, items + start, i - start, ++pid,
-			    &busy, &free_lanes, cev);
+void perfetto_free(struct perfetto *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->ndev; i++) {
+		free(p->dev[i].busy.v);
+		free(p->dev[i].free_lanes.v);
+		free(p->dev[i].pend.v);
+		free(p->dev[i].cev.v);
 	}
-	json_arr_close(&p.j);
-	json_str(&p.j, "displayTimeUnit", "ns");
-	emit_metadata(&p, src, placed, no_issue);
-	json_obj_close(&p.j);
-	json_newline(&p.j);
-	ret = 0;
-out:
-	free(items);
-	free(busy.e);
-	free(free_lanes.e);
-	free(cev);
-	return ret;
+	free(p->dev);
+	free(p);
 }
