@@ -17,7 +17,7 @@ CFLAGS		?= -O2 -g
 # -iquote .: userspace reads each BPF object's ABI header as "bpf/NAME.h".
 CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 		   -DIOLENS_VERSION='"$(VERSION)"' -Iinclude -iquote . -I$(OUT) \
-		   -MMD -MP
+		   -MMD -MP $(EXTRA_CFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		   -Wall -Werror -I$(dir $(VMLINUX_H)) -MMD -MP
 LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lpthread
@@ -30,7 +30,19 @@ LIB_OBJS	:= $(filter-out $(OUT)/src/cli/main.o,$(OBJS))
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all run test unit systest kmatrix check-layers deps clean
+# Fuzzing (libFuzzer) and the unit tests again under ASan and UBSan, in a
+# build of their own by clang: $(SAN_OUT).  Each target tests/fuzz/fuzz_NAME.c
+# has its seed corpus in tests/fuzz/corpus/NAME.
+SAN_OUT		:= $(OUT)/san
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+SAN_MAKE	= $(MAKE) --no-print-directory OUT=$(SAN_OUT) CC=$(CLANG) \
+		  EXTRA_CFLAGS="$(SAN_FLAGS) -fsanitize=fuzzer-no-link"
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS	?= 60
+
+.PHONY: all run test unit systest kmatrix check-layers deps clean \
+	lib-objs san-unit fuzz-bins fuzz-replay fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -69,6 +81,35 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
+lib-objs: $(LIB_OBJS)
+
+# Only in $(SAN_OUT), where CC is clang with the sanitizers.
+$(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
+san-unit: | $(OUT)/.deps-test
+	$(SAN_MAKE) unit
+
+fuzz-bins: | $(OUT)/.deps-test
+	$(SAN_MAKE) $(FUZZ_NAMES:%=$(SAN_OUT)/fuzz/fuzz_%)
+
+# Every input of every corpus once: a crash found once stays fixed.
+fuzz-replay: fuzz-bins
+	@for n in $(FUZZ_NAMES); do \
+		$(SAN_OUT)/fuzz/fuzz_$$n -runs=0 -close_fd_mask=2 tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+# A bounded search, FUZZ_SECONDS a target; new inputs go to $(SAN_OUT)/corpus
+# (copy the ones worth keeping into tests/fuzz/corpus), findings beside them.
+fuzz: fuzz-bins
+	@for n in $(FUZZ_NAMES); do \
+		mkdir -p $(SAN_OUT)/corpus/$$n && \
+		$(SAN_OUT)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 \
+			-artifact_prefix=$(SAN_OUT)/corpus/$$n- \
+			$(SAN_OUT)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
 run: $(OUT)/iolens
 	$(OUT)/iolens top
 
@@ -95,7 +136,7 @@ $(OUT)/venv/bin/vng: | $(OUT)/.deps-test
 kmatrix: $(OUT)/iolens $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
-test: check-layers unit systest kmatrix
+test: check-layers unit san-unit fuzz-replay systest kmatrix
 
 clean:
 	rm -rf $(OUT)

@@ -10,7 +10,7 @@ set -eu
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev pkg-config make gcc"
 # The kernel matrix boots Debian's own kernels under qemu (virtme-ng, from
 # PyPI into build/venv by the Makefile).
-test="$build libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static"
+test="$build libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static"
 bench="$test libbpf-tools iotop iotop-c"
 
 case "${1:-build}" in
