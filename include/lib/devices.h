@@ -52,6 +52,17 @@ void dev_stable_name(__u32 dev, char *buf, size_t len);
  * most `max` of them in dev_t order: how many (0 for a plain disk). */
 int dev_members(__u32 dev, __u32 *out, int max);
 
+/* The order to show `n` devices in as stacks: each stacked device (dm,
+ * md) followed by those of `devs` under it, one level deeper; a device
+ * under two shows under the first.  order[k] is an index into devs,
+ * depth[k] its level.  0 or -ENOMEM. */
+int dev_stack_order(const __u32 *devs, int n, int *order, int *depth);
+
+/* Puts `n` elements of `size` bytes at `base` in that order: each holds
+ * its dev_t (__u32) at `dev_off`, and gets its level in the int at
+ * `depth_off`.  0 or -ENOMEM. */
+int dev_stack_sort(void *base, int n, size_t size, size_t dev_off, size_t depth_off);
+
 /* Parses "loop0", "/dev/loop0" or "7:0" into a dev_t of an existing whole
  * disk or partition; 0 on success, -errno otherwise. */
 int dev_parse(const char *s, __u32 *dev);

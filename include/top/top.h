@@ -21,6 +21,7 @@
 
 struct top_opts {
 	bool batch, json, threads, only_active, accumulated;
+	bool names;			/* -N: devices by stable names */
 	unsigned long frames;		/* -n; 0 = until quit */
 	unsigned long long delay_ns;	/* -d */
 	__u32 pids[16];
@@ -54,6 +55,7 @@ struct top_dev {
 	double util;		/* iostat's: the kernel's io_ticks */
 	double busy;		/* iolens's exact busy time; NaN: unknown */
 	bool bio_based;		/* counts the kernel's, latency of bios */
+	int depth;		/* under how many stacked devices shown */
 	__u64 *hist;		/* total latency, this frame */
 };
 
@@ -86,6 +88,10 @@ struct top_frame {
 /* Allocates the frame's histograms; -ENOMEM. */
 int top_frame_init(struct top_frame *f);
 void top_frame_free(struct top_frame *f);
+
+/* A device's name for the table: indented two spaces a level under the
+ * stacked device it is part of.  Written to buf, which is returned. */
+const char *top_dev_label(const struct top_dev *d, char *buf, size_t len);
 
 /* Re-filters and re-sorts `f` after a change of o->sort, o->filter... */
 void top_arrange(struct top_frame *f, const struct top_opts *o);

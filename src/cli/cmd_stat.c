@@ -5,6 +5,7 @@
  * and misaligned writes.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,52 +98,11 @@ static int by_dev(const void *a, const void *b)
 	return x->dev < y->dev ? -1 : x->dev > y->dev;
 }
 
-static bool is_member(const struct stat_row *rows, int n, __u32 dev)
+/* -S: each stacked device followed by the devices under it, indented. */
+static int stack_sort(struct stat_row *rows, int n)
 {
-	for (int i = 0; i < n; i++)
-		for (int k = 0; k < rows[i].nmembers; k++)
-			if (rows[i].members[k] == dev)
-				return true;
-	return false;
-}
-
-static void stack_put(const struct stat_row *rows, int n, int i, int depth,
-		      struct stat_row *out, int *m, bool *done)
-{
-	if (done[i])
-		return;
-	done[i] = true;
-	out[*m] = rows[i];
-	out[(*m)++].depth = depth;
-	for (int k = 0; k < rows[i].nmembers; k++)
-		for (int j = 0; j < n; j++)
-			if (rows[j].dev == rows[i].members[k])
-				stack_put(rows, n, j, depth + 1, out, m, done);
-}
-
-/* -S: each stacked device followed by the devices under it, indented (a
- * device under two is shown under the first).  0 or -ENOMEM. */
-static int stack_order(struct stat_row *rows, int n)
-{
-	struct stat_row *out = calloc(n ? n : 1, sizeof(*out));
-	bool *done = calloc(n ? n : 1, sizeof(*done));
-	int m = 0;
-
-	if (!out || !done) {
-		free(out);
-		free(done);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < n; i++)
-		if (!is_member(rows, n, rows[i].dev))
-			stack_put(rows, n, i, 0, out, &m, done);
-	/* sysfs has no cycles; were there one, its rows still show. */
-	for (int i = 0; i < n; i++)
-		stack_put(rows, n, i, 0, out, &m, done);
-	memcpy(rows, out, m * sizeof(*out));
-	free(out);
-	free(done);
-	return 0;
+	return dev_stack_sort(rows, n, sizeof(*rows), offsetof(struct stat_row, dev),
+			      offsetof(struct stat_row, depth));
 }
 
 static bool row_active(const struct stat_row *r)
@@ -206,7 +166,7 @@ static int report_boot(const struct stat_opts *o)
 		if (row_active(r) || o->ndev)
 			nr++;
 	}
-	if (o->stack && stack_order(rows, nr))
+	if (o->stack && stack_sort(rows, nr))
 		nr = 0;
 	stat_report(rows, nr, uptime_s(), true, NULL, o->json, o->human);
 	free(rows);
@@ -370,7 +330,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 		t->n = k;
 	}
 	qsort(t->rows, t->n, sizeof(*t->rows), by_dev);
-	return o->stack ? stack_order(t->rows, t->n) : 0;
+	return o->stack ? stack_sort(t->rows, t->n) : 0;
 }
 
 struct tick_ctx {

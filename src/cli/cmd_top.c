@@ -29,6 +29,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('o', "only", NULL, "only processes with I/O in the frame"),
 	CLI_OPT('t', "threads", NULL, "a row per thread, not per process"),
 	CLI_OPT('a', "accumulated", NULL, "totals since start instead of rates"),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper, /dev/md,\nelse /dev/disk/by-id"),
 	CLI_OPT('p', "pid", "PID", "only this process and its children; repeatable"),
 	CLI_OPT('u', "user", "USER", "only this user's processes"),
 	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT"),
@@ -110,6 +111,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		case 'o': o->only_active = true; break;
 		case 't': o->threads = true; break;
 		case 'a': o->accumulated = true; break;
+		case 'N': o->names = true; break;
 		case 'p':
 			if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0])))
 				return usage_err(CMD, "at most %zu -p", sizeof(o->pids) / sizeof(o->pids[0]));

@@ -249,3 +249,90 @@ void dev_stable_name(__u32 dev, char *buf, size_t len)
 		return;
 	link_to("/dev/disk/by-id", info.name, buf, len);
 }
+
+#define STACK_MEMBERS 8
+
+struct stack_walk {
+	const __u32 *devs;
+	int n, m;
+	__u32 (*members)[STACK_MEMBERS];
+	int *nmembers, *order, *depth;
+	bool *done;
+};
+
+static bool stack_member(const struct stack_walk *w, __u32 dev)
+{
+	for (int i = 0; i < w->n; i++)
+		for (int k = 0; k < w->nmembers[i]; k++)
+			if (w->members[i][k] == dev)
+				return true;
+	return false;
+}
+
+static void stack_put(struct stack_walk *w, int i, int depth)
+{
+	if (w->done[i])
+		return;
+	w->done[i] = true;
+	w->order[w->m] = i;
+	w->depth[w->m++] = depth;
+	for (int k = 0; k < w->nmembers[i]; k++)
+		for (int j = 0; j < w->n; j++)
+			if (w->devs[j] == w->members[i][k])
+				stack_put(w, j, depth + 1);
+}
+
+int dev_stack_order(const __u32 *devs, int n, int *order, int *depth)
+{
+	struct stack_walk w = {
+		.devs = devs, .n = n, .order = order, .depth = depth,
+		.members = calloc(n ? n : 1, sizeof(*w.members)),
+		.nmembers = calloc(n ? n : 1, sizeof(int)),
+		.done = calloc(n ? n : 1, sizeof(bool)),
+	};
+
+	if (!w.members || !w.nmembers || !w.done) {
+		free(w.members);
+		free(w.nmembers);
+		free(w.done);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		w.nmembers[i] = dev_members(devs[i], w.members[i], STACK_MEMBERS);
+	for (int i = 0; i < n; i++)
+		if (!stack_member(&w, devs[i]))
+			stack_put(&w, i, 0);
+	/* sysfs has no cycles; were there one, its devices still show. */
+	for (int i = 0; i < n; i++)
+		stack_put(&w, i, 0);
+	free(w.members);
+	free(w.nmembers);
+	free(w.done);
+	return 0;
+}
+
+int dev_stack_sort(void *base, int n, size_t size, size_t dev_off, size_t depth_off)
+{
+	char *v = base, *out = malloc(n ? n * size : 1);
+	int *order = calloc(n ? n : 1, sizeof(int)), *depth = calloc(n ? n : 1, sizeof(int));
+	__u32 *devs = calloc(n ? n : 1, sizeof(__u32));
+	int err = -ENOMEM;
+
+	if (out && order && depth && devs) {
+		for (int i = 0; i < n; i++)
+			memcpy(&devs[i], v + i * size + dev_off, sizeof(__u32));
+		err = dev_stack_order(devs, n, order, depth);
+	}
+	if (!err) {
+		for (int k = 0; k < n; k++) {
+			memcpy(out + k * size, v + order[k] * size, size);
+			memcpy(out + k * size + depth_off, &depth[k], sizeof(int));
+		}
+		memcpy(v, out, n * size);
+	}
+	free(out);
+	free(order);
+	free(depth);
+	free(devs);
+	return err;
+}

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -23,6 +24,7 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	char cell[64];
 	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
 	struct top_row tot = { .e = &none, .user = "" };
+	char name[DEV_NAME_LEN + 8];
 
 	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
 	       o->accumulated ? "totals since start" : "rates", f->source);
@@ -32,7 +34,7 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	for (int i = 0; i < f->ndev; i++) {
 		const struct top_dev *d = &f->devs[i];
 
-		printf("%-10s %9.1f %9.1f %9.1f %9.1f", d->info.name, d->r_s, d->rkb_s,
+		printf("%-10s %9.1f %9.1f %9.1f %9.1f", top_dev_label(d, name, sizeof(name)), d->r_s, d->rkb_s,
 		       d->w_s, d->wkb_s);
 		print_ms(d->await_ms);
 		print_ms(d->queue_ms);
@@ -71,6 +73,20 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	}
 	putchar('\n');
 	fflush(stdout);
+}
+
+/* The devices a stacked one is built on, by kernel name, if any. */
+static void members(struct json *j, __u32 dev)
+{
+	__u32 m[8];
+	int n = dev_members(dev, m, 8);
+
+	if (!n)
+		return;
+	json_arr_open(j, "members");
+	for (int i = 0; i < n; i++)
+		json_str(j, NULL, dev_name(m[i]));
+	json_arr_close(j);
 }
 
 static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
@@ -144,6 +160,7 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_f64(&j, "util", d->util, 2);
 		json_f64(&j, "busy", d->busy, 2);
 		json_str(&j, "source", d->bio_based ? "bios" : "requests");
+		members(&j, d->info.dev);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

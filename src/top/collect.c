@@ -5,6 +5,7 @@
  * the aggregation core (stat_trace.c).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,20 @@ static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
 	w->ios += ios;
 	w->bytes += bytes;
 	return 0;
+}
+
+/* Stacked devices (dm, md) with the devices under them right after, one
+ * level deeper, as stat -S shows them (each keeps its own histogram); with
+ * -N by their stable names. */
+static int stack_order(const struct top_collector *s, struct top_frame *f)
+{
+	if (s->o->names)
+		for (int i = 0; i < f->ndev; i++)
+			dev_stable_name(f->devs[i].info.dev, f->devs[i].info.name,
+					sizeof(f->devs[i].info.name));
+	return dev_stack_sort(f->devs, f->ndev, sizeof(*f->devs),
+			      offsetof(struct top_dev, info.dev),
+			      offsetof(struct top_dev, depth));
 }
 
 static int fold_block(struct top_collector *s, struct top_frame *f)
@@ -140,7 +155,7 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		t->bio_based = d->bio_based;
 	}
 	f->ndev = n;
-	return 0;
+	return stack_order(s, f);
 }
 
 int top_collect(struct top_frame *f, void *arg)

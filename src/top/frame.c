@@ -138,3 +138,11 @@ void top_wb_name(char *buf, size_t len, const struct top_wb *w)
 	else
 		snprintf(buf, len, "cgroup %llu", (unsigned long long)w->cgroup);
 }
+
+const char *top_dev_label(const struct top_dev *d, char *buf, size_t len)
+{
+	int in = d->depth > 3 ? 6 : 2 * d->depth;
+
+	snprintf(buf, len, "%*s%s", in, "", d->info.name);
+	return buf;
+}

@@ -99,7 +99,7 @@ static void draw_devices(const struct top_frame *f, const struct view *v,
 	for (int i = 0; i < f->ndev && *y < LINES - 4; i++) {
 		const struct top_dev *d = &f->devs[i];
 		double ms[3] = { d->await_ms, d->queue_ms, d->device_ms };
-		char t[3][16], p99[16] = "-";
+		char t[3][16], p99[16] = "-", name[DEV_NAME_LEN + 8];
 
 		/* ms with three decimals, or "-" when nothing was timed. */
 		for (int k = 0; k < 3; k++)
@@ -107,7 +107,7 @@ static void draw_devices(const struct top_frame *f, const struct view *v,
 		if (d->p99_ns)
 			fmt_ns(p99, sizeof(p99), d->p99_ns);
 		mvprintw((*y)++, 0, "%c%-10s %9.1f %9.1f %9.1f %9.1f %8s %8s %8s %8s %7.2f %6.1f",
-			 i == v->focus ? '>' : ' ', d->info.name, d->r_s, d->rkb_s,
+			 i == v->focus ? '>' : ' ', top_dev_label(d, name, sizeof(name)), d->r_s, d->rkb_s,
 			 d->w_s, d->wkb_s, t[0], t[1], t[2], p99, d->aqu_sz, d->util);
 		clrtoeol();
 	}

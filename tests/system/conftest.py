@@ -345,6 +345,31 @@ def wait_idle(lo, quiet=0.3, timeout=5.0):
     raise AssertionError("device %s never went idle" % lo.name)
 
 
+class TopJson:
+    """`iolens top -j ARGS` in the background, once its first frame is out."""
+
+    def __init__(self, args):
+        self.proc = subprocess.Popen([IOLENS, "top", "-j"] + args, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line_of(self.proc, self.proc.stdout)
+
+    def devices(self):
+        """The device table of the next frame."""
+        return json.loads(line_of(self.proc, self.proc.stdout))["devices"]
+
+    def until_shown(self, names, frames=30):
+        """The device table of the first frame that lists all of `names`."""
+        for _ in range(frames):
+            devs = self.devices()
+            if set(names) <= {d["disk_device"] for d in devs}:
+                return devs
+        raise AssertionError("%s never shown: %s" % (names, devs))
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
 class DirectIO:
     """O_DIRECT reads and writes at known offsets, done by this process."""
 

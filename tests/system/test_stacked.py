@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import DirectIO, Loop, diskstats, run, wait_idle
+from conftest import DirectIO, Loop, TopJson, diskstats, run, wait_idle
 from test_stat import Stat, totals
 
 pytestmark = pytest.mark.matrix
@@ -170,3 +170,24 @@ def test_stack_shown_as_a_stack(iolens, stack):
     assert named.returncode == 0, named.stderr
     want = top.mapper if isinstance(top, Dm) else top.name
     assert [d["disk_device"] for d in json.loads(named.stdout)["devices"]] == [want]
+
+
+def test_top_shows_the_stack(iolens, stack):
+    """top -N: the stacked device by its stable name, the loop devices
+    under it right after it, listed as its members."""
+    top_dev, los = stack
+    want = top_dev.mapper if isinstance(top_dev, Dm) else top_dev.name
+    members = sorted(lo.name for lo in los)
+    top = TopJson(["-N", "-d", "0.5"])
+    try:
+        io = DirectIO(top_dev.dev)
+        for i in range(20):
+            io.write(i * 65536, 4096)
+        io.close()
+        devs = top.until_shown([want] + members)
+    finally:
+        top.kill()
+    names = [d["disk_device"] for d in devs]
+    at = names.index(want)
+    assert names[at + 1:at + 1 + len(members)] == members, names
+    assert devs[at]["members"] == members, devs[at]

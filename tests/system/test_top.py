@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, DirectIO, Loop, line_of, wait_idle
+from conftest import IOLENS, DirectIO, Loop, TopJson, line_of, wait_idle
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the
@@ -350,26 +350,20 @@ def test_top_drops_a_device_that_went_away(iolens, root):
     """A loop device detached while top runs leaves its device table (it
     stayed a 7:N row of zeros until top exited)."""
     lo = Loop()
-    top = subprocess.Popen([IOLENS, "top", "-j", "-d", "0.3"], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+    top = None
     try:
-        line_of(top, top.stdout)
+        top = TopJson(["-d", "0.3"])
         io = DirectIO(lo.dev)
         for i in range(20):
             io.read(i * 4096, 4096)
         io.close()
+        top.until_shown([lo.name])
         name, num = lo.name, "%d:%d" % (lo.major, lo.minor)
-        for _ in range(30):
-            if name in [d["disk_device"] for d in json.loads(line_of(top, top.stdout))["devices"]]:
-                break
-        else:
-            raise AssertionError("%s never shown" % name)
         lo.close()
         for _ in range(3):
-            frame = json.loads(line_of(top, top.stdout))
-        names = [d["disk_device"] for d in frame["devices"]]
+            names = [d["disk_device"] for d in top.devices()]
         assert name not in names and num not in names, names
     finally:
-        top.kill()
-        top.wait()
+        if top:
+            top.kill()
         lo.close()
