@@ -53,14 +53,16 @@ SEC("tp_btf/block_bio_queue")
 int BPF_PROG(stat_bio_queue, struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t;
 	struct bio_start b = {};
 	struct gendisk *g;
 	__u32 disk, dev, disk_slot;
 	__u64 key = (__u64)bio;
 
+	/* Every bio of every disk comes here: request-based ones leave first. */
 	if (!bdev || !bio_based(bdev))
 		return 0;
+	t = bpf_get_current_task_btf();
 	g = bdev->bd_disk;
 	disk = (__u32)g->major << 20 | (__u32)g->first_minor;
 	dev = slot_dev(disk, bdev->bd_dev);
