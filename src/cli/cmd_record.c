@@ -145,9 +145,14 @@ static void write_lost(struct record *r)
 	}
 }
 
+/* Once a second: what was recorded is on disk whatever ends record. */
 static void on_tick(void *ctx)
 {
-	write_lost(ctx);
+	struct record *r = ctx;
+
+	write_lost(r);
+	if (trace_sync(r->w))
+		r->failed = 1;
 }
 
 static void fill_header(struct trace_header *h)

@@ -342,6 +342,23 @@ int trace_write_lost(struct trace_writer *w, __u64 lost)
 	return write_rec(w, TRACE_REC_LOST, p, sizeof(p));
 }
 
+int trace_sync(struct trace_writer *w)
+{
+	int zerr;
+
+	if (flush_block(w))
+		return -1;
+	/* Z_SYNC_FLUSH keeps the dictionary: a few bytes per call, once a
+	 * second at most, against up to gzbuffer's 128 KiB plus deflate's
+	 * window lost to a SIGKILL or a crash. */
+	zerr = gzflush(w->f, Z_SYNC_FLUSH);
+	if (zerr != Z_OK) {
+		set_err(w->err, sizeof(w->err), "%s", gz_msg(w->f, NULL));
+		return -1;
+	}
+	return 0;
+}
+
 int trace_finish(struct trace_writer *w, const struct trace_end *end,
 		 char *err, size_t errlen)
 {
