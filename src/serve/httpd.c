@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libmicrohttpd glue of `iolens serve`.  One internal thread polls every
- * connection (epoll): a client that sends nothing or reads slowly holds
- * only its own connection, until the timeout closes it.  A scrape formats
- * a snapshot under the metrics lock and never touches the BPF maps: the
- * collector alone reads those.
+ * libmicrohttpd glue of `iolens serve`.  One thread of ours runs MHD
+ * (epoll): a client that sends nothing or reads slowly holds only its own
+ * connection.  MHD's own timeout is one of inactivity, which a client
+ * trickling a header line at a time resets for ever, and libmicrohttpd
+ * 0.9.75 (Debian 12) has no other; so each connection also has a deadline
+ * for its request and answer, enforced between two MHD_run_wait() calls in
+ * the same thread, where no connection can close underneath.  A scrape
+ * formats a snapshot under the metrics lock and never touches the BPF
+ * maps: the collector alone reads those.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <microhttpd.h>
 #include "lib/clock.h"
 #include "serve/httpd.h"
@@ -20,21 +28,38 @@
 
 /* Bounds on what clients may take: connections at once, and from one
  * address (more are accepted and closed at once: slow or idle clients of
- * a few addresses cannot take every connection from Prometheus), seconds
- * of inactivity before a connection is closed, and memory per connection,
- * which also caps a request's line and headers (beyond it the answer is
- * 431 or 413): at most MAX_CONNECTIONS * CONN_MEMORY, 16 MiB. */
+ * a few addresses cannot take every connection from Prometheus); seconds
+ * of inactivity before a connection is closed; time from a connection's
+ * start to the end of its answer (a connection serves one request: an
+ * answer queued at the first call of on_request() makes MHD say
+ * "Connection: close"; Prometheus's default scrape timeout is 10 s); and
+ * memory per connection, which also caps a request's line and headers
+ * (beyond it the answer is 431 or 413): at most MAX_CONNECTIONS *
+ * CONN_MEMORY, 16 MiB. */
 #define MAX_CONNECTIONS		512
 #define MAX_PER_ADDRESS		8
 #define CONN_TIMEOUT_S		5
+#define CONN_DEADLINE_NS	(10 * 1000000000ULL)
 #define CONN_MEMORY		(32 * 1024)
+/* How often the deadlines are looked at, and how soon a stop is seen. */
+#define POLL_MS			100
 /* /healthz fails when the collector has not added an interval for this
  * long: it reads every second. */
 #define STALE_NS		(5 * 1000000000ULL)
 
+/* One open connection, known to the serving thread alone. */
+struct conn {
+	struct conn *next, **pprev;
+	int fd;
+	__u64 deadline;
+};
+
 struct httpd {
 	struct MHD_Daemon *d;
 	struct metrics *m;
+	pthread_t thread;
+	bool stopping;
+	struct conn *conns;
 };
 
 static const char index_html[] =
@@ -137,10 +162,72 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct httpd *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn *k = *ctx;
+
+	if (what == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k) {
+			*k->pprev = k->next;
+			if (k->next)
+				k->next->pprev = k->pprev;
+			free(k);
+		}
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	k = calloc(1, sizeof(*k));
+	/* Without its entry a connection has only MHD's idle timeout. */
+	if (!k || !ci) {
+		free(k);
+		return;
+	}
+	k->fd = ci->connect_fd;
+	k->deadline = mono_ns() + CONN_DEADLINE_NS;
+	k->next = h->conns;
+	k->pprev = &h->conns;
+	if (h->conns)
+		h->conns->pprev = &k->next;
+	h->conns = k;
+	*ctx = k;
+}
+
+/* A connection past its deadline is shut down, not closed: MHD sees the
+ * end of the stream at its next run and closes it as its own. */
+static void enforce_deadlines(struct httpd *h)
+{
+	__u64 now = mono_ns();
+	struct conn *k;
+
+	for (k = h->conns; k; k = k->next)
+		if (now > k->deadline) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->deadline = UINT64_MAX;
+		}
+}
+
+static void *serve_thread(void *arg)
+{
+	struct httpd *h = arg;
+
+	while (!__atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE)) {
+		if (MHD_run_wait(h->d, POLL_MS) != MHD_YES) {
+			/* /healthz stops answering too: a supervisor sees it. */
+			pr_err("the HTTP server failed; no more scrapes are answered");
+			break;
+		}
+		enforce_deadlines(h);
+	}
+	return NULL;
+}
+
 struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
-	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD;
+	unsigned int flags = MHD_USE_EPOLL;
 
 	if (!h) {
 		close(fd);
@@ -155,11 +242,18 @@ struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_END);
 	if (!h->d) {
 		fprintf(stderr, "iolens %s: cannot start the HTTP server\n", cmd);
 		close(fd);
+		free(h);
+		return NULL;
+	}
+	if (pthread_create(&h->thread, NULL, serve_thread, h)) {
+		fprintf(stderr, "iolens %s: cannot start the HTTP server's thread\n", cmd);
+		MHD_stop_daemon(h->d);
 		free(h);
 		return NULL;
 	}
@@ -170,7 +264,10 @@ void httpd_stop(struct httpd *h)
 {
 	if (!h)
 		return;
-	/* Closes the listening socket too: MHD owns it. */
+	__atomic_store_n(&h->stopping, true, __ATOMIC_RELEASE);
+	pthread_join(h->thread, NULL);
+	/* Closes the listening socket and every connection, each through
+	 * on_connection(): MHD owns them. */
 	MHD_stop_daemon(h->d);
 	free(h);
 }

@@ -480,6 +480,33 @@ def test_serve_under_slow_clients(iolens, serve):
     assert s.stop() == 0
 
 
+def test_serve_request_deadline(iolens, serve):
+    """A header line every second resets the 5 s idle timeout for ever;
+    the 10 s deadline of a connection ends it, while others are served."""
+    s = serve()
+    slow = socket.create_connection(("127.0.0.1", s.port), timeout=30,
+                                    source_address=("127.0.4.1", 0))
+    try:
+        start = time.time()
+        slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        slow.setblocking(False)
+        closed = None
+        while closed is None and time.time() - start < 16:
+            assert s.get(timeout=5)[0] == 200
+            time.sleep(1)
+            try:
+                assert slow.recv(100) == b"", "answered a request never finished"
+                closed = time.time() - start
+            except BlockingIOError:
+                slow.sendall(b"X-Slow: 1\r\n")
+            except (ConnectionResetError, BrokenPipeError):
+                closed = time.time() - start
+        assert closed is not None and 10 <= closed < 12, closed
+    finally:
+        slow.close()
+    assert s.stop() == 0
+
+
 def test_serve_memory_flat(iolens, loop, serve):
     """About two minutes of I/O and scrapes ten times a second, label sets
     on: RSS grows by less than 1 MiB after the first 20 s (allocator
