@@ -42,7 +42,7 @@ FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS	?= 60
 
 .PHONY: all run test unit systest kmatrix check-layers deps clean \
-	lib-objs san-unit fuzz-bins fuzz-replay fuzz
+	lib-objs san-unit san-systest fuzz-bins fuzz-replay fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -81,6 +81,11 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
+# What test_tasks.py runs: the task scan alone, as iolens links it.
+$(OUT)/tests/task_probe: tests/system/task_probe.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+
 lib-objs: $(LIB_OBJS)
 
 # Only in $(SAN_OUT), where CC is clang with the sanitizers.
@@ -90,6 +95,13 @@ $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
 
 san-unit: | $(OUT)/.deps-test
 	$(SAN_MAKE) unit
+
+# The system tests again, with iolens and the task probe built with ASan
+# and UBSan; tests marked `nosan` measure memory or time and are left out.
+san-systest: | $(OUT)/.deps-test
+	$(SAN_MAKE) LDFLAGS="$(SAN_FLAGS)" $(SAN_OUT)/iolens $(SAN_OUT)/tests/task_probe
+	IOLENS=$(abspath $(SAN_OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider \
+		-m "not matrix and not nosan" tests/system
 
 fuzz-bins: | $(OUT)/.deps-test
 	$(SAN_MAKE) $(FUZZ_NAMES:%=$(SAN_OUT)/fuzz/fuzz_%)
@@ -123,7 +135,7 @@ unit: $(UNIT_BINS)
 
 # Tests marked `matrix` need what only the kernel matrix's guests have
 # (device-mapper, md): they run there, not here.
-systest: $(OUT)/iolens $(OUT)/.deps-test
+systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test
 	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
 
 # Debian's 6.1 and 6.12 kernels under qemu, with the system tests of each
@@ -133,12 +145,12 @@ $(OUT)/venv/bin/vng: | $(OUT)/.deps-test
 	$(PYTHON) -m venv $(OUT)/venv
 	$(OUT)/venv/bin/pip install -q $(VIRTME_NG)
 
-kmatrix: $(OUT)/iolens $(OUT)/venv/bin/vng
+kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
-test: check-layers unit san-unit fuzz-replay systest kmatrix
+test: check-layers unit san-unit fuzz-replay systest san-systest kmatrix
 
 clean:
 	rm -rf $(OUT)
 
--include $(OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(OBJS:.o=.d) $(BPF_OBJS:.o=.d) $(UNIT_BINS:=.d) $(OUT)/tests/task_probe.d

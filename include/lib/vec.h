@@ -20,4 +20,13 @@ static inline void *vec_add(void *pv, int *n, size_t size)
 	return nv + (*n)++ * size;
 }
 
+/* qsort() of a table that may be empty, and then NULL: C leaves qsort(NULL,
+ * 0, ...) undefined (glibc declares the base nonnull; UBSan stops on it). */
+static inline void vec_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n)
+		qsort(base, n, size, cmp);
+}
+
 #endif

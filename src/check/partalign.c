@@ -14,6 +14,7 @@
 #include <blkid/blkid.h>
 #include "lib/devices.h"
 #include "check/partalign.h"
+#include "lib/vec.h"
 
 /* What an image file is judged against without --align: the physical
  * block of 512e and 4Kn disks, the strictest common one. */
@@ -176,7 +177,7 @@ int partalign_read(const char *path, unsigned int align, struct partalign *pa,
 		pa->basis = IMAGE_BASIS;
 		pa->basis_from = "assumed";
 	}
-	qsort(pa->parts, pa->nparts, sizeof(pa->parts[0]), cmp_start);
+	vec_sort(pa->parts, pa->nparts, sizeof(pa->parts[0]), cmp_start);
 	for (int i = 0; i < pa->nparts; i++) {
 		struct partalign_part *p = &pa->parts[i];
 

@@ -515,7 +515,7 @@ static int report(const struct check *c, struct outcome *out, int nout,
 		out[i].fail = pct(out[i].f->count, out[i].total) > o->threshold ||
 			      (out[i].f->count && !out[i].total);
 		fails += out[i].fail;
-		qsort(out[i].f->v, out[i].f->n, sizeof(*out[i].f->v), by_count);
+		vec_sort(out[i].f->v, out[i].f->n, sizeof(*out[i].f->v), by_count);
 	}
 	fails += pct(bad, nparts) > o->threshold;
 	if (o->json) {
@@ -769,6 +769,10 @@ int cmd_check(int argc, char **argv)
 		traced_parts(&c, pa, &npa);
 		rc = report(&c, out, 3, pa, npa, lost, seconds, true);
 	}
+	free(c.disks);
+	free(c.misaligned.v);
+	free(c.rmw.v);
+	free(c.small_direct.v);
 	proctree_free(&c.tree);
 	free(pa);
 	return rc;

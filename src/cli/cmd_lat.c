@@ -21,6 +21,7 @@
 #include "trace/reqflags.h"
 #include "trace/stat_trace.h"
 #include "lib/units.h"
+#include "lib/vec.h"
 
 #define CMD "lat"
 #define BAR_WIDTH 40
@@ -412,7 +413,7 @@ static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
 			}
 		}
 	}
-	qsort(gs->v, gs->n, sizeof(*gs->v), group_cmp);
+	vec_sort(gs->v, gs->n, sizeof(*gs->v), group_cmp);
 	return err;
 }
 

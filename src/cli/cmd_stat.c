@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "trace/stat_trace.h"
+#include "lib/vec.h"
 
 #define CMD "stat"
 
@@ -329,7 +330,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 				t->rows[k++] = t->rows[i];
 		t->n = k;
 	}
-	qsort(t->rows, t->n, sizeof(*t->rows), by_dev);
+	vec_sort(t->rows, t->n, sizeof(*t->rows), by_dev);
 	return o->stack ? stack_sort(t->rows, t->n) : 0;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "lib/devices.h"
+#include "lib/vec.h"
 
 static int read_u32(const char *path, __u32 *v)
 {
@@ -192,7 +193,7 @@ int dev_members(__u32 dev, __u32 *out, int max)
 		if (e->d_name[0] != '.' && !dev_parse(e->d_name, &out[n]))
 			n++;
 	closedir(d);
-	qsort(out, n, sizeof(*out), by_dev);
+	vec_sort(out, n, sizeof(*out), by_dev);
 	return n;
 }
 
@@ -323,7 +324,7 @@ int dev_stack_sort(void *base, int n, size_t size, size_t dev_off, size_t depth_
 			memcpy(&devs[i], v + i * size + dev_off, sizeof(__u32));
 		err = dev_stack_order(devs, n, order, depth);
 	}
-	if (!err) {
+	if (!err && n) {	/* base may be NULL when n is 0 */
 		for (int k = 0; k < n; k++) {
 			memcpy(out + k * size, v + order[k] * size, size);
 			memcpy(out + k * size + depth_off, &depth[k], sizeof(int));

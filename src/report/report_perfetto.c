@@ -23,6 +23,7 @@
 #include "lib/json.h"
 #include "trace/reqflags.h"
 #include "report/report_perfetto.h"
+#include "lib/vec.h"
 
 /* A binary min-heap of fixed-size elements. */
 struct vheap {
@@ -357,7 +358,7 @@ void perfetto_begin(struct perfetto *p,
 	json_obj_open(&p->p.j, NULL);
 	json_arr_open(&p->p.j, "traceEvents");
 	fputc('\n', p->p.j.f);
-	qsort(p->dev, p->ndev, sizeof(*p->dev), by_dev);
+	vec_sort(p->dev, p->ndev, sizeof(*p->dev), by_dev);
 	for (size_t i = 0; i < p->ndev; i++) {
 		struct pdev *d = &p->dev[i];
 

@@ -276,8 +276,9 @@ static int labels_merge(struct metrics *m, const struct stat_label *v, int n)
 	int sorted = m->nlab;
 
 	for (int i = 0; i < n; i++) {
-		struct mlabel *l = bsearch(&v[i].key, m->lab, sorted, sizeof(*l),
-					   label_cmp);
+		/* m->lab is NULL before the first set. */
+		struct mlabel *l = sorted ? bsearch(&v[i].key, m->lab, sorted,
+						    sizeof(*l), label_cmp) : NULL;
 
 		if (!l) {
 			l = vec_add(&m->lab, &m->nlab, sizeof(*l));
@@ -292,7 +293,7 @@ static int labels_merge(struct metrics *m, const struct stat_label *v, int n)
 		l->n = v[i].n;
 	}
 	if (m->nlab > sorted)
-		qsort(m->lab, m->nlab, sizeof(*m->lab), label_cmp);
+		vec_sort(m->lab, m->nlab, sizeof(*m->lab), label_cmp);
 	for (int i = 0; i < m->nlab; i++)
 		if (mlabel_resolve(&m->lab[i]))
 			return -ENOMEM;
@@ -558,7 +559,7 @@ static void label_family(struct out *o, const struct metrics *m, bool cgroup,
 			r[n].value = "(other)";
 			r[n++].v = bytes ? op->other_bytes : op->other_ios;
 		}
-	qsort(r, n, sizeof(*r), lrow_cmp);
+	vec_sort(r, n, sizeof(*r), lrow_cmp);
 	snprintf(name, sizeof(name), "iolens_%s_%s_total", lname,
 		 bytes ? "bytes" : "requests");
 	family(o, name, "counter", cgroup ?

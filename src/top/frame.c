@@ -9,6 +9,7 @@
 #include "lib/cgroups.h"
 #include "lib/hist.h"
 #include "top/top.h"
+#include "lib/vec.h"
 
 const char *const top_sc_names[IOLENS_SC_NR] = {
 	"file_read", "file_write", "other_read", "other_write", "sync",
@@ -126,7 +127,7 @@ void top_arrange(struct top_frame *f, const struct top_opts *o)
 			((__u64 *)&f->total)[k] += ((const __u64 *)&r->d)[k];
 	}
 	sort_opts = o;
-	qsort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
+	vec_sort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
 }
 
 void top_wb_name(char *buf, size_t len, const struct top_wb *w)

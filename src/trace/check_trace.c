@@ -65,7 +65,8 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	ct->skel->rodata->have_io_start = kfacts_get()->io_start_done;
 	bpf_program__set_autoload(ct->skel->progs.check_start,
 				  kfacts_get()->io_start_done);
-	memcpy((void *)ct->skel->rodata->cfg.dev, devs, ndev * sizeof(*devs));
+	if (ndev)	/* devs may be NULL then */
+		memcpy((void *)ct->skel->rodata->cfg.dev, devs, ndev * sizeof(*devs));
 	/* Its syscall events are tracefs events: libbpf reads their ids
 	 * there. */
 	err = tracefs_ensure(NULL);

@@ -26,6 +26,7 @@
 #include "trace/tracefs.h"
 #include "lib/log.h"
 #include "lib/priv.h"
+#include "lib/vec.h"
 
 /* A pass of the iterator comes back in read()s of at most the seq_file
  * buffer, 8 pages (bpf_iter_seq_info); the record buffer starts at room for
@@ -550,7 +551,7 @@ int task_trace_scan(struct task_trace *tt,
 		tt->order[i] = &tt->recs[i];
 	/* The iterator walks tids in order, /proc lists them so too; tids
 	 * wrap, age does not, and a leader is always older than its threads. */
-	qsort(tt->order, tt->nrec, sizeof(*tt->order), cmp_age);
+	vec_sort(tt->order, tt->nrec, sizeof(*tt->order), cmp_age);
 	for (i = 0; i < tt->nrec; i++)
 		fn(tt->order[i], arg);
 	return 0;

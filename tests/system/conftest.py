@@ -105,6 +105,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "matrix: needs a kernel of the kernel matrix (device-mapper, md); "
         "run by tests/kernels/run_matrix.py, left out of make systest")
+    config.addinivalue_line(
+        "markers", "nosan: measures memory or time, which ASan changes; "
+        "left out of make san-systest")
 
 
 @pytest.fixture(scope="session")

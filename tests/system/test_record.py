@@ -13,6 +13,8 @@ import subprocess
 import time
 import zlib
 
+import pytest
+
 from conftest import OWN, TMPFS, json_lines, run, wait_idle
 from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
 
@@ -305,6 +307,7 @@ def test_report_perfetto_lanes_and_counter(iolens, tmp_path):
     assert max(counters) == peak([(e["ts"], e["ts"] + e["dur"]) for e in dev])
 
 
+@pytest.mark.nosan
 def test_report_perfetto_memory_is_bounded(iolens, tmp_path):
     """2 million requests to Perfetto with a peak RSS under 64 MiB: the
     output is written as the trace is read, not held (it took 2.7 GB for

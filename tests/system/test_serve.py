@@ -427,6 +427,7 @@ def trickler(port, source, stop):
         pass
 
 
+@pytest.mark.nosan
 def test_serve_under_slow_clients(iolens, serve):
     """200 clients trickling their headers, from 200 addresses, for 10 s:
     /metrics answers every time within 1 s and RSS stays within what the
@@ -507,6 +508,7 @@ def test_serve_request_deadline(iolens, serve):
     assert s.stop() == 0
 
 
+@pytest.mark.nosan
 def test_serve_memory_flat(iolens, loop, serve):
     """About two minutes of I/O and scrapes ten times a second, label sets
     on: RSS grows by less than 1 MiB after the first 20 s (allocator

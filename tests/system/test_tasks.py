@@ -2,9 +2,9 @@
 """The kernel side of `iolens top` (src/trace/task_trace.c, bpf/tasks.bpf.c)
 against /proc/<pid>/io and against the exact syscalls a child makes.
 
-No iolens command prints raw scans, so the tests build task_probe.c against
-the objects of the build under test (the directory of $IOLENS) and talk to
-it over a pipe: one scan per question.
+No iolens command prints raw scans, so the tests run task_probe.c, linked
+by the Makefile with the objects of the build under test (the directory of
+$IOLENS), and talk to it over a pipe: one scan per question.
 
 The child is a Python process that runs each command it reads on stdin and
 answers with one byte; between commands it is blocked in read(0, 1), so
@@ -13,9 +13,7 @@ therefore costs, besides its work, one pipe read of 1 byte (completed when
 the command arrives) and one pipe write of 1 byte (the answer).
 """
 import json
-import glob
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -139,28 +137,11 @@ def io_of(parts):
 
 @pytest.fixture(scope="session")
 def task_probe(root):
-    # Every object of the build but iolens's main(), as the unit tests
-    # link: what task_trace.o needs follows the tree, not this list.
-    objs = sorted(o for o in glob.glob(os.path.join(BUILD, "src", "**", "*.o"),
-                                       recursive=True)
-                  if not o.endswith(os.path.join("cli", "main.o")))
-    if not objs or not os.path.exists(os.path.join(BUILD, "tasks.skel.h")):
-        pytest.skip("build %s lacks task_trace.o or tasks.skel.h" % BUILD)
-    d = tempfile.mkdtemp(prefix=OWN)
-    try:
-        exe = os.path.join(d, "task_probe")
-        # The Makefile's CFLAGS.
-        subprocess.run(["cc", "-O2", "-g", "-std=gnu11", "-Wall", "-Wextra",
-                        "-Werror", "-D_GNU_SOURCE",
-                        "-I" + os.path.join(REPO, "include"), "-iquote", REPO,
-                        "-I" + BUILD,
-                        "-o", exe, os.path.join(HERE, "task_probe.c")] + objs +
-                       ["-lbpf", "-lelf", "-lz", "-lncursesw", "-lm", "-luring",
-                        "-laio", "-lblkid", "-lmicrohttpd", "-lpthread"], check=True,
-                       capture_output=True, text=True)
-        yield exe
-    finally:
-        shutil.rmtree(d)
+    """task_probe.c linked with the objects of the iolens under test, by
+    the Makefile (make systest builds it)."""
+    exe = os.path.join(BUILD, "tests", "task_probe")
+    assert os.access(exe, os.X_OK), "no %s: make %s" % (exe, os.path.relpath(exe, REPO))
+    return exe
 
 
 class Probe:

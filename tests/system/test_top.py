@@ -197,8 +197,11 @@ def test_top_json_equals_proc_io(iolens, reader, source):
         (time.monotonic(), l) for l in iter(p.stdout.readline, "")))
     th.start()
     try:
-        while not lines:
+        # A top that dies before its first frame fails the test, not the run.
+        end = time.monotonic() + 60
+        while not lines and p.poll() is None and time.monotonic() < end:
             time.sleep(0.05)
+        assert lines, "no frame: %s" % (p.stderr.read() if p.poll() is not None else "60 s")
         r.start(b"c")
         r.done()
         r.start(b"h")
