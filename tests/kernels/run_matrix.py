@@ -110,10 +110,13 @@ def boot(vng, vmlinuz, script, timeout):
            "--exec", "sh " + f.name]
     rc = 255
     kernel = collections.deque(maxlen=300)
+    # vng runs virtme-run by name: the venv's bin must be on PATH, which
+    # it is not on a machine where virtme-ng was never installed globally.
+    env = dict(os.environ, PATH=os.path.dirname(vng) + os.pathsep + os.environ["PATH"])
     # Its own session: qemu, vng's child, holds the pipe open too.
     p = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
+                         start_new_session=True, env=env)
 
     def kill():
         try:
