@@ -13,8 +13,10 @@
 
 /* Kernel macros both sides read kernel data with; BTF does not carry
  * macros.  The op is the low REQ_OP_BITS (8) bits of cmd_flags since Linux
- * 4.10; PF_KTHREAD is include/linux/sched.h's, unchanged since 2.6. */
+ * 4.10; PF_EXITING and PF_KTHREAD are include/linux/sched.h's, unchanged
+ * since 2.6. */
 #define KERNEL_REQ_OP_MASK	0xffU
+#define KERNEL_PF_EXITING	0x00000004U
 #define KERNEL_PF_KTHREAD	0x00200000U
 
 /* Read-modify-write reads are told from the registers a write syscall

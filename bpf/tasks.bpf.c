@@ -35,13 +35,15 @@ char LICENSE[] SEC("license") = "GPL";
  */
 volatile __u32 sys_on;
 
-/* One thread's syscall state; sys_dead is used in leaders only. */
+/* One thread's syscall state; sys_dead and delay_dead are used in leaders
+ * only. */
 struct task_sys {
 	__u64 start;		/* entry time of the call in progress, 0 = none */
 	__u32 sc;		/* its enum iolens_sys_class */
 	__u32 pad;
 	struct iolens_sys sys;
 	struct iolens_sys sys_dead;
+	struct iolens_delay delay_dead;
 };
 
 struct {
@@ -79,6 +81,24 @@ static __always_inline void ioac_copy(struct iolens_ioac *d,
 	d->cancelled_write_bytes = s->cancelled_write_bytes;
 }
 
+/* task->delays exists with CONFIG_TASK_DELAY_ACCT (Debian, Ubuntu and RHEL
+ * build it) and is NULL for a task whose allocation failed; the fields are
+ * those of taskstats since 2.6.18.  False when there is nothing to read. */
+static __always_inline bool delay_read(struct task_struct *t,
+				       struct iolens_delay *d)
+{
+	struct task_delay_info *di;
+
+	if (!bpf_core_field_exists(t->delays))
+		return false;
+	di = BPF_CORE_READ(t, delays);
+	if (!di)
+		return false;
+	d->blkio_ns = BPF_CORE_READ(di, blkio_delay);
+	d->swapin_ns = BPF_CORE_READ(di, swapin_delay);
+	return true;
+}
+
 SEC("iter/task")
 int task_rec(struct bpf_iter__task *ctx)
 {
@@ -98,7 +118,17 @@ int task_rec(struct bpf_iter__task *ctx)
 	r->flags = t->flags & KERNEL_PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
 	r->start_ns = t->start_time;
 	r->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	r->ppid = BPF_CORE_READ(t, real_parent, tgid);
 	ioac_copy(&r->io, &t->ioac);
+	if (delay_read(t, &r->delay))
+		r->flags |= IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
+	else
+		__builtin_memset(&r->delay, 0, sizeof(r->delay));
+	/* A thread past exit_signals() has reached task_exit below, or soon
+	 * will (do_exit() sets PF_EXITING first): its delays are, or will be,
+	 * its leader's delay_dead. */
+	if (sys_on && t->pid != t->tgid && t->flags & KERNEL_PF_EXITING)
+		__builtin_memset(&r->delay, 0, sizeof(r->delay));
 	/* signal->ioac: what the group's exited threads did.  Only the leader
 	 * carries it, so that summing a process's records counts it once. */
 	if (t->pid == t->tgid)
@@ -112,13 +142,17 @@ int task_rec(struct bpf_iter__task *ctx)
 	}
 	if (s) {
 		__builtin_memcpy(&r->sys, &s->sys, sizeof(r->sys));
-		if (t->pid == t->tgid)
+		if (t->pid == t->tgid) {
 			__builtin_memcpy(&r->sys_dead, &s->sys_dead, sizeof(r->sys_dead));
-		else
+			__builtin_memcpy(&r->delay_dead, &s->delay_dead, sizeof(r->delay_dead));
+		} else {
 			__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+			__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
+		}
 	} else {
 		__builtin_memset(&r->sys, 0, sizeof(r->sys));
 		__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+		__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
 	}
 	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
 	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
@@ -267,9 +301,13 @@ int BPF_PROG(task_rmw_issue, struct request *rq)
  * A thread other than the leader exits: its counters move to the leader's
  * sys_dead, and its own are cleared, so that a pass seeing both the dying
  * thread (still hashed until release_task()) and the leader does not count
- * them twice.  Atomic adds: threads of one group may exit on several CPUs
- * at once.  A leader that exits first stays a zombie until the last thread
- * is reaped, and its storage with it (freed in __put_task_struct()).
+ * them twice.  Its delays go to the leader's delay_dead too, so that a
+ * process's IO> does not lose the waits of a thread that ended; the kernel
+ * keeps those only in the taskstats it sends at exit (task_rec skips a
+ * dying thread's own).  Atomic adds: threads of one group may exit on
+ * several CPUs at once.  A leader that exits first stays a zombie until
+ * the last thread is reaped, and its storage with it (freed in
+ * __put_task_struct()).
  *
  * Not handled: a non-leader thread that execs takes over the leader's tid
  * (de_thread()); the old leader's own counters are lost then.
@@ -277,17 +315,26 @@ int BPF_PROG(task_rmw_issue, struct request *rq)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
+	struct iolens_delay d;
 	struct task_sys *s, *l;
 	__u64 *src, *dst;
+	bool delays;
 
 	if (p->pid == p->tgid)
 		return 0;
 	s = bpf_task_storage_get(&sys_store, p, 0, 0);
-	if (!s)
+	delays = delay_read(p, &d) && (d.blkio_ns || d.swapin_ns);
+	if (!s && !delays)
 		return 0;
 	l = bpf_task_storage_get(&sys_store, p->group_leader, 0,
 				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!l)
+		return 0;
+	if (delays) {
+		__sync_fetch_and_add(&l->delay_dead.blkio_ns, d.blkio_ns);
+		__sync_fetch_and_add(&l->delay_dead.swapin_ns, d.swapin_ns);
+	}
+	if (!s)
 		return 0;
 	src = (__u64 *)&s->sys;
 	dst = (__u64 *)&l->sys_dead;

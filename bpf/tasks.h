@@ -38,13 +38,26 @@ struct iolens_sys {
 	__u64 rmw_reads, rmw_bytes;
 };
 
+/* Delay accounting (CONFIG_TASK_DELAY_ACCT): time the thread waited for
+ * block I/O and for pages swapped in, as taskstats and iotop read them.
+ * The kernel adds a wait when it ends, and only while
+ * kernel.task_delayacct is 1 (a sysctl since Linux 5.14; off by default). */
+struct iolens_delay {
+	__u64 blkio_ns;
+	__u64 swapin_ns;
+};
+
 #define IOLENS_TASK_KTHREAD	(1U << 0)	/* a kernel thread */
 #define IOLENS_TASK_SYS		(1U << 1)	/* sys and sys_dead are counted */
+#define IOLENS_TASK_BLKIO	(1U << 2)	/* delay.blkio_ns is known */
+#define IOLENS_TASK_SWAPIN	(1U << 3)	/* delay.swapin_ns is known */
 
 /*
  * One thread, as the task iterator emits it.  A process's /proc/<pid>/io is
  * the sum of its threads' `io` plus its leader's `dead` (signal->ioac: what
- * its exited threads did); the same holds for `sys` and `sys_dead`.
+ * its exited threads did); the same holds for `sys` and `sys_dead`, and for
+ * `delay` and `delay_dead` while the syscall programs run (the kernel keeps
+ * no delays of exited threads: bpf/tasks.bpf.c's exit hook does).
  */
 struct iolens_task_rec {
 	__u32 tid;
@@ -53,10 +66,14 @@ struct iolens_task_rec {
 	__u32 flags;			/* IOLENS_TASK_* */
 	__u64 start_ns;			/* task->start_time: tells a reused tid */
 	__u64 cgroup;			/* cgroup v2 id */
+	__u32 ppid;			/* the parent process's tgid */
+	__u32 pad;
 	struct iolens_ioac io;
 	struct iolens_ioac dead;	/* group leader only, else zero */
 	struct iolens_sys sys;
 	struct iolens_sys sys_dead;	/* group leader only, else zero */
+	struct iolens_delay delay;
+	struct iolens_delay delay_dead;	/* group leader only, with sys */
 	char comm[IOLENS_COMM_LEN];
 };
 

@@ -12,6 +12,8 @@ struct procstat {
 	__u32 ppid;
 	__u64 flags;		/* the kernel's PF_* */
 	__u64 starttime;	/* clock ticks after boot */
+	__u64 blkio_ticks;	/* delayacct_blkio_ticks: clock ticks waited
+				 * for block I/O (0 without delay accounting) */
 };
 
 /* 0, or -1 if the task is gone or the file is not one of those. */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "bpf/tasks.h"
+#include "top/graph.h"
 
 /* Everything counted for one process or thread. */
 struct proc_io {
@@ -19,6 +20,8 @@ struct proc_io {
 	__u64 blk_ios, blk_bytes, blk_ns, blk_timed;
 	/* Of its writes: misaligned to the disk's physical block. */
 	__u64 misaligned, misaligned_bytes;
+	/* Waits for block I/O and swap-in (delay accounting). */
+	struct iolens_delay delay;
 };
 
 struct proc_ent {
@@ -26,6 +29,7 @@ struct proc_ent {
 	__u32 tgid;
 	__u32 uid;
 	__u32 flags;		/* IOLENS_TASK_* */
+	__u32 ppid;		/* parent process */
 	__u64 start_ns;		/* of the task that is `id` */
 	__u64 cgroup;
 	char comm[IOLENS_COMM_LEN];
@@ -34,6 +38,12 @@ struct proc_ent {
 	/* cur: this scan; prev: the scan before (= cur when new); base: at
 	 * first sight.  The block fields are summed from frame deltas. */
 	struct proc_io cur, prev, base;
+	/* Its disk bytes over the last minute, from its first frame with
+	 * any; NULL before. */
+	struct graph *graph;
+	/* /proc/PID/cmdline when first asked for (proc_cmdline()). */
+	char *cmdline;
+	bool cmdline_read;
 };
 
 struct proctable;
@@ -64,7 +74,17 @@ bool proc_is_new(const struct proctable *pt, const struct proc_ent *e);
 
 bool proctable_threads(const struct proctable *pt);
 
-/* d = a - b, field by field. */
+/* Adds the entries' disk bytes of the last scan, spread over [t0, t1)
+ * (seconds since start), to their graphs. */
+void proctable_graph(struct proctable *pt, double t0, double t1);
+
+/* The command line of the entry's process, read once, its NULs as
+ * spaces; NULL for a kernel thread or a process already gone. */
+const char *proc_cmdline(struct proc_ent *e);
+
+/* d = a - b, field by field; 0 where b is larger: a sum over threads
+ * drops when a thread leaves with what nothing else keeps (its delays when
+ * the exit hook is not attached). */
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 		 const struct proc_io *b);
 

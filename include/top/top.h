@@ -11,13 +11,18 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "lib/delayacct.h"
 #include "lib/devices.h"
 #include "lib/proctree.h"
 #include "bpf/tasks.h"
+#include "top/graph.h"
 #include "top/proctable.h"
 
 /* Below this many file bytes read in a frame a hit ratio says nothing. */
 #define TOP_HIT_MIN_BYTES (64 * 1024)
+
+/* Columns in the table: the most there are, and the chosen ones. */
+#define TOP_MAX_COLS 32
 
 struct top_opts {
 	bool batch, json, threads, only_active, accumulated;
@@ -35,6 +40,11 @@ struct top_opts {
 	struct proctree *tree;		/* -p's processes and descendants */
 	int sort;			/* index in top_cols */
 	bool reverse;
+	int cols[TOP_MAX_COLS];		/* shown, in order; COMMAND last */
+	int ncols;
+	bool cols_given;		/* by --columns: toprc is not read */
+	bool cmdline;			/* COMMAND: command lines, not names */
+	bool tree_view;			/* rows as a tree of processes */
 };
 
 /* One process or thread over the frame (or since start, accumulated). */
@@ -43,6 +53,8 @@ struct top_row {
 	struct proc_io d;
 	double hit;		/* file-read page-cache hit ratio; NaN: none */
 	const char *user;
+	int depth;		/* in the tree (o->tree), else 0 */
+	const char *cmdline;	/* with o->cmdline, else NULL */
 };
 
 struct top_dev {
@@ -57,6 +69,7 @@ struct top_dev {
 	bool bio_based;		/* counts the kernel's, latency of bios */
 	int depth;		/* under how many stacked devices shown */
 	__u64 *hist;		/* total latency, this frame */
+	const struct graph *graph;	/* bytes moved, the last minute */
 };
 
 /* Writes kernel threads submitted for a cgroup (writeback), this frame. */
@@ -68,6 +81,8 @@ struct top_wb {
 
 struct top_frame {
 	double secs;		/* length of the frame */
+	double at;		/* its end, seconds since top started */
+	enum delayacct_state delayacct;	/* IO> and SWAPIN are counted */
 	char when[32];		/* UTC */
 	const char *source;	/* "iter/task" or "/proc" */
 	struct top_dev *devs;
@@ -77,6 +92,7 @@ struct top_frame {
 	struct top_row **rows;	/* of all: filtered and sorted */
 	int nrows;
 	struct proc_io total;	/* sum over rows */
+	__u32 total_known;	/* IOLENS_TASK_* flags every row has */
 	bool syscalls;		/* syscall-level counts known */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
@@ -93,7 +109,8 @@ void top_frame_free(struct top_frame *f);
  * stacked device it is part of.  Written to buf, which is returned. */
 const char *top_dev_label(const struct top_dev *d, char *buf, size_t len);
 
-/* Re-filters and re-sorts `f` after a change of o->sort, o->filter... */
+/* Re-filters and re-sorts `f` after a change of o->sort, o->filter...,
+ * and with o->tree_view puts children under their parent. */
 void top_arrange(struct top_frame *f, const struct top_opts *o);
 
 /* Hit ratio of file reads: 1 - disk reads / file bytes read; NaN when
@@ -111,15 +128,27 @@ extern const char *const top_sc_names[IOLENS_SC_NR];
 
 /* ---- columns.c: the process table's columns, one row each ---- */
 
-enum top_fmt { TOP_NUM, TOP_TEXT, TOP_BYTES, TOP_COUNT, TOP_PCT, TOP_NS };
+enum top_fmt {
+	TOP_NUM, TOP_TEXT, TOP_BYTES, TOP_COUNT,
+	TOP_PCT,	/* a ratio, as a percentage */
+	TOP_NS,		/* a time */
+	TOP_SHARE,	/* ns waited: a share of the frame, or the total */
+	TOP_GRAPH,	/* the last minute, drawn */
+};
 
 struct top_column {
+	const char *key;	/* its name in --columns and toprc */
 	const char *title;
-	int width;
+	int width;		/* the least it takes; COMMAND, last, takes
+				 * what the others leave */
+	int prio;		/* 1 first: when the terminal is too narrow the
+				 * columns of the largest prio go first */
+	bool dflt;		/* shown unless the user chose otherwise */
 	enum top_fmt fmt;
 	bool total;		/* summed in the "Total" line */
-	bool sys;		/* counted by the syscall hooks: "-" for a task
-				 * whose syscalls nobody counted */
+	__u32 needs;		/* IOLENS_TASK_* flags a task needs for a
+				 * value, else "-" (syscalls nobody counted,
+				 * delays unknown) */
 	bool ascending;		/* sorts smallest first */
 	/* The value, one of: a __u64 of struct proc_io at `off` (when
 	 * `field`), `value` (negative: unknown, shown as "-"), or `text`. */
@@ -132,14 +161,69 @@ struct top_column {
 
 extern const struct top_column top_cols[];
 extern const int top_ncols;
+/* The column every row ends with. */
+extern const int top_col_command;
+
+/* How cells are written: rates over a frame of `secs` ending at `at`, or
+ * totals since start; a graph `width` points wide, of block characters
+ * when `utf8`. */
+struct top_cellfmt {
+	double secs, at;
+	bool accumulated;
+	int width;
+	bool utf8;
+};
 
 /* Index of the column titled `title`, or -1. */
 int top_col_find(const char *title);
-/* Text of one cell, `accumulated` or as a rate over `secs`. */
+/* Index of the column named `key` (--columns), or -1. */
+int top_col_by_key(const char *key);
+/* The default set, in order, into cols[TOP_MAX_COLS]; their number. */
+int top_cols_default(int *cols);
+/* A comma-separated list of keys into cols[TOP_MAX_COLS], COMMAND added
+ * last when missing: their number, or -1 with the first unknown name (or
+ * a repeated one) copied to bad. */
+int top_cols_parse(const char *list, int *cols, char *bad, size_t badlen);
+/* "pid,user,..." of cols into buf. */
+void top_cols_format(char *buf, size_t len, const int *cols, int n);
+/* Text of one cell. */
 void top_cell(char *buf, size_t len, const struct top_row *r, int col,
-	      double secs, bool accumulated);
+	      const struct top_cellfmt *cf);
 /* Order of two rows by column `col`, biggest first (then by id). */
 int top_col_cmp(const struct top_row *x, const struct top_row *y, int col);
+
+/* ---- layout.c: which chosen columns fit a terminal ---- */
+
+struct top_layout {
+	int col[TOP_MAX_COLS];	/* shown, in order, COMMAND last */
+	int width[TOP_MAX_COLS];
+	int n;
+	int hidden_left;	/* scrolled off to the left */
+	int hidden_right;	/* that do not fit after them */
+};
+
+/* Of n things of width[i] (each with a space after it) ranked prio[i],
+ * those of the smallest prio that fit in `room`, in take[i]: what is left
+ * of room. */
+int top_fit(const int *width, const int *prio, int n, int room, bool *take);
+
+/* Lays the chosen columns `cols` (n of them, COMMAND last) out in `screen`
+ * character cells with `skip` of the others scrolled off to the left:
+ * of the rest, those of the smallest prio that fit, in their order, and
+ * COMMAND in what is left. */
+void top_layout(struct top_layout *l, const int *cols, int n, int screen,
+		int skip);
+
+/* ---- toprc.c: the chosen columns, kept between runs ---- */
+
+/* $XDG_CONFIG_HOME/iolens/toprc, or ~/.config/iolens/toprc; NULL when
+ * neither variable is set. */
+const char *top_rc_path(char *buf, size_t len);
+/* Reads the columns from toprc into o, if there is one: 0, or -1 after one
+ * line on stderr (an unreadable or bad file: the defaults stay). */
+int top_rc_load(struct top_opts *o);
+/* Writes o's columns to toprc: 0 or -errno. */
+int top_rc_save(const struct top_opts *o);
 
 /* ---- collect.c: the frame from the task scan and the aggregation ---- */
 
@@ -154,6 +238,9 @@ __u64 top_collect_read_ns(const struct top_collector *c);
 void top_collect_stop(struct top_collector *c);
 
 /* ---- batch.c ---- */
+
+/* The one line a frame needs when delay accounting is off, or NULL. */
+const char *top_delay_note(const struct top_frame *f);
 
 /* Frames as text (-b) or JSON lines (-j) until -n or Ctrl-C; exit code. */
 int top_batch_run(struct top_opts *o, struct top_frame *f,

@@ -19,7 +19,7 @@
 
 #define CMD "top"
 
-enum { OPT_CGROUP = CLI_LONG };
+enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS };
 
 static const struct cli_opt opts[] = {
 	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control"),
@@ -34,6 +34,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('u', "user", "USER", "only this user's processes"),
 	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT"),
 	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)"),
+	CLI_OPT(OPT_COLUMNS, "columns", "LIST", "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)"),
 	CLI_END,
 };
 
@@ -47,9 +48,13 @@ static const struct cli_cmd cmd = {
 		"submitted; the disks on top.  Keys: h.\n",
 	.opts = opts,
 	.more =
+		"columns: pid user disk_read disk_write file_read hit io swapin graph\n"
+		"  rchar wchar syscr syscw fsync blk_io blk_lat rmw misalign command\n"
+		"  (IO> and SWAPIN need kernel.task_delayacct=1)\n"
 		"examples:\n"
 		"  iolens top\n"
-		"  iolens top -b -o -n 5\n",
+		"  iolens top -b -o -n 5\n"
+		"  iolens top --columns pid,io,disk_read,command\n",
 };
 
 /* --- options ------------------------------------------------------------ */
@@ -85,6 +90,25 @@ static int parse_cgroup(struct top_opts *o, const char *s)
 		return usage_err(CMD, "no cgroup '%s' (a path under /sys/fs/cgroup)", s);
 	o->by_cgroup = true;
 	o->cgroup = sb.st_ino;
+	return 0;
+}
+
+static int parse_columns(struct top_opts *o, const char *s)
+{
+	char bad[64], cut[96], all[512];
+	int cols[TOP_MAX_COLS], all_cols[TOP_MAX_COLS], n;
+
+	n = top_cols_parse(s, cols, bad, sizeof(bad));
+	if (n < 0) {
+		for (int c = 0; c < top_ncols; c++)
+			all_cols[c] = c;
+		top_cols_format(all, sizeof(all), all_cols, top_ncols);
+		return usage_err(CMD, "--columns: no column '%s' (or named twice): want some of %s",
+				 log_excerpt(bad, cut, sizeof(cut)), all);
+	}
+	memcpy(o->cols, cols, n * sizeof(*cols));
+	o->ncols = n;
+	o->cols_given = true;
 	return 0;
 }
 
@@ -130,6 +154,10 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			if (parse_cgroup(o, optarg))
 				return 2;
 			break;
+		case OPT_COLUMNS:
+			if (parse_columns(o, optarg))
+				return 2;
+			break;
 		}
 	}
 	if (c < 0)
@@ -140,13 +168,16 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = { .delay_ns = 1000000000ULL,
-			      .sort = top_col_find("DISK READ") };
+			      .sort = top_col_by_key("disk_read") };
 	struct top_collector *c = NULL;
 	struct top_frame f = {};
 	struct proctree tree;
 	int roots[16];
-	int err = parse_opts(argc, argv, &o), ret = 1;
+	int err, ret = 1;
 
+	/* The defaults, then toprc's, then --columns. */
+	o.ncols = top_cols_default(o.cols);
+	err = parse_opts(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
 	for (int i = 0; i < o.npids; i++)
@@ -161,6 +192,9 @@ int cmd_top(int argc, char **argv)
 	c = top_collect_start(CMD, &o);
 	if (!c)
 		goto out;
+	/* After the checks that can refuse to run: their line comes alone. */
+	if (!o.cols_given)
+		top_rc_load(&o);
 	if (o.batch)
 		ret = top_batch_run(&o, &f, c);
 	else

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "doctor/doctor.h"
+#include "lib/delayacct.h"
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "lib/devices.h"
@@ -236,6 +237,31 @@ static void check_kfacts(struct doctor *d)
 		   "kfunc %s (Linux 6.2)", k->rdonly_cast ? "present" : "absent");
 }
 
+/* top's IO> and SWAPIN: the kernel must keep task->delays
+ * (CONFIG_TASK_DELAY_ACCT) and add to them (kernel.task_delayacct). */
+static void check_delays(struct doctor *d)
+{
+	const struct btf_type *t = NULL;
+	enum delayacct_state st = delayacct_state();
+	__s32 id = d->btf ? btf__find_by_name_kind(d->btf, "task_struct", BTF_KIND_STRUCT) : -1;
+	__u32 off;
+
+	if (id > 0)
+		t = btf__type_by_id(d->btf, id);
+	if (!t || !find_member(d->btf, t, "delays", &off))
+		doctor_row(d, "task delays", ST_MISSING,
+			   "top shows no IO> or SWAPIN (CONFIG_TASK_DELAY_ACCT off)",
+			   "%s", d->btf ? "no task_struct.delays" : "no BTF");
+	else if (st == DELAYACCT_OFF)
+		doctor_row(d, "task delays", ST_FALLBACK,
+			   "top's IO> and SWAPIN are off: sysctl kernel.task_delayacct=1 turns them on",
+			   "kernel.task_delayacct=0");
+	else
+		doctor_row(d, "task delays", ST_OK, "top shows IO> and SWAPIN (task->delays)",
+			   "%s", st == DELAYACCT_ON ? "kernel.task_delayacct=1" :
+			   "on unless booted with nodelayacct (no sysctl before 5.14)");
+}
+
 static void check_structs(struct doctor *d)
 {
 	/*
@@ -261,6 +287,7 @@ static void check_structs(struct doctor *d)
 		   "request ops decoded from BTF",
 		   "request ops decoded with built-in 6.x values");
 	check_kfacts(d);
+	check_delays(d);
 }
 
 static bool bio_based(const char *disk)

@@ -25,9 +25,9 @@ int procstat_read(const char *path, struct procstat *ps)
 	len = q - p - 1;
 	memcpy(ps->comm, p + 1, len < IOLENS_COMM_LEN - 1 ? len : IOLENS_COMM_LEN - 1);
 	/* The fields after it, from 3 (state): ppid is 4, flags 9,
-	 * starttime 22 (proc(5)). */
+	 * starttime 22, delayacct_blkio_ticks 42 (proc(5)). */
 	p = q + 1;
-	for (int field = 3; field <= 22; field++) {
+	for (int field = 3; field <= 42; field++) {
 		while (*p == ' ')
 			p++;
 		if (!*p)
@@ -40,6 +40,8 @@ int procstat_read(const char *path, struct procstat *ps)
 			ps->flags = strtoull(p, NULL, 10);
 		else if (field == 22)
 			ps->starttime = strtoull(p, NULL, 10);
+		else if (field == 42)
+			ps->blkio_ticks = strtoull(p, NULL, 10);
 		p += strcspn(p, " ");
 	}
 	return ps->state ? 0 : -1;

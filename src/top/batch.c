@@ -19,15 +19,29 @@ static void print_ms(double ms)
 		printf(" %7.3f", ms);
 }
 
+/* The line a frame has when IO> and SWAPIN cannot be counted. */
+const char *top_delay_note(const struct top_frame *f)
+{
+	if (f->delayacct != DELAYACCT_OFF)
+		return NULL;
+	return "IO> and SWAPIN: delay accounting is off (kernel.task_delayacct=0); "
+	       "turn it on with: sysctl kernel.task_delayacct=1";
+}
+
 static void print_batch(const struct top_frame *f, const struct top_opts *o)
 {
-	char cell[64];
-	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
+	char cell[256];
+	struct proc_ent none = { .flags = f->total_known };
 	struct top_row tot = { .e = &none, .user = "" };
+	struct top_cellfmt cf = { .secs = f->secs, .at = f->at,
+				  .accumulated = o->accumulated };
 	char name[DEV_NAME_LEN + 8];
+	const char *note = top_delay_note(f);
 
 	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
 	       o->accumulated ? "totals since start" : "rates", f->source);
+	if (note)
+		printf("%s\n", note);
 	printf("%-10s %9s %9s %9s %9s %7s %7s %7s %7s %7s %6s\n", "Device", "r/s",
 	       "rkB/s", "w/s", "wkB/s", "await", "queue", "device", "p99", "aqu-sz",
 	       "%util");
@@ -43,12 +57,12 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 		printf(" %7.2f %6.2f\n", d->aqu_sz, d->util);
 	}
 	tot.d = f->total;
-	tot.hit = top_hit_ratio(&f->total, f->syscalls);
+	tot.hit = top_hit_ratio(&f->total, f->total_known & IOLENS_TASK_SYS);
 	printf("Total of %d rows:", f->nrows);
 	for (int c = 0, sep = 0; c < top_ncols; c++) {
 		if (!top_cols[c].total)
 			continue;
-		top_cell(cell, sizeof(cell), &tot, c, f->secs, o->accumulated);
+		top_cell(cell, sizeof(cell), &tot, c, &cf);
 		printf("%s %s %s", sep++ ? "," : "", top_cols[c].title, cell);
 	}
 	putchar('\n');
@@ -59,15 +73,25 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 		fmt_bytes(cell, sizeof(cell), f->wb[i].bytes / f->secs);
 		printf("%s/s%s", cell, i == f->nwb - 1 ? "\n" : "");
 	}
-	/* The last column (the command) is the one of free width. */
-	for (int c = 0; c < top_ncols; c++)
-		printf(c == top_ncols - 1 ? "%-*s" : "%*s ", top_cols[c].width,
-		       top_cols[c].title);
+	/* The chosen columns, all of them: no terminal to fit.  COMMAND is
+	 * last, its width free. */
+	for (int i = 0; i < o->ncols; i++) {
+		const struct top_column *c = &top_cols[o->cols[i]];
+
+		if (i == o->ncols - 1)
+			printf("%s", c->title);
+		else
+			printf("%*s ", c->width, c->title);
+	}
 	putchar('\n');
-	for (int i = 0; i < f->nrows; i++) {
-		for (int c = 0; c < top_ncols; c++) {
-			top_cell(cell, sizeof(cell), f->rows[i], c, f->secs, o->accumulated);
-			printf(c == top_ncols - 1 ? "%-*s" : "%*s ", top_cols[c].width, cell);
+	for (int r = 0; r < f->nrows; r++) {
+		for (int i = 0; i < o->ncols; i++) {
+			cf.width = top_cols[o->cols[i]].width;
+			top_cell(cell, sizeof(cell), f->rows[r], o->cols[i], &cf);
+			if (i == o->ncols - 1)
+				printf("%s", cell);
+			else
+				printf("%*s ", cf.width, cell);
 		}
 		putchar('\n');
 	}
@@ -89,8 +113,9 @@ static void members(struct json *j, __u32 dev)
 	json_arr_close(j);
 }
 
-static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
+static void json_io(struct json *j, const struct proc_io *d, __u32 known)
 {
+	bool syscalls = known & IOLENS_TASK_SYS;
 	char key[40];
 	double hit = top_hit_ratio(d, syscalls);
 
@@ -127,6 +152,16 @@ static void json_io(struct json *j, const struct proc_io *d, bool syscalls)
 		json_null(j, "block_avg_ns");
 	json_u64(j, "misaligned_writes", d->misaligned);
 	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
+	/* Waits (delay accounting), null where the kernel does not count
+	 * them: the share of the frame is this over "seconds". */
+	if (known & IOLENS_TASK_BLKIO)
+		json_u64(j, "blkio_delay_ns", d->delay.blkio_ns);
+	else
+		json_null(j, "blkio_delay_ns");
+	if (known & IOLENS_TASK_SWAPIN)
+		json_u64(j, "swapin_delay_ns", d->delay.swapin_ns);
+	else
+		json_null(j, "swapin_delay_ns");
 }
 
 static void print_json(const struct top_frame *f, const struct top_opts *o)
@@ -139,6 +174,8 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	json_f64(&j, "seconds", f->secs, 6);
 	json_str(&j, "counts", o->accumulated ? "since start" : "frame");
 	json_str(&j, "task_source", f->source);
+	json_str(&j, "delay_accounting", f->delayacct == DELAYACCT_ON ? "on" :
+		 f->delayacct == DELAYACCT_OFF ? "off" : "unknown");
 	json_arr_open(&j, "devices");
 	for (int i = 0; i < f->ndev; i++) {
 		const struct top_dev *d = &f->devs[i];
@@ -165,7 +202,9 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	}
 	json_arr_close(&j);
 	json_obj_open(&j, "total");
-	json_io(&j, &f->total, f->syscalls);
+	/* A frame with no row still has every key. */
+	json_io(&j, &f->total, f->total_known |
+		(f->syscalls ? IOLENS_TASK_SYS : 0));
 	json_obj_close(&j);
 	json_arr_open(&j, "writeback");
 	for (int i = 0; i < f->nwb; i++) {
@@ -208,10 +247,11 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_u64(&j, o->threads ? "tid" : "pid", r->e->id);
 		if (o->threads)
 			json_u64(&j, "pid", r->e->tgid);
+		json_u64(&j, "ppid", r->e->ppid);
 		json_str(&j, "user", r->user);
 		json_str(&j, "comm", r->e->comm);
 		json_bool(&j, "kernel_thread", r->e->flags & IOLENS_TASK_KTHREAD);
-		json_io(&j, &r->d, r->e->flags & IOLENS_TASK_SYS);
+		json_io(&j, &r->d, r->e->flags);
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);

@@ -15,6 +15,13 @@
 #include "trace/stat_trace.h"
 #include "trace/task_trace.h"
 #include "top/top.h"
+#include "lib/vec.h"
+
+/* The last minute of a device, kept across frames by its number. */
+struct dev_graph {
+	__u32 dev;
+	struct graph g;
+};
 
 struct top_collector {
 	struct top_opts *o;
@@ -22,6 +29,9 @@ struct top_collector {
 	struct stat_trace *st;
 	struct proctable *pt;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
+	__u64 start_ns;			/* the time base of the graphs */
+	struct dev_graph *dg;
+	int ndg;
 };
 
 /* Writes a kernel thread submitted for cgroup (hier, id): writeback. */
@@ -94,6 +104,21 @@ static int fold_block(struct top_collector *s, struct top_frame *f)
 	return 0;
 }
 
+/* The graph of device `dev`, made at its first frame. */
+static struct graph *dev_graph(struct top_collector *s, __u32 dev)
+{
+	struct dev_graph *g;
+
+	for (int i = 0; i < s->ndg; i++)
+		if (s->dg[i].dev == dev)
+			return &s->dg[i].g;
+	g = vec_add(&s->dg, &s->ndg, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->dev = dev;
+	return &g->g;
+}
+
 static double div_or_nan(double a, double b)
 {
 	return b ? a / b : NAN;
@@ -101,6 +126,7 @@ static double div_or_nan(double a, double b)
 
 static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 {
+	struct graph *g;
 	int n = 0;
 
 	for (int i = 0; i < stat_trace_nslots(s->st); i++)
@@ -153,6 +179,10 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		t->util = 100.0 * d->io_ticks_ns / 1e9 / secs;
 		t->busy = stat_dev_busy_unknown(d) ? NAN : 100.0 * d->busy_ns / 1e9 / secs;
 		t->bio_based = d->bio_based;
+		g = dev_graph(s, d->dev);
+		if (g)
+			graph_add(g, f->at - secs, f->at, r->bytes + w->bytes);
+		t->graph = g;
 	}
 	f->ndev = n;
 	return stack_order(s, f);
@@ -181,6 +211,8 @@ int top_collect(struct top_frame *f, void *arg)
 	if (err)
 		return err;
 	f->secs = stat_trace_interval_s(s->st);
+	f->at = (stat_trace_read_ns(s->st) - s->start_ns) / 1e9;
+	proctable_graph(s->pt, f->at - f->secs, f->at);
 	err = build_devs(s, f, f->secs > 0 ? f->secs : 1);
 	if (err)
 		return err;
@@ -205,11 +237,15 @@ int top_collect(struct top_frame *f, void *arg)
 		f->rows = rows;
 	}
 	f->nall = n;
+	/* Delays the kernel does not add up are unknown, not zero. */
+	f->delayacct = delayacct_state();
 	for (int i = 0; i < n; i++) {
 		struct top_row *r = &f->all[i];
 
 		r->e = proctable_get(s->pt, i);
 		r->user = top_user_name(r->e->uid);
+		if (f->delayacct == DELAYACCT_OFF)
+			r->e->flags &= ~(IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN);
 	}
 	for (int c = 0; c < IOLENS_SC_NR; c++) {
 		task_trace_sys_hist(s->tt, c, f->sys_hist[c]);
@@ -256,6 +292,7 @@ struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 		goto fail;
 	s->st = stat_trace_start(cmd, &so);
 	s->pt = proctable_new(o->threads);
+	s->start_ns = s->st ? stat_trace_read_ns(s->st) : 0;
 	if (!s->st || !s->pt)
 		goto fail;
 	for (int c = 0; c < IOLENS_SC_NR; c++)
@@ -288,5 +325,6 @@ void top_collect_stop(struct top_collector *s)
 	proctable_free(s->pt);
 	stat_trace_stop(s->st);
 	task_trace_stop(s->tt);
+	free(s->dg);
 	free(s);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The columns of top's process table.  A column is one row of top_cols:
- * the screen, batch output and sorting read nothing else, so a new column
- * is a new row (and, for a new counter, its field in struct proc_io).
+ * the screen, batch output, sorting, --columns and the chooser read nothing
+ * else, so a new column is a new row (and, for a new counter, its field in
+ * struct proc_io).
  */
 #include <math.h>
 #include <stddef.h>
@@ -28,6 +29,12 @@ static double blk_lat_of(const struct top_row *r)
 	return r->d.blk_timed ? (double)r->d.blk_ns / r->d.blk_timed : -1;
 }
 
+/* GRAPH sorts by what the row moved in the frame, as DISK READ + WRITE. */
+static double disk_of(const struct top_row *r)
+{
+	return r->d.io.read_bytes + r->d.io.write_bytes;
+}
+
 static const char *user_of(const struct top_row *r)
 {
 	return r->user;
@@ -35,44 +42,60 @@ static const char *user_of(const struct top_row *r)
 
 static const char *comm_of(const struct top_row *r)
 {
-	return r->e->comm;
+	return r->cmdline ? r->cmdline : r->e->comm;
 }
 
 const struct top_column top_cols[] = {
-	{ "PID", 7, TOP_NUM, .value = pid_of, .ascending = true,
+	{ "pid", "PID", 7, 1, true, TOP_NUM, .value = pid_of, .ascending = true,
 	  .help = "process id (thread id with -t)" },
-	{ "USER", 8, TOP_TEXT, .text = user_of, .help = "effective user" },
-	{ "DISK READ", 10, TOP_BYTES, IO(io.read_bytes), .total = true,
-	  .help = "bytes read from disk (read_bytes of /proc/PID/io)" },
-	{ "DISK WRITE", 10, TOP_BYTES, IO(io.write_bytes), .total = true,
-	  .help = "bytes written to disk or dirtied (write_bytes)" },
-	{ "FILE READ", 10, TOP_BYTES, IO(sys.bytes[IOLENS_SC_FILE_READ]),
-	  .total = true, .sys = true,
+	{ "user", "USER", 8, 2, true, TOP_TEXT, .text = user_of,
+	  .help = "effective user" },
+	{ "disk_read", "DISK READ", 10, 3, true, TOP_BYTES, IO(io.read_bytes),
+	  .total = true, .help = "bytes read from disk (read_bytes of /proc/PID/io)" },
+	{ "disk_write", "DISK WRITE", 10, 4, true, TOP_BYTES, IO(io.write_bytes),
+	  .total = true, .help = "bytes written to disk or dirtied (write_bytes)" },
+	{ "file_read", "FILE READ", 10, 7, true, TOP_BYTES,
+	  IO(sys.bytes[IOLENS_SC_FILE_READ]), .total = true, .needs = IOLENS_TASK_SYS,
 	  .help = "bytes read by syscalls from files and block devices" },
-	{ "HIT%", 5, TOP_PCT, .value = hit_of, .total = true,
+	{ "hit", "HIT%", 5, 5, true, TOP_PCT, .value = hit_of, .total = true,
 	  .help = "page-cache hit ratio of file reads" },
-	{ "RCHAR", 10, TOP_BYTES, IO(io.rchar), .total = true,
+	{ "io", "IO>", 6, 6, true, TOP_SHARE, IO(delay.blkio_ns), .total = true,
+	  .needs = IOLENS_TASK_BLKIO,
+	  .help = "share of the frame spent waiting for block I/O (summed over\n"
+		  "a process's threads, as iotop; a wait counts when it ends)" },
+	{ "swapin", "SWAPIN", 6, 8, true, TOP_SHARE, IO(delay.swapin_ns), .total = true,
+	  .needs = IOLENS_TASK_SWAPIN,
+	  .help = "share of the frame spent waiting for pages swapped in" },
+	{ "graph", "GRAPH", 12, 11, true, TOP_GRAPH, .value = disk_of,
+	  .help = "disk bytes read and written, the last minute" },
+	{ "rchar", "RCHAR", 10, 15, true, TOP_BYTES, IO(io.rchar), .total = true,
 	  .help = "bytes read by any syscall (rchar)" },
-	{ "WCHAR", 10, TOP_BYTES, IO(io.wchar), .total = true,
+	{ "wchar", "WCHAR", 10, 16, true, TOP_BYTES, IO(io.wchar), .total = true,
 	  .help = "bytes written by any syscall (wchar)" },
-	{ "SYSCR", 7, TOP_COUNT, IO(io.syscr), .total = true,
+	{ "syscr", "SYSCR", 7, 17, true, TOP_COUNT, IO(io.syscr), .total = true,
 	  .help = "read syscalls (syscr)" },
-	{ "SYSCW", 7, TOP_COUNT, IO(io.syscw), .total = true,
+	{ "syscw", "SYSCW", 7, 18, true, TOP_COUNT, IO(io.syscw), .total = true,
 	  .help = "write syscalls (syscw)" },
-	{ "FSYNC", 6, TOP_COUNT, IO(sys.calls[IOLENS_SC_SYNC]), .total = true,
-	  .sys = true, .help = "fsync and fdatasync calls" },
-	{ "BLK IO", 7, TOP_COUNT, IO(blk_ios), .total = true,
+	{ "fsync", "FSYNC", 6, 12, true, TOP_COUNT, IO(sys.calls[IOLENS_SC_SYNC]),
+	  .total = true, .needs = IOLENS_TASK_SYS, .help = "fsync and fdatasync calls" },
+	{ "blk_io", "BLK IO", 7, 10, true, TOP_COUNT, IO(blk_ios), .total = true,
 	  .help = "block requests it submitted" },
-	{ "BLK LAT", 7, TOP_NS, .value = blk_lat_of, .total = true,
+	{ "blk_lat", "BLK LAT", 7, 9, true, TOP_NS, .value = blk_lat_of, .total = true,
 	  .help = "mean latency of those requests" },
-	{ "RMW", 6, TOP_COUNT, IO(sys.rmw_reads), .total = true, .sys = true,
+	{ "rmw", "RMW", 6, 13, true, TOP_COUNT, IO(sys.rmw_reads), .total = true,
+	  .needs = IOLENS_TASK_SYS,
 	  .help = "disk reads inside buffered writes: read-modify-write" },
-	{ "MISALIGN", 8, TOP_COUNT, IO(misaligned), .total = true,
+	{ "misalign", "MISALIGN", 8, 14, true, TOP_COUNT, IO(misaligned), .total = true,
 	  .help = "writes misaligned to the disk's physical block" },
-	{ "COMMAND", 16, TOP_TEXT, .text = comm_of, .help = "command name" },
+	{ "command", "COMMAND", 20, 0, true, TOP_TEXT, .text = comm_of,
+	  .help = "command name, or command line (key c); indented in the tree" },
 };
 
 const int top_ncols = sizeof(top_cols) / sizeof(top_cols[0]);
+const int top_col_command = sizeof(top_cols) / sizeof(top_cols[0]) - 1;
+
+_Static_assert(sizeof(top_cols) / sizeof(top_cols[0]) <= TOP_MAX_COLS,
+	       "TOP_MAX_COLS");
 
 int top_col_find(const char *title)
 {
@@ -80,6 +103,60 @@ int top_col_find(const char *title)
 		if (!strcmp(top_cols[c].title, title))
 			return c;
 	return -1;
+}
+
+int top_col_by_key(const char *key)
+{
+	for (int c = 0; c < top_ncols; c++)
+		if (!strcmp(top_cols[c].key, key))
+			return c;
+	return -1;
+}
+
+int top_cols_default(int *cols)
+{
+	int n = 0;
+
+	for (int c = 0; c < top_ncols; c++)
+		if (top_cols[c].dflt && c != top_col_command)
+			cols[n++] = c;
+	cols[n++] = top_col_command;
+	return n;
+}
+
+int top_cols_parse(const char *list, int *cols, char *bad, size_t badlen)
+{
+	bool seen[TOP_MAX_COLS] = { false };
+	const char *p = list;
+	char key[32];
+	int n = 0;
+
+	while (*p) {
+		size_t k = strcspn(p, ",");
+		int c;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(k < sizeof(key) ? k : sizeof(key) - 1), p);
+		c = k < sizeof(key) ? top_col_by_key(key) : -1;
+		if (c < 0 || seen[c]) {
+			snprintf(bad, badlen, "%.*s", (int)k, p);
+			return -1;
+		}
+		seen[c] = true;
+		if (c != top_col_command)
+			cols[n++] = c;
+		p += k + (p[k] == ',');
+	}
+	cols[n++] = top_col_command;
+	return n;
+}
+
+void top_cols_format(char *buf, size_t len, const int *cols, int n)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && o < len; i++)
+		o += snprintf(buf + o, len - o, "%s%s", i ? "," : "", top_cols[cols[i]].key);
 }
 
 /* The number a column sorts by; negative for unknown. */
@@ -93,18 +170,26 @@ static double col_value(const struct top_row *r, int col)
 }
 
 void top_cell(char *buf, size_t len, const struct top_row *r, int col,
-	      double secs, bool accumulated)
+	      const struct top_cellfmt *cf)
 {
 	const struct top_column *c = &top_cols[col];
-	double v, per = accumulated || secs <= 0 ? 1 : secs;
+	double v, per = cf->accumulated || cf->secs <= 0 ? 1 : cf->secs;
 	char t[32];
 
-	if (c->sys && !(r->e->flags & IOLENS_TASK_SYS)) {
+	if ((r->e->flags & c->needs) != c->needs) {
 		snprintf(buf, len, "-");
 		return;
 	}
 	if (c->fmt == TOP_TEXT) {
-		snprintf(buf, len, "%s", c->text(r));
+		/* The tree's indentation, as ps f and htop draw it. */
+		if (r->depth && col == top_col_command)
+			snprintf(buf, len, "%*s`- %s", 3 * (r->depth - 1), "", c->text(r));
+		else
+			snprintf(buf, len, "%s", c->text(r));
+		return;
+	}
+	if (c->fmt == TOP_GRAPH) {
+		graph_draw(buf, len, r->e->graph, cf->at, cf->width, cf->utf8);
 		return;
 	}
 	v = col_value(r, col);
@@ -114,10 +199,10 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 		break;
 	case TOP_BYTES:
 		fmt_bytes(t, sizeof(t), v / per);
-		snprintf(buf, len, "%s%s", t, accumulated ? "" : "/s");
+		snprintf(buf, len, "%s%s", t, cf->accumulated ? "" : "/s");
 		break;
 	case TOP_COUNT:
-		snprintf(buf, len, accumulated ? "%.0f" : "%.1f", v / per);
+		snprintf(buf, len, cf->accumulated ? "%.0f" : "%.1f", v / per);
 		break;
 	case TOP_PCT:
 		if (v < 0)
@@ -131,7 +216,15 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 		else
 			fmt_ns(buf, len, (__u64)v);
 		break;
+	case TOP_SHARE:
+		/* A process's threads can wait at once: more than 100%. */
+		if (cf->accumulated)
+			fmt_ns(buf, len, (__u64)v);
+		else
+			snprintf(buf, len, "%.1f%%", 100 * v / 1e9 / per);
+		break;
 	case TOP_TEXT:
+	case TOP_GRAPH:
 		break;
 	}
 }

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "top/proctable.h"
+
+/* /proc/PID/cmdline is cut here: enough for a screen line. */
+#define CMDLINE_MAX	1024
 
 struct proctable {
 	bool threads;
@@ -21,10 +27,22 @@ struct proctable *proctable_new(bool threads)
 	return pt;
 }
 
+/* What an entry holds besides its counters. */
+static void ent_release(struct proc_ent *e)
+{
+	free(e->graph);
+	free(e->cmdline);
+	e->graph = NULL;
+	e->cmdline = NULL;
+	e->cmdline_read = false;
+}
+
 void proctable_free(struct proctable *pt)
 {
 	if (!pt)
 		return;
+	for (int i = 0; i < pt->n; i++)
+		ent_release(&pt->v[i]);
 	free(pt->v);
 	free(pt->idx);
 	free(pt);
@@ -114,6 +132,12 @@ static void sys_add(struct iolens_sys *d, const struct iolens_sys *s)
 	d->rmw_bytes += s->rmw_bytes;
 }
 
+static void delay_add(struct iolens_delay *d, const struct iolens_delay *s)
+{
+	d->blkio_ns += s->blkio_ns;
+	d->swapin_ns += s->swapin_ns;
+}
+
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 		 const struct proc_io *b)
 {
@@ -121,7 +145,7 @@ void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 	__u64 *r = (__u64 *)d;
 
 	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		r[i] = x[i] - y[i];
+		r[i] = x[i] > y[i] ? x[i] - y[i] : 0;
 }
 
 void proctable_begin(struct proctable *pt)
@@ -133,6 +157,7 @@ void proctable_begin(struct proctable *pt)
 		e->prev = e->cur;
 		memset(&e->cur.io, 0, sizeof(e->cur.io));
 		memset(&e->cur.sys, 0, sizeof(e->cur.sys));
+		memset(&e->cur.delay, 0, sizeof(e->cur.delay));
 	}
 }
 
@@ -150,11 +175,13 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	if (pt->threads || leader) {
 		if (e->seen && e->start_ns != r->start_ns) {
 			memset(&e->cur, 0, sizeof(e->cur));
+			ent_release(e);
 			e->born = pt->gen;
 		}
 		e->start_ns = r->start_ns;
 		e->uid = r->uid;
 		e->flags = r->flags;
+		e->ppid = r->ppid;
 		e->cgroup = r->cgroup;
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 	}
@@ -162,9 +189,11 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	e->seen = pt->gen;
 	ioac_add(&e->cur.io, &r->io);
 	sys_add(&e->cur.sys, &r->sys);
+	delay_add(&e->cur.delay, &r->delay);
 	if (!pt->threads) {
 		ioac_add(&e->cur.io, &r->dead);
 		sys_add(&e->cur.sys, &r->sys_dead);
+		delay_add(&e->cur.delay, &r->delay_dead);
 	}
 }
 
@@ -197,8 +226,10 @@ void proctable_end(struct proctable *pt)
 	for (int i = 0; i < pt->n; i++) {
 		struct proc_ent *e = &pt->v[i];
 
-		if (e->seen != pt->gen)
+		if (e->seen != pt->gen) {
+			ent_release(e);
 			continue;
+		}
 		if (e->born == pt->gen) {
 			e->prev = e->cur;
 			e->base = e->cur;
@@ -222,4 +253,51 @@ struct proc_ent *proctable_get(struct proctable *pt, int i)
 bool proc_is_new(const struct proctable *pt, const struct proc_ent *e)
 {
 	return e->born == pt->gen;
+}
+
+void proctable_graph(struct proctable *pt, double t0, double t1)
+{
+	for (int i = 0; i < pt->n; i++) {
+		struct proc_ent *e = &pt->v[i];
+		__u64 now = e->cur.io.read_bytes + e->cur.io.write_bytes,
+		      was = e->prev.io.read_bytes + e->prev.io.write_bytes;
+
+		if (now <= was)
+			continue;
+		/* Only what moves gets one: 3,000 idle threads take none. */
+		if (!e->graph)
+			e->graph = calloc(1, sizeof(*e->graph));
+		if (e->graph)
+			graph_add(e->graph, t0, t1, now - was);
+	}
+}
+
+const char *proc_cmdline(struct proc_ent *e)
+{
+	char path[64], *buf;
+	ssize_t n;
+	int fd;
+
+	if (e->cmdline_read)
+		return e->cmdline;
+	e->cmdline_read = true;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/cmdline", e->tgid, e->id);
+	buf = malloc(CMDLINE_MAX);
+	fd = buf ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	n = fd >= 0 ? read(fd, buf, CMDLINE_MAX - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	/* Arguments apart by spaces, and no byte that moves the cursor. */
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < ' ' || buf[i] == 0x7f)
+			buf[i] = buf[i] ? '?' : ' ';
+	buf[n] = '\0';
+	e->cmdline = buf;
+	return buf;
 }

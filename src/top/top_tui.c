@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The terminal of `iolens top`: this file alone owns it.  The terminal is
- * restored however the program ends: q, SIGINT/SIGTERM, an error, or a
- * crash (the fatal-signal handler ends curses before dying).
+ * The terminal of `iolens top`: this file owns it, and the keys.  The
+ * terminal is restored however the program ends: q, SIGINT/SIGTERM, an
+ * error, or a crash (the fatal-signal handler ends curses before dying).
+ * The keys are a table, as htop's: a key is a row with its help.
  */
-#include <math.h>
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <ncurses.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "lib/clock.h"
-#include "lib/hist.h"
+#include "lib/delayacct.h"
 #include "lib/stop.h"
-#include "top/top.h"
-#include "lib/units.h"
+#include "top/actions.h"
+#include "top/tui.h"
 
-#define PANE_ROWS 8	/* latency histogram of the focused device */
-#define BAR_MAX 40
-
-enum { CP_TITLE = 1, CP_HEAD, CP_SORT, CP_BAR };
+struct tui {
+	struct top_opts *o;
+	struct top_frame *f;
+	struct view v;
+	bool collect_now;	/* the table changed: a frame at once */
+};
 
 static bool curses_on;
 
@@ -38,11 +43,15 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
-static void tui_begin(void)
+static void tui_begin(struct view *v)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 	struct sigaction sa = { .sa_handler = on_fatal };
 
+	/* The locale's character set: block characters in graphs where it
+	 * is UTF-8, ASCII elsewhere. */
+	setlocale(LC_CTYPE, "");
+	v->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	initscr();
 	curses_on = true;
 	atexit(tui_end);
@@ -61,367 +70,271 @@ static void tui_begin(void)
 		init_pair(CP_HEAD, COLOR_BLACK, COLOR_GREEN);
 		init_pair(CP_SORT, COLOR_BLACK, COLOR_YELLOW);
 		init_pair(CP_BAR, COLOR_CYAN, -1);
+		init_pair(CP_SEL, COLOR_BLACK, COLOR_WHITE);
 	}
 }
 
-static void attr(int pair, bool on)
+/* The row under the cursor, or NULL (with a message) when there is none. */
+static const struct top_row *selected(struct tui *t)
 {
-	int a = has_colors() && !getenv("NO_COLOR") ? COLOR_PAIR(pair) : A_REVERSE;
-
-	if (on)
-		attron(a);
-	else
-		attroff(a);
+	if (t->v.sel < t->f->nrows)
+		return t->f->rows[t->v.sel];
+	tui_message(&t->v, "no process under the cursor");
+	return NULL;
 }
 
-/* What the pane shows: the focused device, or a syscall class. */
-static const int pane_sc[] = { -1, IOLENS_SC_FILE_READ, IOLENS_SC_FILE_WRITE,
-			       IOLENS_SC_SYNC };
-#define NPANES (int)(sizeof(pane_sc) / sizeof(pane_sc[0]))
+/* ---- what the keys do ---- */
 
-struct view {
-	int focus;		/* device index */
-	int pane;		/* index into pane_sc */
-	int top;		/* first row shown */
-	bool frozen, help;
-	char filter[64];
+static void key_quit(struct tui *t) { (void)t; stop_request(); }
+
+static void key_sort_prev(struct tui *t)
+{
+	int i = 0;
+
+	/* Through the chosen columns, in their order. */
+	while (i < t->o->ncols && t->o->cols[i] != t->o->sort)
+		i++;
+	t->o->sort = t->o->cols[(i + t->o->ncols - 1) % t->o->ncols];
+}
+
+static void key_sort_next(struct tui *t)
+{
+	int i = 0;
+
+	while (i < t->o->ncols && t->o->cols[i] != t->o->sort)
+		i++;
+	t->o->sort = t->o->cols[i >= t->o->ncols ? 0 : (i + 1) % t->o->ncols];
+}
+
+static void key_scroll_left(struct tui *t) { t->v.skip -= t->v.skip > 0; }
+static void key_scroll_right(struct tui *t) { t->v.skip += t->v.hidden_right > 0; }
+static void key_reverse(struct tui *t) { t->o->reverse = !t->o->reverse; }
+static void key_only_active(struct tui *t) { t->o->only_active = !t->o->only_active; }
+static void key_totals(struct tui *t) { t->o->accumulated = !t->o->accumulated; }
+static void key_cmdline(struct tui *t) { t->o->cmdline = !t->o->cmdline; }
+static void key_tree(struct tui *t) { t->o->tree_view = !t->o->tree_view; }
+static void key_freeze(struct tui *t) { t->v.frozen = !t->v.frozen; }
+static void key_help(struct tui *t) { t->v.help = true; }
+static void key_next_pane(struct tui *t) { t->v.pane = (t->v.pane + 1) % tui_npanes; }
+
+static void key_threads(struct tui *t)
+{
+	t->o->threads = !t->o->threads;
+	t->collect_now = true;	/* a new table */
+}
+
+static void key_filter(struct tui *t)
+{
+	tui_read_line("filter (pid, name or user): ", t->v.filter, sizeof(t->v.filter));
+}
+
+static void key_next_dev(struct tui *t)
+{
+	if (t->f->ndev)
+		t->v.focus = (t->v.focus + 1) % t->f->ndev;
+}
+
+static void key_up(struct tui *t) { t->v.sel -= t->v.sel > 0; }
+static void key_down(struct tui *t) { t->v.sel += t->v.sel < t->f->nrows - 1; }
+
+static void key_page_up(struct tui *t)
+{
+	t->v.sel = t->v.sel > LINES / 2 ? t->v.sel - LINES / 2 : 0;
+}
+
+static void key_page_down(struct tui *t)
+{
+	t->v.sel += LINES / 2;
+	if (t->v.sel >= t->f->nrows)
+		t->v.sel = t->f->nrows ? t->f->nrows - 1 : 0;
+}
+
+static void key_columns(struct tui *t)
+{
+	char path[4096];
+	int err;
+
+	if (!tui_choose_columns(t->o))
+		return;
+	t->v.skip = 0;
+	err = top_rc_save(t->o);
+	if (err)
+		tui_message(&t->v, "columns not kept: %s: %s",
+			    top_rc_path(path, sizeof(path)) ?: "no HOME", strerror(-err));
+	else
+		tui_message(&t->v, "columns kept in %s", top_rc_path(path, sizeof(path)));
+}
+
+static void key_delays_on(struct tui *t)
+{
+	int err = delayacct_enable();
+
+	if (err)
+		tui_message(&t->v, "cannot turn delay accounting on (%s): %s%s", DELAYACCT_SYSCTL,
+			    strerror(-err), err == -EACCES || err == -EPERM ? "; root can" : "");
+	else
+		tui_message(&t->v, "delay accounting on: IO> and SWAPIN count from now");
+}
+
+static void key_ioprio(struct tui *t)
+{
+	const struct top_row *r = selected(t);
+	char q[96], ans[32] = "";
+	int class, level, err;
+
+	if (!r)
+		return;
+	snprintf(q, sizeof(q), "I/O priority of %s %u (%s): be/0-7, rt/0-7, idle, none: ",
+		 t->o->threads ? "thread" : "process", r->e->id, r->e->comm);
+	if (!tui_read_line(q, ans, sizeof(ans)) || !*ans)
+		return;
+	if (top_ioprio_parse(ans, &class, &level)) {
+		tui_message(&t->v, "'%s' is no I/O priority: be/4, rt/0, idle or none", ans);
+		return;
+	}
+	err = top_ioprio_set(r->e->id, !t->o->threads, class, level);
+	if (err)
+		tui_message(&t->v, "ioprio_set %u: %s", r->e->id, strerror(-err));
+	else
+		tui_message(&t->v, "I/O priority of %u is now %s", r->e->id, ans);
+}
+
+static void key_send_signal(struct tui *t)
+{
+	const struct top_row *r = selected(t);
+	char q[96], ans[32] = "TERM";
+	__u32 pid;
+	int sig;
+
+	if (!r)
+		return;
+	pid = r->e->id;
+	snprintf(q, sizeof(q), "signal to send to %u (%s): ", pid, r->e->comm);
+	if (!tui_read_line(q, ans, sizeof(ans)) || !*ans)
+		return;
+	sig = top_signal_parse(ans);
+	if (sig < 0) {
+		tui_message(&t->v, "'%s' is no signal: a number or a name (TERM, KILL, HUP)", ans);
+		return;
+	}
+	snprintf(q, sizeof(q), "send SIG%s to %u (%s)?", sigabbrev_np(sig) ?: "?", pid,
+		 r->e->comm);
+	if (!tui_confirm(q))
+		return;
+	if (kill(pid, sig))
+		tui_message(&t->v, "kill %u: %s", pid, strerror(errno));
+	else
+		tui_message(&t->v, "sent SIG%s to %u", sigabbrev_np(sig) ?: "?", pid);
+}
+
+static const struct tui_key keys[] = {
+	{ 'h', '?', "h ?", "help", "this help", key_help },
+	{ 'q', 'Q', "q", "quit", "quit", key_quit },
+	{ '<', 0, "< >", "sort", "sort by the previous / next column", key_sort_prev },
+	{ '>', 0, NULL, NULL, NULL, key_sort_next },
+	{ 'r', 0, "r", NULL, "reverse the sort", key_reverse },
+	{ KEY_LEFT, 0, "left right", "scroll", "show the columns to the left / right", key_scroll_left },
+	{ KEY_RIGHT, 0, NULL, NULL, NULL, key_scroll_right },
+	{ 'C', KEY_F(2), "C F2", "columns", "choose the columns and their order (kept)", key_columns },
+	{ 'o', 0, "o", NULL, "only processes with I/O in the frame", key_only_active },
+	{ 'p', 0, "p", NULL, "processes / threads", key_threads },
+	{ 'a', 0, "a", NULL, "rates / totals since start", key_totals },
+	{ 'c', 0, "c", NULL, "COMMAND: names / command lines", key_cmdline },
+	{ 't', 0, "t", "tree", "a tree of processes", key_tree },
+	{ 'f', '/', "f /", "filter", "filter by pid, name or user (empty: none)", key_filter },
+	{ 'i', 0, "i", "ioprio", "set the I/O priority of the process at the cursor", key_ioprio },
+	{ 'k', 0, "k", NULL, "send a signal to the process at the cursor (asks first)", key_send_signal },
+	{ 'D', 0, "D", NULL, "turn delay accounting on (IO>, SWAPIN; root)", key_delays_on },
+	{ 'd', 0, "d", NULL, "next device for the histogram pane", key_next_dev },
+	{ 'l', 0, "l", NULL, "pane: device latency, file read, file write, fsync", key_next_pane },
+	{ ' ', 0, "space", NULL, "freeze / resume", key_freeze },
+	{ KEY_UP, 0, "up down", NULL, "move the cursor", key_up },
+	{ KEY_DOWN, 0, NULL, NULL, NULL, key_down },
+	{ KEY_PPAGE, 0, "pgup pgdn", NULL, "move the cursor a page", key_page_up },
+	{ KEY_NPAGE, 0, NULL, NULL, NULL, key_page_down },
 };
 
-static void draw_devices(const struct top_frame *f, const struct view *v,
-			 int *y)
-{
-	attr(CP_HEAD, true);
-	mvprintw((*y)++, 0, "%-11s %9s %9s %9s %9s %8s %8s %8s %8s %7s %6s", "Device",
-		 "r/s", "rkB/s", "w/s", "wkB/s", "await", "queue", "device", "p99",
-		 "aqu-sz", "%util");
-	clrtoeol();
-	attr(CP_HEAD, false);
-	for (int i = 0; i < f->ndev && *y < LINES - 4; i++) {
-		const struct top_dev *d = &f->devs[i];
-		double ms[3] = { d->await_ms, d->queue_ms, d->device_ms };
-		char t[3][16], p99[16] = "-", name[DEV_NAME_LEN + 8];
+#define NKEYS (int)(sizeof(keys) / sizeof(keys[0]))
 
-		/* ms with three decimals, or "-" when nothing was timed. */
-		for (int k = 0; k < 3; k++)
-			snprintf(t[k], sizeof(t[k]), isnan(ms[k]) ? "-" : "%.3f", ms[k]);
-		if (d->p99_ns)
-			fmt_ns(p99, sizeof(p99), d->p99_ns);
-		mvprintw((*y)++, 0, "%c%-10s %9.1f %9.1f %9.1f %9.1f %8s %8s %8s %8s %7.2f %6.1f",
-			 i == v->focus ? '>' : ' ', top_dev_label(d, name, sizeof(name)), d->r_s, d->rkb_s,
-			 d->w_s, d->wkb_s, t[0], t[1], t[2], p99, d->aqu_sz, d->util);
-		clrtoeol();
-	}
+/* The rows of keys the help lists (those with a text). */
+static const struct tui_key *help_keys(int *n)
+{
+	static struct tui_key shown[NKEYS];
+
+	*n = 0;
+	for (int i = 0; i < NKEYS; i++)
+		if (keys[i].what)
+			shown[(*n)++] = keys[i];
+	return shown;
 }
 
-static void draw_total(const struct top_frame *f, const struct top_opts *o,
-		       int y)
+static void run_key(struct tui *t, int ch)
 {
-	struct proc_ent none = { .flags = f->syscalls ? IOLENS_TASK_SYS : 0 };
-	struct top_row t = { .e = &none, .d = f->total, .user = "" };
-	char cell[32];
-	int x;
-
-	t.hit = NAN;
-	mvprintw(y, 0, "Total of %d %s:", f->nrows, o->threads ? "threads" : "processes");
-	/* No hit ratio: a total's says little and the line is short. */
-	for (int c = 0; c < top_ncols; c++) {
-		if (!top_cols[c].total || top_cols[c].fmt == TOP_PCT)
-			continue;
-		top_cell(cell, sizeof(cell), &t, c, f->secs, o->accumulated);
-		getyx(stdscr, y, x);
-		if (x + (int)strlen(top_cols[c].title) + (int)strlen(cell) + 3 >= COLS)
-			break;
-		printw(" %s %s", top_cols[c].title, cell);
-	}
-	clrtoeol();
-}
-
-static void draw_table(const struct top_frame *f, const struct top_opts *o,
-		       struct view *v, int y, int last)
-{
-	char cell[64];
-	int x = 0;
-
-	move(y, 0);
-	attr(CP_HEAD, true);
-	for (int c = 0; c < top_ncols; c++) {
-		if (c == o->sort) {
-			attr(CP_HEAD, false);
-			attr(CP_SORT, true);
-		}
-		printw(c == top_ncols - 1 ? "%-*s" : "%*s", top_cols[c].width,
-		       top_cols[c].title);
-		if (c == o->sort) {
-			attr(CP_SORT, false);
-			attr(CP_HEAD, true);
-		}
-		printw(" ");
-	}
-	getyx(stdscr, y, x);
-	for (; x < COLS; x++)
-		addch(' ');
-	attr(CP_HEAD, false);
-	y++;
-	if (v->top > f->nrows - 1)
-		v->top = f->nrows > 0 ? f->nrows - 1 : 0;
-	for (int i = v->top; i < f->nrows && y < last; i++, y++) {
-		move(y, 0);
-		for (int c = 0; c < top_ncols; c++) {
-			top_cell(cell, sizeof(cell), f->rows[i], c, f->secs, o->accumulated);
-			printw(c == top_ncols - 1 ? "%-*s " : "%*s ", top_cols[c].width, cell);
-		}
-		clrtoeol();
-	}
-	for (; y < last; y++) {
-		move(y, 0);
-		clrtoeol();
-	}
-}
-
-/* A latency histogram of the frame as log2 rows with bars: the focused
- * device's requests, or a class of syscalls (key l). */
-static void draw_pane(const struct top_frame *f, const struct view *v, int y)
-{
-	__u64 rows[64] = {}, max = 0, p50, p99;
-	int first = 64, last = -1, n = 0, sc = pane_sc[v->pane];
-	const __u64 *h = NULL;
-	char lo[16], hi[16], what[64];
-	bool over;
-
-	move(y, 0);
-	clrtoeol();
-	if (sc >= 0 && f->syscalls) {
-		h = f->sys_hist[sc];
-		snprintf(what, sizeof(what), "%s syscall latency (all tasks)",
-			 top_sc_names[sc]);
-	} else if (sc < 0 && f->ndev) {
-		h = f->devs[v->focus].hist;
-		snprintf(what, sizeof(what), "%s request latency (start to end)",
-			 f->devs[v->focus].info.name);
-	}
-	for (n = 1; n < PANE_ROWS; n++) {
-		move(y + n, 0);
-		clrtoeol();
-	}
-	n = 0;
-	move(y, 0);
-	if (!h) {
-		printw(sc < 0 ? "(no disk has had requests yet)" :
-		       "(no syscall counts: the task iterator did not load)");
+	if (ch == KEY_RESIZE) {
+		clear();	/* a whole new screen at the new size */
 		return;
 	}
-	for (__u32 i = 0; i < HIST_BUCKETS; i++) {
-		__u64 lower = hist_lower(i);
-		int r = lower ? (int)hist_msb(lower) : 0;
-
-		if (!h[i] || r >= 64)
-			continue;
-		rows[r] += h[i];
-		first = r < first ? r : first;
-		last = r > last ? r : last;
-	}
-	if (last < 0 || !hist_percentile(h, 50, &p50, &over) ||
-	    !hist_percentile(h, 99, &p99, &over)) {
-		printw("%s: none in this frame", what);
-		return;
-	}
-	fmt_ns(lo, sizeof(lo), p50);
-	fmt_ns(hi, sizeof(hi), p99);
-	printw("%s: p50 %s  p99 %s   (l: next histogram)", what, lo, hi);
-	/* The busiest rows that fit, around the peak. */
-	for (int r = first; r <= last; r++)
-		max = rows[r] > max ? rows[r] : max;
-	while (last - first + 1 > PANE_ROWS - 1)
-		rows[first] <= rows[last] ? first++ : last--;
-	for (int r = first; r <= last; r++, n++) {
-		int w = max ? (int)((rows[r] * BAR_MAX + max - 1) / max) : 0;
-
-		fmt_ns(lo, sizeof(lo), 1ULL << r);
-		fmt_ns(hi, sizeof(hi), 2ULL << r);
-		mvprintw(y + 1 + n, 0, "%8s - %-8s %9llu ", lo, hi,
-			 (unsigned long long)rows[r]);
-		attr(CP_BAR, true);
-		for (int k = 0; k < w; k++)
-			addch('*');
-		attr(CP_BAR, false);
-	}
-}
-
-static void draw_help(void)
-{
-	static const char *const lines[] = {
-		"iolens top keys",
-		"",
-		"  < > or left/right   sort by the previous/next column",
-		"  r                   reverse the sort",
-		"  o                   only processes with I/O in the frame",
-		"  p                   processes / threads",
-		"  a                   rates / totals since start",
-		"  f or /              filter by pid, name or user (empty: none)",
-		"  d                   next device for the histogram pane",
-		"  l                   pane: device latency, file read, file write,",
-		"                      fsync syscall latency",
-		"  space               freeze / resume",
-		"  up/down, pgup/pgdn  scroll",
-		"  h or ?              this help",
-		"  q                   quit",
-		"",
-		"DISK READ/WRITE: bytes the task made the disk move (/proc/PID/io",
-		"read_bytes, write_bytes); FILE READ: bytes read from files by",
-		"syscalls; HIT%: file reads served by the page cache; RCHAR/WCHAR,",
-		"SYSCR/SYSCW: all read/write syscalls; BLK IO/LAT: block requests",
-		"the process submitted and their average latency; RMW: data reads",
-		"its writes to files made (read-modify-write of a page not in the",
-		"cache); MISALIGN: its writes not aligned to the physical block.",
-		"",
-		"any key to go back",
-	};
-	int y = 2;
-
-	erase();
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]) && y < LINES; i++)
-		mvprintw(y++, 2, "%s", lines[i]);
-}
-
-static void draw(const struct top_frame *f, const struct top_opts *o,
-		 struct view *v)
-{
-	int y = 0, pane = LINES >= 24 ? PANE_ROWS : 0, bottom = LINES - 1 - pane;
-	char when[16];
-	time_t t = time(NULL);
-
-	if (v->help) {
-		draw_help();
-		refresh();
-		return;
-	}
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-	attr(CP_TITLE, true);
-	mvprintw(y++, 0, "iolens top  %s  %s%s  sort %s%s  %s%s%s", when,
-		 o->accumulated ? "totals since start" : "rates per second",
-		 v->frozen ? " (frozen)" : "", top_cols[o->sort].title,
-		 o->reverse ? " (reversed)" : "", o->only_active ? "only active  " : "",
-		 *v->filter ? "filter: " : "", v->filter);
-	clrtoeol();
-	attr(CP_TITLE, false);
-	draw_devices(f, v, &y);
-	draw_total(f, o, y++);
-	if (f->nwb) {
-		char name[128], rate[32];
-
-		move(y++, 0);
-		printw("Writeback charged to");
-		for (int i = 0; i < f->nwb; i++) {
-			top_wb_name(name, sizeof(name), &f->wb[i]);
-			fmt_bytes(rate, sizeof(rate), f->wb[i].bytes / f->secs);
-			printw("%s %s %s/s", i ? "," : "", name, rate);
+	for (int i = 0; i < NKEYS; i++)
+		if (keys[i].key == ch || (keys[i].key2 && keys[i].key2 == ch)) {
+			keys[i].run(t);
+			return;
 		}
-		clrtoeol();
-	}
-	draw_table(f, o, v, y, bottom);
-	if (pane)
-		draw_pane(f, v, bottom);
-	mvprintw(LINES - 1, 0, "h help  q quit  </> sort  r reverse  o active  p threads  a totals  f filter  d device  l pane  space freeze");
-	clrtoeol();
-	refresh();
 }
 
-/* Reads a filter at the bottom line; Esc cancels. */
-static void read_filter(struct view *v)
+/* The cursor stays on its process when the rows change order. */
+static void follow(struct tui *t)
 {
-	char buf[sizeof(v->filter)] = "";
-	size_t n = 0;
-	int ch;
-
-	timeout(-1);
-	curs_set(1);
-	for (;;) {
-		mvprintw(LINES - 1, 0, "filter (pid, name or user): %s", buf);
-		clrtoeol();
-		refresh();
-		ch = getch();
-		if (ch == '\n' || ch == KEY_ENTER) {
-			memcpy(v->filter, buf, sizeof(buf));
-			break;
+	for (int i = 0; i < t->f->nrows; i++)
+		if (t->f->rows[i]->e->id == t->v.sel_id) {
+			t->v.sel = i;
+			return;
 		}
-		if (ch == 27 || stop_requested())
-			break;
-		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n)
-			buf[--n] = 0;
-		else if (ch >= 32 && ch < 127 && n < sizeof(buf) - 1)
-			buf[n++] = ch, buf[n] = 0;
-	}
-	curs_set(0);
 }
 
 int top_tui_run(struct top_opts *o, struct top_frame *f,
 		int (*collect)(struct top_frame *f, void *arg), void *arg)
 {
-	struct view v = {};
+	struct tui t = { .o = o, .f = f };
 	__u64 next = mono_ns();
-	int err = 0, ch;
+	const struct tui_key *hk;
+	int err = 0, ch, nhk, before;
 
-	tui_begin();
-	o->filter = v.filter;
+	tui_begin(&t.v);
+	hk = help_keys(&nhk);
+	o->filter = t.v.filter;
 	next += o->delay_ns;
 	while (!stop_requested()) {
 		__u64 now = mono_ns();
 
-		if (now >= next) {
+		if (now >= next || t.collect_now) {
 			next += o->delay_ns;
 			if (next <= now)	/* we fell behind: no catching up */
 				next = now + o->delay_ns;
-			if (!v.frozen) {
+			t.collect_now = false;
+			if (!t.v.frozen) {
 				err = collect(f, arg);
 				if (err)
 					break;
-				if (v.focus >= f->ndev)
-					v.focus = 0;
+				if (t.v.focus >= f->ndev)
+					t.v.focus = 0;
+				follow(&t);
 			}
 		}
-		draw(f, o, &v);
+		tui_draw(f, o, &t.v, hk, nhk);
 		timeout((int)((next - now) / 1000000) + 1);
 		ch = getch();
 		if (ch == ERR)
 			continue;
-		if (v.help) {
-			v.help = false;
+		if (t.v.help) {
+			t.v.help = false;
 			continue;
 		}
-		switch (ch) {
-		case 'q': case 'Q':
-			stop_request();
-			break;
-		case '<': case KEY_LEFT:
-			o->sort = (o->sort + top_ncols - 1) % top_ncols;
-			break;
-		case '>': case KEY_RIGHT:
-			o->sort = (o->sort + 1) % top_ncols;
-			break;
-		case 'r': o->reverse = !o->reverse; break;
-		case 'o': o->only_active = !o->only_active; break;
-		case 'a': o->accumulated = !o->accumulated; break;
-		case 'p':
-			o->threads = !o->threads;
-			next = now;	/* a new table: collect now */
-			break;
-		case 'f': case '/':
-			read_filter(&v);
-			break;
-		case 'd':
-			if (f->ndev)
-				v.focus = (v.focus + 1) % f->ndev;
-			break;
-		case 'l': v.pane = (v.pane + 1) % NPANES; break;
-		case ' ': v.frozen = !v.frozen; break;
-		case 'h': case '?': v.help = true; break;
-		case KEY_UP: v.top -= v.top > 0; break;
-		case KEY_DOWN: v.top++; break;
-		case KEY_PPAGE: v.top = v.top > LINES / 2 ? v.top - LINES / 2 : 0; break;
-		case KEY_NPAGE: v.top += LINES / 2; break;
-		case KEY_RESIZE: clear(); break;
-		}
+		before = t.v.sel;
+		run_key(&t, ch);
+		if (t.v.sel != before && t.v.sel < f->nrows)
+			t.v.sel_id = f->rows[t.v.sel]->e->id;
 		top_arrange(f, o);
+		follow(&t);
 	}
 	tui_end();
 	if (err) {

@@ -357,6 +357,10 @@ static int proc_thread(struct task_trace *tt, __u32 pid, __u32 tid,
 	memcpy(r->comm, ps.comm, IOLENS_COMM_LEN);
 	if (ps.flags & KERNEL_PF_KTHREAD)
 		r->flags |= IOLENS_TASK_KTHREAD;
+	r->ppid = ps.ppid;
+	/* Whole ticks only, and no swap-in time: /proc has neither. */
+	r->delay.blkio_ns = ps.blkio_ticks * tick_ns;
+	r->flags |= IOLENS_TASK_BLKIO;
 	r->start_ns = ps.starttime * tick_ns > susp ? ps.starttime * tick_ns - susp : 0;
 
 	strcpy(path + n, "status");

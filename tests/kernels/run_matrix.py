@@ -55,6 +55,8 @@ TESTS = [
     "tests/system/test_tasks.py",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
     "tests/system/test_top.py::test_top_rmw_reads_of_partial_page_writes",
+    # task->delays read by the iterator, and /proc's ticks; io.max there.
+    "tests/system/test_top_screen.py::test_top_io_wait_against_the_kernel",
     "tests/system/test_check.py::test_check_misaligned_direct_writes",
     "tests/system/test_check.py::test_check_page_cache_rmw_record_padding",
     "tests/system/test_attach.py::test_attach_fio_by_pid",

@@ -573,5 +573,22 @@ def json_lines(text):
     return recs, summary
 
 
+def made_by(make, close):
+    """The body of a factory fixture: the test calls make(...) as often as
+    it wants, and close() is called on each thing made at the end, also on
+    failure.  Use: `yield from made_by(make, close)`."""
+    made = []
+
+    def start(*args, **kw):
+        x = make(*args, **kw)
+        made.append(x)
+        return x
+    try:
+        yield start
+    finally:
+        for x in made:
+            close(x)
+
+
 def run(args, **kw):
     return subprocess.run([IOLENS] + args, capture_output=True, text=True, **kw)

@@ -88,14 +88,19 @@ def reader(ext4, loop):
 
 
 class Tmux:
-    """A shell in a detached tmux session of a known size."""
+    """A shell in a detached tmux session of a known size, in a UTF-8
+    locale, with `env` added to its environment."""
 
-    def __init__(self):
+    def __init__(self, width=160, height=50, env=None):
         self.name = "iolens-test-%d" % os.getpid()
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-        env = dict(os.environ, TERM="xterm-256color")
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", "160",
-                        "-y", "50", "bash --norc --noprofile"], check=True, env=env)
+        env = dict(TERM="xterm-256color", LANG="C.UTF-8", **(env or {}))
+        # -e: a tmux server already running (another session) would give
+        # the session its own environment, not this process's.
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
+                        "-y", str(height)] + ["-e%s=%s" % kv for kv in env.items()] +
+                       ["bash --norc --noprofile"], check=True,
+                       env=dict(os.environ, **env))
         self.keys("PS1='PROMPT$ '", "Enter", "clear", "Enter")
 
     def keys(self, *keys):
@@ -118,6 +123,10 @@ class Tmux:
                 return s
             time.sleep(0.1)
         raise AssertionError("screen never matched:\n" + self.screen())
+
+    def resize(self, width, height):
+        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width),
+                        "-y", str(height)], check=True)
 
     def close(self):
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)

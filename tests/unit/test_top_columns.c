@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* top's column table (top/columns.c) and frame (top/frame.c): cells, sort
- * order, filters and the hit ratio, on rows made here. */
+/* top's column table (top/columns.c), layout (top/layout.c), graphs
+ * (top/graph.c) and frame (top/frame.c): cells, sort order, the tree,
+ * filters and the hit ratio, on rows made here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -44,6 +45,9 @@ static int setup(void **state)
 	ents[0].cur.blk_ios = 4;
 	ents[0].cur.blk_ns = 4000000;
 	ents[0].cur.blk_timed = 4;
+	ents[0].cur.delay.blkio_ns = 500000000;
+	ents[0].flags |= IOLENS_TASK_BLKIO;
+	ents[1].flags |= IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
 	/* postgres: more written, nothing read, a counter since start. */
 	ents[1].base.io.write_bytes = 1 << 20;
 	ents[1].prev.io.write_bytes = 2 << 20;
@@ -58,10 +62,11 @@ static int setup(void **state)
 static const char *cell(const struct top_row *r, const char *title, bool acc)
 {
 	static char buf[64];
+	struct top_cellfmt cf = { .secs = 2, .accumulated = acc };
 	int c = top_col_find(title);
 
 	assert_true(c >= 0);
-	top_cell(buf, sizeof(buf), r, c, 2, acc);
+	top_cell(buf, sizeof(buf), r, c, &cf);
 	return buf;
 }
 
@@ -77,11 +82,16 @@ static void test_table_is_whole(void **state)
 		assert_true(t->width >= (int)strlen(t->title));
 		assert_non_null(t->help);
 		assert_int_equal(top_col_find(t->title), c);
+		assert_int_equal(top_col_by_key(t->key), c);
+		/* Only COMMAND is always shown; the others rank apart. */
+		assert_true((t->prio == 0) == (c == top_col_command));
+		for (int d = 0; d < c; d++)
+			assert_true(top_cols[d].prio != t->prio);
 		/* One source of the value, fitting its format. */
 		assert_int_equal(!!t->field + !!t->value + !!t->text, 1);
 		assert_int_equal(t->fmt == TOP_TEXT, t->text != NULL);
 	}
-	assert_string_equal(top_cols[top_ncols - 1].title, "COMMAND");
+	assert_string_equal(top_cols[top_col_command].title, "COMMAND");
 	assert_int_equal(top_col_find("NO SUCH"), -1);
 }
 
@@ -105,6 +115,10 @@ static void test_cells(void **state)
 	assert_string_equal(cell(&rows[1], "HIT%", false), "-");
 	assert_string_equal(cell(&rows[1], "BLK LAT", false), "-");
 	assert_string_equal(cell(&rows[1], "FSYNC", false), "3.0");
+	/* 0.5 s of 2 waited for block I/O; swap-in not known. */
+	assert_string_equal(cell(&rows[0], "IO>", false), "25.0%");
+	assert_string_equal(cell(&rows[0], "SWAPIN", false), "-");
+	assert_string_equal(cell(&rows[1], "IO>", false), "0.0%");
 	/* Syscall columns of a task nobody counted syscalls for. */
 	assert_string_equal(cell(&rows[2], "FILE READ", false), "-");
 	assert_string_equal(cell(&rows[2], "FSYNC", false), "-");
@@ -121,6 +135,125 @@ static void test_accumulated(void **state)
 	/* Since first sight (base), not a rate. */
 	assert_string_equal(cell(&rows[1], "DISK WRITE", true), "3.0M");
 	assert_string_equal(cell(&rows[1], "FSYNC", true), "7");
+}
+
+/* What the user names in --columns and toprc. */
+static void test_cols_parse(void **state)
+{
+	int cols[TOP_MAX_COLS], n;
+	char bad[64], list[256];
+
+	(void)state;
+	n = top_cols_parse("io,pid", cols, bad, sizeof(bad));
+	assert_int_equal(n, 3);
+	assert_int_equal(cols[0], top_col_by_key("io"));
+	assert_int_equal(cols[1], top_col_by_key("pid"));
+	assert_int_equal(cols[2], top_col_command);
+	/* COMMAND stays last wherever it is named. */
+	n = top_cols_parse("command,user", cols, bad, sizeof(bad));
+	assert_int_equal(n, 2);
+	assert_int_equal(cols[1], top_col_command);
+	top_cols_format(list, sizeof(list), cols, n);
+	assert_string_equal(list, "user,command");
+	assert_int_equal(top_cols_parse("pid,nope", cols, bad, sizeof(bad)), -1);
+	assert_string_equal(bad, "nope");
+	assert_int_equal(top_cols_parse("pid,pid", cols, bad, sizeof(bad)), -1);
+	assert_int_equal(top_cols_parse("pid,", cols, bad, sizeof(bad)), 2);
+	n = top_cols_default(cols);
+	assert_int_equal(cols[n - 1], top_col_command);
+}
+
+static int layout_has(const struct top_layout *l, const char *key)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->col[i] == top_col_by_key(key))
+			return 1;
+	return 0;
+}
+
+/* At 80 columns the default set keeps PID, USER, DISK READ, DISK WRITE,
+ * HIT%, IO> and COMMAND; wider, more in their order; scrolled, the hidden
+ * ones come in at the right. */
+static void test_layout(void **state)
+{
+	static const char *const at80[] = { "pid", "user", "disk_read", "disk_write",
+					    "hit", "io", "command" };
+	struct top_layout l;
+	int cols[TOP_MAX_COLS], n = top_cols_default(cols), used = 0;
+
+	(void)state;
+	top_layout(&l, cols, n, 80, 0);
+	assert_int_equal(l.n, 7);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(l.col[i], top_col_by_key(at80[i]));
+	for (int i = 0; i < l.n; i++)
+		used += l.width[i] + (i < l.n - 1);
+	assert_int_equal(used, 80);	/* COMMAND takes the rest */
+	assert_int_equal(l.hidden_left, 0);
+	assert_int_equal(l.hidden_right, n - 7);
+	top_layout(&l, cols, n, 80, 1);
+	assert_false(layout_has(&l, "pid"));
+	assert_true(layout_has(&l, "file_read"));
+	assert_int_equal(l.hidden_left, 1);
+	top_layout(&l, cols, n, 300, 0);
+	assert_int_equal(l.n, n);
+	assert_int_equal(l.hidden_right, 0);
+	/* Narrower than COMMAND alone: COMMAND, the whole width. */
+	top_layout(&l, cols, n, 12, 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.width[0], 12);
+}
+
+static void test_graph(void **state)
+{
+	struct graph g = {};
+	char buf[3 * GRAPH_SECS + 1];
+
+	(void)state;
+	graph_draw(buf, sizeof(buf), NULL, 10, 6, false);
+	assert_string_equal(buf, "      ");
+	/* 600 bytes over seconds 50-59, drawn at 60: the last sixth. */
+	graph_add(&g, 50, 60, 600);
+	assert_true(g.v[55] == 60);
+	graph_draw(buf, sizeof(buf), &g, 59.5, 6, false);
+	assert_string_equal(buf, "     @");
+	/* Half as much before: the lower marks. */
+	graph_add(&g, 60, 70, 300);
+	graph_draw(buf, sizeof(buf), &g, 69.5, 6, false);
+	assert_string_equal(buf, "    @+");
+	graph_draw(buf, sizeof(buf), &g, 69.5, 6, true);
+	assert_string_equal(buf, "    \u2588\u2585");
+	/* A minute on, none of it is left. */
+	graph_add(&g, 200, 201, 1);
+	assert_true(g.v[55] == 0);
+	graph_draw(buf, sizeof(buf), &g, 300, 6, false);
+	assert_string_equal(buf, "      ");
+}
+
+/* Children under their parent, siblings in the sort order; a parent not
+ * shown makes a root. */
+static void test_tree(void **state)
+{
+	struct top_frame f = frame();
+	struct top_opts o = { .sort = top_col_by_key("pid"), .tree_view = true };
+
+	(void)state;
+	ents[0].ppid = 102;		/* fio under the kworker */
+	ents[1].ppid = 1;		/* postgres: parent not shown */
+	ents[2].ppid = 101;		/* the kworker under postgres */
+	top_arrange(&f, &o);
+	assert_int_equal(f.nrows, 3);
+	assert_int_equal(f.rows[0]->e->id, 101);
+	assert_int_equal(f.rows[1]->e->id, 102);
+	assert_int_equal(f.rows[2]->e->id, 100);
+	assert_int_equal(f.rows[2]->depth, 2);
+	assert_string_equal(cell(f.rows[2], "COMMAND", false), "   `- fio");
+	/* A cycle: every row still shown once. */
+	ents[1].ppid = 100;
+	top_arrange(&f, &o);
+	assert_int_equal(f.nrows, 3);
+	assert_true(f.rows[0] != f.rows[1] && f.rows[1] != f.rows[2] &&
+		    f.rows[0] != f.rows[2]);
 }
 
 static void test_sort_and_filter(void **state)
@@ -196,6 +329,10 @@ int main(void)
 		cmocka_unit_test(test_table_is_whole),
 		cmocka_unit_test_setup(test_cells, setup),
 		cmocka_unit_test_setup(test_accumulated, setup),
+		cmocka_unit_test(test_cols_parse),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_graph),
+		cmocka_unit_test_setup(test_tree, setup),
 		cmocka_unit_test_setup(test_sort_and_filter, setup),
 		cmocka_unit_test(test_hit_ratio),
 	};
