@@ -17,10 +17,11 @@
 #include "top/top.h"
 #include "lib/vec.h"
 
-/* The last minute of a device, kept across frames by its number. */
+/* The last minute of a device, kept across frames by its number; apart,
+ * so that the frame's pointers stay when the table grows. */
 struct dev_graph {
 	__u32 dev;
-	struct graph g;
+	struct graph *g;
 };
 
 struct top_collector {
@@ -109,14 +110,20 @@ static struct graph *dev_graph(struct top_collector *s, __u32 dev)
 {
 	struct dev_graph *g;
 
+	struct graph *graph;
+
 	for (int i = 0; i < s->ndg; i++)
 		if (s->dg[i].dev == dev)
-			return &s->dg[i].g;
-	g = vec_add(&s->dg, &s->ndg, sizeof(*g));
-	if (!g)
+			return s->dg[i].g;
+	graph = calloc(1, sizeof(*graph));
+	g = graph ? vec_add(&s->dg, &s->ndg, sizeof(*g)) : NULL;
+	if (!g) {
+		free(graph);
 		return NULL;
+	}
 	g->dev = dev;
-	return &g->g;
+	g->g = graph;
+	return graph;
 }
 
 static double div_or_nan(double a, double b)
@@ -325,6 +332,8 @@ void top_collect_stop(struct top_collector *s)
 	proctable_free(s->pt);
 	stat_trace_stop(s->st);
 	task_trace_stop(s->tt);
+	for (int i = 0; i < s->ndg; i++)
+		free(s->dg[i].g);
 	free(s->dg);
 	free(s);
 }
