@@ -9,8 +9,9 @@ set -eu
 
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev pkg-config make gcc"
 # The kernel matrix boots Debian's own kernels under qemu (virtme-ng, from
-# PyPI into build/venv by the Makefile).
-test="$build libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static"
+# PyPI into build/venv by the Makefile); report's page is looked at by a
+# real browser (headless chromium).
+test="$build libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static chromium"
 bench="$test libbpf-tools iotop iotop-c"
 
 case "${1:-build}" in

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iolens report: a trace file of `iolens record` as text, CSV, JSON lines or
- * a Perfetto (Chrome JSON) trace. */
+/* iolens report: a trace file of `iolens record` as text, CSV, JSON lines, a
+ * Perfetto (Chrome JSON) trace, a page of charts or one chart. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "trace/rqfilter.h"
 #include "report/rqfmt.h"
@@ -20,7 +21,9 @@
 
 #define CMD "report"
 
-enum out_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_PERFETTO };
+enum out_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_PERFETTO, FMT_HTML, FMT_SVG };
+
+enum { OPT_CHART = CLI_LONG };
 
 struct dev_ent {
 	struct trace_device d;
@@ -45,11 +48,15 @@ struct report {
 	bool prescanned;	/* devices known before the first request */
 
 	struct perfetto *pf;	/* -f perfetto */
+	struct html *html;	/* -f html, -f svg */
+	const struct chart *chart;	/* --chart */
+	char filters[256];	/* the filter options, as given */
 };
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('f', "format", "FMT", "text (default), csv, json (JSON lines) or perfetto\n(Chrome trace JSON for ui.perfetto.dev)"),
+	CLI_OPT('f', "format", "FMT", "text (default), csv, json (JSON lines), perfetto\n(Chrome trace JSON for ui.perfetto.dev), html (a page of\ncharts) or svg (one chart: --chart)"),
 	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
+	CLI_OPT(OPT_CHART, "chart", "NAME", "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
 	CLI_GROUP(cli_rqfilter_opts),
 	CLI_END,
 };
@@ -68,7 +75,9 @@ static const struct cli_cmd cmd = {
 		"  iolens report -d loop0 -O write -m 2ms trace.iol\n"
 		"  iolens report -f csv -o trace.csv trace.iol\n"
 		"  iolens report -f json trace.iol | jq 'select(.device_ns > 1000000)'\n"
-		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n",
+		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n"
+		"  iolens report -f html -o trace.html trace.iol       # one page, offline\n"
+		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
 };
 
 /* Strings from a file go to terminals and JSON: control characters and bytes
@@ -305,6 +314,8 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 		r->unseen++;
 	if (r->fmt == FMT_PERFETTO)
 		return perfetto_scan(r->pf, rq);
+	if (r->html)
+		return html_add(r->html, rq);
 	rqfmt_print(r->out, modes[r->fmt], rq, &names, r->hdr.mono_ns);
 	return 0;
 }
@@ -382,10 +393,12 @@ static int parse_args(struct report *r, int argc, char **argv,
 	static const char *const fmts[] = {
 		[FMT_TEXT] = "text", [FMT_CSV] = "csv",
 		[FMT_JSON] = "json", [FMT_PERFETTO] = "perfetto",
+		[FMT_HTML] = "html", [FMT_SVG] = "svg",
 	};
+	const char *chart = NULL;
 	struct cli_parser p;
+	size_t i, n = 0;
 	int opt, ret;
-	size_t i;
 
 	cli_begin(&p, &cmd, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
@@ -396,21 +409,47 @@ static int parse_args(struct report *r, int argc, char **argv,
 					break;
 			}
 			if (i == sizeof(fmts) / sizeof(fmts[0]))
-				return usage_err(CMD, "unknown format '%s': use text, csv, json or perfetto",
+				return usage_err(CMD, "unknown format '%s': use text, csv, json, perfetto, html or svg",
 						 optarg);
 			r->fmt = i;
 			break;
 		case 'o':
 			*outpath = optarg;
 			break;
+		case OPT_CHART:
+			chart = optarg;
+			break;
 		default:
 			ret = cli_rqfilter_opt(&r->filt, CMD, opt, optarg);
 			if (ret != 1)
 				return 2;
+			/* As given, for the page to say what it shows. */
+			if (n < sizeof(r->filters))
+				n += snprintf(r->filters + n, sizeof(r->filters) - n, "%s-%c %s",
+					      n ? " " : "", opt, optarg);
 		}
 	}
 	if (opt < 0)
 		return opt == CLI_HELP ? -1 : 2;
+	if (chart && r->fmt != FMT_SVG)
+		return usage_err(CMD, "--chart goes with -f svg (-f html draws every chart)");
+	if (r->fmt == FMT_SVG) {
+		char names[512];
+		size_t k = 0;
+
+		for (int c = 0; c < ncharts; c++)
+			k += snprintf(names + k, sizeof(names) - k, "%s%s", c ? ", " : "",
+				      charts[c].name);
+		if (!chart)
+			return usage_err(CMD, "-f svg draws one chart: give --chart NAME (%s)", names);
+		r->chart = chart_find(chart);
+		if (!r->chart) {
+			char cut[LOG_EXCERPT_LEN];
+
+			return usage_err(CMD, "no chart '%s': want one of %s",
+					 log_excerpt(chart, cut, sizeof(cut)), names);
+		}
+	}
 	if (optind == argc)
 		return usage_err(CMD, "which trace FILE?");
 	if (optind + 1 < argc)
@@ -424,6 +463,7 @@ static void report_free(struct report *r)
 {
 	free(r->dev);
 	perfetto_free(r->pf);
+	html_free(r->html);
 }
 
 int cmd_report(int argc, char **argv)
@@ -474,10 +514,15 @@ int cmd_report(int argc, char **argv)
 		prescan_devices(&r);
 		print_intro(&r);
 	}
-	if (r.fmt != FMT_PERFETTO)
+	if (r.fmt == FMT_HTML || r.fmt == FMT_SVG)
+		r.html = html_new(r.out, &r.hdr, r.chart);
+	else if (r.fmt == FMT_PERFETTO)
+		r.pf = perfetto_new(r.out, &r.hdr);
+	else
 		rqfmt_header(r.out, r.fmt == FMT_CSV ? RQFMT_CSV :
 			     r.fmt == FMT_JSON ? RQFMT_JSON : RQFMT_TEXT);
-	else if (!(r.pf = perfetto_new(r.out, &r.hdr))) {
+	if ((r.fmt == FMT_PERFETTO && !r.pf) ||
+	    ((r.fmt == FMT_HTML || r.fmt == FMT_SVG) && !r.html)) {
 		pr_err("out of memory");
 		trace_close(tr);
 		report_free(&r);
@@ -501,6 +546,17 @@ int cmd_report(int argc, char **argv)
 			pr_err("out of memory");
 			ret = 1;
 		}
+	}
+	/* A damaged trace still gets its page, which says so. */
+	if (status >= 0 && r.html) {
+		struct html_facts facts = {
+			.path = r.path, .filters = r.filters, .total = r.total,
+			.lost = r.complete ? r.end.lost : r.lost,
+			.untracked = r.end.untracked, .end_ns = r.end.mono_ns,
+			.complete = r.complete, .damage = status > 0 ? err : NULL,
+		};
+
+		html_end(r.html, &facts, dev_label_cb, &r);
 	}
 	if (r.complete)
 		print_summary(&r);

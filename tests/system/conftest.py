@@ -7,6 +7,7 @@ fixture teardown runs); devices left by a run that was killed outright are
 detached at the start of the next one.  With CI=true a test that cannot run
 is a failure, never a skip.
 """
+import contextlib
 import glob
 import hashlib
 import json
@@ -247,11 +248,18 @@ def partition(loop):
 @pytest.fixture
 def ext4(loop, tmp_path):
     """ext4 made on the test's loop device, mounted under tmp_path."""
-    mnt = tmp_path / "mnt"
+    with mounted_ext4(loop.dev, tmp_path) as mnt:
+        yield mnt
+
+
+@contextlib.contextmanager
+def mounted_ext4(dev, where):
+    """ext4 made on `dev` and mounted at where/mnt until the end."""
+    mnt = where / "mnt"
     mnt.mkdir()
     subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    loop.dev], check=True, capture_output=True)
-    subprocess.run(["mount", "-o", "noatime", loop.dev, str(mnt)], check=True)
+                    dev], check=True, capture_output=True)
+    subprocess.run(["mount", "-o", "noatime", dev, str(mnt)], check=True)
     try:
         yield mnt
     finally:

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import OWN, TMPFS, json_lines, run, wait_idle
 from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
+from tracegen import REC, synthetic_trace
 
 
 def record(tracer, loop, path, sig=signal.SIGINT):
@@ -176,8 +177,6 @@ def test_report_prints_only_verified_records(iolens, loop, tmp_path):
         assert out == lines[:len(out)], (i, r.stderr)
 
 
-RQ = struct.Struct("<QQQQQQQIIIIIHHBBBBI16s")
-REC = struct.Struct("<HHI")
 
 
 def verified_requests(data):
@@ -226,48 +225,6 @@ def test_record_killed_keeps_what_it_wrote(iolens, loop, tracer, tmp_path):
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "truncated" in r.stderr, r.stderr
     assert len(r.stdout.splitlines()) == ios + 1  # the CSV header
-
-
-def synthetic_trace(path, n, depth=16):
-    """A trace file of `n` requests on one disk, written here from the
-    format's description (include/report/tracefile.h, version 2): a new
-    request every 1 us, each 16 to 22 us at the device, so about `depth`
-    in flight; records in completion order, as iolens record writes
-    them.  Independent of iolens's writer."""
-    t0 = 10 ** 12
-    dev = 7 << 20
-
-    def rec(rtype, payload):
-        return REC.pack(rtype, 0, len(payload)) + payload
-
-    def block(recs):
-        data = b"".join(recs)
-        return struct.pack("<II", len(data), zlib.crc32(data)) + data
-
-    with gzip.open(path, "wb", compresslevel=1) as f:
-        f.write(b"IOLENSTR" + struct.pack("<I", 2))
-        header = (b"synthetic".ljust(65, b"\0") + b"test".ljust(65, b"\0") +
-                  b"test".ljust(32, b"\0") + struct.pack("<QQ", t0, 1700000000 * 10 ** 9))
-        f.write(block([rec(1, header),
-                       rec(2, struct.pack("<III", dev, 512, 4096) + b"loop9".ljust(32, b"\0"))]))
-        recs = []
-        for lo in range(0, n, 4096):
-            chunk = []
-            for i in range(lo, min(n, lo + 4096)):
-                start = t0 + i * 1000
-                issue = start + 300
-                done = issue + (depth - 1) * 1000 + (i % 7) * 1000
-                chunk.append((done, RQ.pack(start, start + 100, issue, done, 8 * i, 1, 0,
-                                            dev, 4096, 100, 100, 0, 0, 4, 0, 1, 0, 0, 0,
-                                            b"fio")))
-            chunk.sort()
-            for _, payload in chunk:
-                recs.append(rec(4, payload))
-                if len(recs) == 500:
-                    f.write(block(recs))
-                    recs = []
-        recs.append(rec(6, struct.pack("<QQQQ", t0 + n * 1000 + 10 ** 6, n, 0, 0)))
-        f.write(block(recs))
 
 
 def test_report_perfetto_lanes_and_counter(iolens, tmp_path):

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The data of the report's charts, gathered in one pass (report/page.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "lib/hist.h"
+#include "report/page.h"
+
+const char *const page_op_names[PAGE_NOPS] = { "read", "write", "other" };
+
+static enum page_op op_of(const struct iolens_rq *rq)
+{
+	return rq->op == IOLENS_OP_READ ? PAGE_READ :
+	       rq->op == IOLENS_OP_WRITE ? PAGE_WRITE : PAGE_OTHER;
+}
+
+int page_lrow(__u64 ns)
+{
+	unsigned int e;
+	int row;
+
+	if (ns < PAGE_LROW_MIN)
+		return 0;
+	e = hist_msb(ns);
+	row = 2 * (int)(e - 10) + (int)((ns >> (e - 1)) & 1);
+	return row < PAGE_LROWS ? row : PAGE_LROWS - 1;
+}
+
+__u64 page_lrow_lower(int row)
+{
+	__u64 base = PAGE_LROW_MIN << (row / 2);
+
+	return row & 1 ? base + base / 2 : base;
+}
+
+struct page *page_new(__u64 t0)
+{
+	struct page *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->t0 = t0;
+	p->width = PAGE_T0_WIDTH;
+	p->who.cap = PAGE_WHO;
+	p->cgroups.cap = PAGE_CGROUPS;
+	p->who.v = calloc(PAGE_WHO, sizeof(*p->who.v));
+	p->cgroups.v = calloc(PAGE_CGROUPS, sizeof(*p->cgroups.v));
+	if (!p->who.v || !p->cgroups.v) {
+		page_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void page_free(struct page *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->ndev; i++)
+		free(p->devs[i].off);
+	free(p->devs);
+	free(p->who.v);
+	free(p->cgroups.v);
+	free(p);
+}
+
+/* Bins twice as wide: bin i holds what bins 2i and 2i+1 held. */
+static void widen(struct page *p)
+{
+	for (int i = 0; i < PAGE_TBINS; i++) {
+		struct page_col c = {}, *a = &p->col[2 * i], *b = a + 1;
+
+		if (2 * i + 1 < PAGE_TBINS) {
+			for (int k = 0; k < 2; k++)
+				for (int r = 0; r < PAGE_LROWS; r++)
+					c.lat[k][r] = a->lat[k][r] + b->lat[k][r];
+			for (int o = 0; o < PAGE_NOPS; o++) {
+				c.n[o] = a->n[o] + b->n[o];
+				c.bytes[o] = a->bytes[o] + b->bytes[o];
+			}
+			c.qd_sum = a->qd_sum + b->qd_sum;
+			c.qd_n = a->qd_n + b->qd_n;
+			c.qd_max = a->qd_max > b->qd_max ? a->qd_max : b->qd_max;
+		}
+		p->col[i] = c;
+	}
+	for (int d = 0; d < p->ndev; d++) {
+		struct page_offsets *off = p->devs[d].off;
+
+		if (!off)
+			continue;
+		for (int i = 0; i < PAGE_TBINS; i++)
+			for (int r = 0; r < PAGE_OROWS; r++)
+				for (int o = 0; o < PAGE_NOPS; o++)
+					off->cell[i][r][o] = 2 * i + 1 < PAGE_TBINS ?
+						off->cell[2 * i][r][o] + off->cell[2 * i + 1][r][o] : 0;
+	}
+	p->width *= 2;
+	p->nbins = (p->nbins + 1) / 2;
+}
+
+/* Rows twice as tall: row r holds what rows 2r and 2r+1 held. */
+static void heighten(struct page_offsets *off)
+{
+	for (int i = 0; i < PAGE_TBINS; i++)
+		for (int r = 0; r < PAGE_OROWS; r++)
+			for (int o = 0; o < PAGE_NOPS; o++)
+				off->cell[i][r][o] = 2 * r + 1 < PAGE_OROWS ?
+					off->cell[i][2 * r][o] + off->cell[i][2 * r + 1][o] : 0;
+	off->sectors_per_row *= 2;
+}
+
+static struct page_dev *dev_of(struct page *p, __u32 dev)
+{
+	struct page_dev *d, *v;
+
+	for (int i = 0; i < p->ndev; i++)
+		if (p->devs[i].dev == dev)
+			return &p->devs[i];
+	v = realloc(p->devs, (p->ndev + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->devs = v;
+	d = &v[p->ndev];
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	if (p->ndev < PAGE_ODEVS) {
+		d->off = calloc(1, sizeof(*d->off));
+		if (!d->off)
+			return NULL;
+		/* 1 MiB a row to start with: 64 MiB, doubled as needed. */
+		d->off->sectors_per_row = 2048;
+	}
+	p->ndev++;
+	return d;
+}
+
+static unsigned int hash(__u64 a, const char *s)
+{
+	__u64 h = a * 0x9e3779b97f4a7c15ULL;
+
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return (unsigned int)(h >> 32);
+}
+
+/* The entry of (pid, comm) or (hier, cgroup) in t; its "others" when full. */
+static struct page_who *who_of(struct page_table *t, __u32 pid, const char *comm,
+			       unsigned int hier, __u64 cgroup)
+{
+	unsigned int h = hash((__u64)pid << 32 ^ cgroup ^ hier, comm);
+
+	/* At most 3/4 full, so that a lookup ends soon. */
+	for (unsigned int i = 0; i < (unsigned int)t->cap; i++) {
+		struct page_who *w = &t->v[(h + i) % t->cap];
+
+		if (!w->used) {
+			if (4 * (t->n + 1) > 3 * t->cap)
+				return &t->others;
+			w->used = true;
+			w->pid = pid;
+			w->hier = hier;
+			w->cgroup = cgroup;
+			if (comm)
+				memcpy(w->comm, comm, sizeof(w->comm));
+			t->n++;
+			return w;
+		}
+		if (w->pid == pid && w->hier == hier && w->cgroup == cgroup &&
+		    (!comm || !strncmp(w->comm, comm, sizeof(w->comm))))
+			return w;
+	}
+	return &t->others;
+}
+
+static void who_add(struct page_who *w, const struct iolens_rq *rq, __u64 total)
+{
+	w->requests++;
+	w->bytes += rq->bytes;
+	w->time_ns += total;
+}
+
+/* The bin of time t, bins widened until it has one. */
+static int bin_of(struct page *p, __u64 t)
+{
+	__u64 bin = t > p->t0 ? (t - p->t0) / p->width : 0;
+
+	while (bin >= PAGE_TBINS) {
+		widen(p);
+		bin /= 2;
+	}
+	if ((int)bin >= p->nbins)
+		p->nbins = bin + 1;
+	return (int)bin;
+}
+
+void page_span(struct page *p, __u64 end)
+{
+	if (end > p->t0)
+		bin_of(p, end - 1);
+}
+
+int page_add(struct page *p, const struct iolens_rq *rq)
+{
+	struct page_dev *d = dev_of(p, rq->dev);
+	enum page_op op = op_of(rq);
+	__u64 total = rq->ts_start && rq->ts_complete && rq->ts_complete >= rq->ts_start ?
+		      rq->ts_complete - rq->ts_start : 0;
+	struct page_col *c;
+	int bin;
+
+	if (!d)
+		return -1;
+	p->requests++;
+	p->bytes += rq->bytes;
+	d->requests++;
+	d->bytes += rq->bytes;
+	rqsum_add(&p->sum, rq);
+	rqsum_add(&d->sum, rq);
+	if (rq->bytes) {
+		p->size[hist_index(rq->bytes)]++;
+		p->size_n++;
+	}
+	if (total) {
+		d->total_ns += total;
+		d->timed++;
+	}
+	who_add(who_of(&p->who, rq->pid, rq->comm, 0, 0), rq, total);
+	/* The cgroup that owns the I/O (the dirtier's, for writeback) when
+	 * the kernel said, else the submitter's. */
+	if (rq->io_cgroup)
+		who_add(who_of(&p->cgroups, 0, NULL, rq->io_cgroup_hier, rq->io_cgroup), rq, total);
+	else
+		who_add(who_of(&p->cgroups, 0, NULL, 0, rq->cgroup), rq, total);
+	if (!rq->ts_complete) {
+		p->unseen++;
+		d->unseen++;
+		return 0;
+	}
+	/* Over time, by completion. */
+	bin = bin_of(p, rq->ts_complete);
+	if (rq->ts_complete > p->last)
+		p->last = rq->ts_complete;
+	c = &p->col[bin];
+	c->n[op]++;
+	c->bytes[op] += rq->bytes;
+	if (total)
+		c->lat[0][page_lrow(total)]++;
+	if (rq->ts_issue && rq->ts_complete >= rq->ts_issue)
+		c->lat[1][page_lrow(rq->ts_complete - rq->ts_issue)]++;
+	if (rq->qd) {
+		c->qd_sum += rq->qd;
+		c->qd_n++;
+		if (rq->qd > c->qd_max)
+			c->qd_max = rq->qd;
+	}
+	/* A flush has no place on the disk (its sector is the kernel's -1). */
+	if (d->off && rq->bytes && rq->sector < PAGE_SECTOR_MAX) {
+		__u64 row = rq->sector / d->off->sectors_per_row;
+
+		while (row >= PAGE_OROWS) {
+			heighten(d->off);
+			row /= 2;
+		}
+		d->off->cell[bin][row][op]++;
+	}
+	return 0;
+}
+
+static bool cmp_by_time;
+
+static int by_size(const void *a, const void *b)
+{
+	const struct page_who *x = *(const struct page_who *const *)a;
+	const struct page_who *y = *(const struct page_who *const *)b;
+	__u64 u = cmp_by_time ? x->time_ns : x->requests;
+	__u64 v = cmp_by_time ? y->time_ns : y->requests;
+
+	if (u != v)
+		return u < v ? 1 : -1;
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) :
+	       x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
+}
+
+int page_top(const struct page_table *t, bool by_time, const struct page_who **out, int n)
+{
+	const struct page_who **all = malloc(t->n * sizeof(*all) + 1);
+	int k = 0;
+
+	if (!all)
+		return 0;
+	for (int i = 0; i < t->cap; i++)
+		if (t->v[i].used)
+			all[k++] = &t->v[i];
+	cmp_by_time = by_time;
+	if (k)
+		qsort(all, k, sizeof(*all), by_size);
+	if (k > n)
+		k = n;
+	memcpy(out, all, k * sizeof(*out));
+	free(all);
+	return k;
+}
+
+bool page_is_writeback(const struct page_who *w)
+{
+	return !strncmp(w->comm, "kworker/", 8);
+}
+
+void page_writeback(const struct page_table *t, struct page_who *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < t->cap; i++) {
+		const struct page_who *w = &t->v[i];
+
+		if (!w->used || !page_is_writeback(w))
+			continue;
+		sum->requests += w->requests;
+		sum->bytes += w->bytes;
+		sum->time_ns += w->time_ns;
+	}
+}
