@@ -67,9 +67,11 @@ void page_free(struct page *p)
 static void widen(struct page *p)
 {
 	for (int i = 0; i < PAGE_TBINS; i++) {
-		struct page_col c = {}, *a = &p->col[2 * i], *b = a + 1;
+		struct page_col c = {};
 
 		if (2 * i + 1 < PAGE_TBINS) {
+			const struct page_col *a = &p->col[2 * i], *b = a + 1;
+
 			for (int k = 0; k < 2; k++)
 				for (int r = 0; r < PAGE_LROWS; r++)
 					c.lat[k][r] = a->lat[k][r] + b->lat[k][r];
