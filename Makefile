@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # iolens build.  `make` builds build/iolens; `make run` starts the main job;
 # `make test` runs every test.  Each target first installs what is missing.
+# `make install` (PREFIX, DESTDIR), `make uninstall`, `make deb`; V=1 shows
+# the commands; EXTRA_CFLAGS and EXTRA_LDFLAGS are added to the compiler's.
 
 OUT		?= build
 VMLINUX_BTF	?= /sys/kernel/btf/vmlinux
@@ -11,6 +13,8 @@ BPFTOOL		?= bpftool
 CC		?= cc
 PYTHON		?= /usr/bin/python3
 VERSION		:= 0.1.0
+# The commit built from, for --version; "unknown" outside a git checkout.
+GIT_COMMIT	:= $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 CFLAGS		?= -O2 -g
@@ -21,6 +25,32 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		   -Wall -Werror -I$(dir $(VMLINUX_H)) -MMD -MP
 LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lpthread
+LDFLAGS		+= $(EXTRA_LDFLAGS)
+
+# Where `make install` puts things: the binary in sbin (it needs root or
+# CAP_BPF), man pages in section 8, completions where bash-completion, zsh
+# and fish look for vendor ones, the serve unit (installed, not enabled).
+PREFIX		?= /usr/local
+DESTDIR		?=
+SBINDIR		:= $(PREFIX)/sbin
+MANDIR		:= $(PREFIX)/share/man/man8
+BASHCOMPDIR	:= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR	:= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR	:= $(PREFIX)/share/fish/vendor_completions.d
+UNITDIR		:= $(PREFIX)/lib/systemd/system
+COMMANDS	:= top snoop stat lat record report load bench attach check serve doctor
+MANPAGES	:= $(OUT)/man/iolens.8 $(COMMANDS:%=$(OUT)/man/iolens-%.8)
+COMPLETIONS	:= $(OUT)/completions/iolens.bash $(OUT)/completions/_iolens \
+		   $(OUT)/completions/iolens.fish
+
+# Quiet unless V=1: one line a step, as the kernel's build prints.
+ifeq ($(V),1)
+Q		:=
+msg		=
+else
+Q		:= @
+msg		= @printf '  %-8s %s\n' $(1) $(2);
+endif
 
 BPF_OBJS	:= $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
 SKELS		:= $(BPF_OBJS:.bpf.o=.skel.h)
@@ -42,7 +72,8 @@ FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS	?= 60
 
 .PHONY: all run test unit systest kmatrix check-layers deps clean \
-	lib-objs san-unit san-systest fuzz-bins fuzz-replay fuzz
+	lib-objs san-unit san-systest fuzz-bins fuzz-replay fuzz \
+	man completions install uninstall deb FORCE
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -55,13 +86,21 @@ $(OUT)/.deps-%: tools/install-deps.sh
 	@touch $@
 
 $(OUT)/vmlinux.h: | $(OUT)/.deps-build
-	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+	$(call msg,GEN,$@)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) | $(OUT)/.deps-build
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(call msg,BPF,$@)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $(notdir $(*F)) > $@
+	$(call msg,GEN-SKEL,$@)$(BPFTOOL) gen skeleton $< name $(notdir $(*F)) > $@
+
+# The commit goes into main.o alone, rebuilt when the stamp says it changed.
+$(OUT)/commit.stamp: FORCE
+	@mkdir -p $(OUT)
+	@echo '$(GIT_COMMIT)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(OUT)/src/cli/main.o: $(OUT)/commit.stamp
+$(OUT)/src/cli/main.o: CFLAGS += -DIOLENS_COMMIT='"git $(GIT_COMMIT)"'
 
 # Each loader includes its own skeleton, which must exist before the first
 # compile; after it, -MMD's dependency files say what else each object reads.
@@ -72,26 +111,26 @@ $(OUT)/src/trace/task_trace.o: $(OUT)/tasks.skel.h
 
 $(OUT)/src/%.o: src/%.c | $(OUT)/.deps-build
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(call msg,CC,$@)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/iolens: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(call msg,LD,$@)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/.deps-test
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+	$(call msg,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
 # What test_tasks.py runs: the task scan alone, as iolens links it.
 $(OUT)/tests/task_probe: tests/system/task_probe.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(call msg,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 lib-objs: $(LIB_OBJS)
 
 # Only in $(SAN_OUT), where CC is clang with the sanitizers.
 $(OUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(LDLIBS)
+	$(call msg,CC,$@)$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 san-unit: | $(OUT)/.deps-test
 	$(SAN_MAKE) unit
@@ -149,6 +188,50 @@ kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
 test: check-layers unit san-unit fuzz-replay systest san-systest kmatrix
+
+# Man pages: tools/man/NAME.8.in, their OPTIONS (and iolens(8)'s command
+# list) written from the built binary's --help, so they match it.
+$(OUT)/man/%.8: tools/man/%.8.in tools/mkman.py $(OUT)/iolens
+	@mkdir -p $(dir $@)
+	$(call msg,MAN,$@)$(PYTHON) tools/mkman.py $(OUT)/iolens $< $(VERSION) > $@
+
+man: $(MANPAGES)
+
+$(OUT)/completions/iolens.bash: $(OUT)/iolens
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)$(OUT)/iolens completion bash > $@
+$(OUT)/completions/_iolens: $(OUT)/iolens
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)$(OUT)/iolens completion zsh > $@
+$(OUT)/completions/iolens.fish: $(OUT)/iolens
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)$(OUT)/iolens completion fish > $@
+
+completions: $(COMPLETIONS)
+
+install: $(OUT)/iolens $(MANPAGES) $(COMPLETIONS)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(OUT)/iolens $(DESTDIR)$(SBINDIR)/iolens
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
+	install -m 0644 $(OUT)/completions/iolens.bash $(DESTDIR)$(BASHCOMPDIR)/iolens
+	install -m 0644 $(OUT)/completions/_iolens $(DESTDIR)$(ZSHCOMPDIR)/_iolens
+	install -m 0644 $(OUT)/completions/iolens.fish $(DESTDIR)$(FISHCOMPDIR)/iolens.fish
+	sed 's|/usr/local/sbin/iolens|$(SBINDIR)/iolens|' tools/iolens-serve.service \
+		> $(DESTDIR)$(UNITDIR)/iolens-serve.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/iolens-serve.service
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/iolens $(MANPAGES:$(OUT)/man/%=$(DESTDIR)$(MANDIR)/%) \
+		$(DESTDIR)$(BASHCOMPDIR)/iolens $(DESTDIR)$(ZSHCOMPDIR)/_iolens \
+		$(DESTDIR)$(FISHCOMPDIR)/iolens.fish $(DESTDIR)$(UNITDIR)/iolens-serve.service
+
+# A Debian package from an install under /usr into a staging tree; its
+# Depends from dpkg-shlibdeps (tools/mkdeb.sh).
+deb: $(OUT)/iolens $(MANPAGES) $(COMPLETIONS) | $(OUT)/.deps-deb
+	rm -rf $(OUT)/deb
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(abspath $(OUT)/deb/root)
+	tools/mkdeb.sh $(OUT)/deb $(VERSION) $(OUT)
 
 clean:
 	rm -rf $(OUT)

@@ -5,20 +5,23 @@
 #   tools/install-deps.sh build   compile iolens
 #   tools/install-deps.sh test    build + run the unit and system tests
 #   tools/install-deps.sh bench   test + the peers the benchmarks compare with
+#   tools/install-deps.sh deb     build + what makes a Debian package
 set -eu
 
 build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev pkg-config make gcc"
 # The kernel matrix boots Debian's own kernels under qemu (virtme-ng, from
 # PyPI into build/venv by the Makefile); report's page is looked at by a
 # real browser (headless chromium).
-test="$build libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static chromium"
+deb="$build dpkg-dev"
+test="$deb man-db zsh fish libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static chromium"
 bench="$test libbpf-tools iotop iotop-c"
 
 case "${1:-build}" in
 build) want=$build ;;
 test) want=$test ;;
 bench) want=$bench ;;
-*) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+deb) want=$deb ;;
+*) echo "usage: $0 build|test|bench|deb" >&2; exit 2 ;;
 esac
 
 missing=

@@ -17,4 +17,31 @@ int cmd_attach(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
+/* Their option tables (cli/optable.h): --help, completions, man pages.
+ * load parses fio's options itself (load/load.h). */
+struct cli_cmd;
+extern const struct cli_cmd attach_cli;
+extern const struct cli_cmd bench_cli;
+extern const struct cli_cmd check_cli;
+extern const struct cli_cmd doctor_cli;
+extern const struct cli_cmd lat_cli;
+extern const struct cli_cmd record_cli;
+extern const struct cli_cmd report_cli;
+extern const struct cli_cmd serve_cli;
+extern const struct cli_cmd snoop_cli;
+extern const struct cli_cmd stat_cli;
+extern const struct cli_cmd top_cli;
+
+/* A row of main.c's command table. */
+struct cli_command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct cli_cmd *cli;	/* its options; NULL: load's own */
+	const char *summary;
+};
+
+/* `iolens completion bash|zsh|fish`: the completion script of the
+ * commands `cmds`, from their option tables (cli/completion.c). */
+int cmd_completion(int argc, char **argv, const struct cli_command *cmds, int n);
+
 #endif

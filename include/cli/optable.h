@@ -20,11 +20,18 @@ struct cli_opt {
 	const char *name;	/* the long name, without "--"; NULL: none */
 	const char *arg;	/* the value's name in --help; NULL: no value */
 	const char *help;	/* a '\n' starts another line */
+	/* The values it takes, space-separated, from the table that defines
+	 * them (for completions); a "," at the end: a comma-separated list of
+	 * them.  NULL: any. */
+	const char *(*choices)(void);
 	const struct cli_opt *group;	/* that table's rows, in place */
 	const char *section;		/* a heading: "what", "split" */
 };
 
 #define CLI_OPT(k, n, a, h)	{ .key = (k), .name = (n), .arg = (a), .help = (h) }
+/* An option whose values c() names. */
+#define CLI_OPT_OF(k, n, a, c, h) \
+	{ .key = (k), .name = (n), .arg = (a), .help = (h), .choices = (c) }
 /* A line of help under the option before it. */
 #define CLI_NOTE(h)		{ .help = (h) }
 #define CLI_GROUP(table)	{ .group = (table) }
@@ -71,6 +78,10 @@ static inline int cli_exit(int c)
 }
 
 void cli_help(FILE *f, const struct cli_cmd *cmd);
+
+/* Calls fn for each option of cmd, shared tables opened, -h last. */
+void cli_each_opt(const struct cli_cmd *cmd,
+		  void (*fn)(const struct cli_opt *o, void *ctx), void *ctx);
 
 /* For a command whose own options come before another parser's (bench
  * before load's): the key of `arg` if it is one of cmd's options without a

@@ -168,6 +168,11 @@ void load_jobs_group(struct load_jobs *js);
 
 /* The options and their help, for --help. */
 void load_opts_help(FILE *f);
+/* Each option: its name, its value's name in --help (NULL for a flag), the
+ * values it takes (space-separated; NULL: any) and its help. */
+void load_opts_each(void (*fn)(const char *name, const char *arg,
+				const char *choices, const char *help, void *ctx),
+		    void *ctx);
 
 /* Whether the job's --rw issues I/O of direction `dir`. */
 bool load_dir_used(const struct load_job_opts *o, int dir);

@@ -19,6 +19,8 @@ void reqflags_normalize(struct iolens_rq *rq);
 const char *op_name(unsigned int op);
 /* Parses an op name; -1 if unknown. */
 int op_parse(const char *s);
+/* Every op name, space-separated, "," at the end (a list of them). */
+const char *op_names_list(void);
 
 /* Comma-separated flag names ("sync,fua"), "" when none. */
 void flags_str(unsigned int flags, char *buf, size_t len);

@@ -67,7 +67,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd attach_cli = {
 	.name = CMD,
 	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
 	.about =
@@ -293,7 +293,7 @@ static int parse_opts(struct attach *a, int argc, char **argv)
 	struct cli_parser p;
 	int opt, r;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &attach_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'D':

@@ -66,7 +66,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd bench_cli = {
 	.name = "bench",
 	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
 	.about =
@@ -404,12 +404,12 @@ int cmd_bench(int argc, char **argv)
 	double secs;
 
 	for (; first < argc; first++) {
-		int key = cli_match(&cmd, argv[first]);
+		int key = cli_match(&bench_cli, argv[first]);
 
 		if (key == 'j') {
 			b.json = true;
 		} else if (key == 'h') {
-			cli_help(stdout, &cmd);
+			cli_help(stdout, &bench_cli);
 			return 0;
 		} else {
 			break;

@@ -100,7 +100,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd check_cli = {
 	.name = CMD,
 	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
@@ -668,7 +668,7 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 	__u32 pid;
 	__u64 v;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &check_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'd':

@@ -15,7 +15,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd doctor_cli = {
 	.name = "doctor",
 	.usage = "usage: iolens doctor [-j] [-h]\n",
 	.about =
@@ -43,7 +43,7 @@ int cmd_doctor(int argc, char **argv)
 	bool json = false;
 	int c, ret;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &doctor_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0)
 		json |= c == 'j';
 	if (c < 0)

@@ -93,7 +93,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd lat_cli = {
 	.name = CMD,
 	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
@@ -541,7 +541,7 @@ int cmd_lat(int argc, char **argv)
 	struct cli_parser p;
 	int c, r;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &lat_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'Q':

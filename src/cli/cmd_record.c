@@ -39,7 +39,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd record_cli = {
 	.name = "record",
 	.usage = "usage: iolens record -o FILE [options]\n",
 	.about =
@@ -187,7 +187,7 @@ int cmd_record(int argc, char **argv)
 
 	if (!r)
 		return 1;
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &record_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		ret = cli_rqfilter_opt(&r->filter, "record", opt, optarg);
 		if (ret == 2)

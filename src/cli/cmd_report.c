@@ -21,7 +21,47 @@
 
 #define CMD "report"
 
-enum out_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_PERFETTO, FMT_HTML, FMT_SVG };
+enum out_fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_PERFETTO, FMT_HTML, FMT_SVG, FMT_NR };
+
+static const char *const fmts[FMT_NR] = {
+	[FMT_TEXT] = "text", [FMT_CSV] = "csv", [FMT_JSON] = "json",
+	[FMT_PERFETTO] = "perfetto", [FMT_HTML] = "html", [FMT_SVG] = "svg",
+};
+
+/* Names of a table, space-separated, for the option table's choices. */
+static const char *names_of(char *buf, size_t len, const char *(*name)(int i), int n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && k < len; i++)
+		k += snprintf(buf + k, len - k, "%s%s", i ? " " : "", name(i));
+	return buf;
+}
+
+static const char *fmt_name(int i)
+{
+	return fmts[i];
+}
+
+static const char *chart_name(int i)
+{
+	return charts[i].name;
+}
+
+static const char *fmt_choices(void)
+{
+	static char buf[128];
+
+	return names_of(buf, sizeof(buf), fmt_name, FMT_NR);
+}
+
+static const char *chart_choices(void)
+{
+	static char buf[512];
+
+	return names_of(buf, sizeof(buf), chart_name, ncharts);
+}
 
 enum { OPT_CHART = CLI_LONG };
 
@@ -54,14 +94,14 @@ struct report {
 };
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('f', "format", "FMT", "text (default), csv, json (JSON lines), perfetto\n(Chrome trace JSON for ui.perfetto.dev), html (a page of\ncharts) or svg (one chart: --chart)"),
+	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "text (default), csv, json (JSON lines), perfetto\n(Chrome trace JSON for ui.perfetto.dev), html (a page of\ncharts) or svg (one chart: --chart)"),
 	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
-	CLI_OPT(OPT_CHART, "chart", "NAME", "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
+	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
 	CLI_GROUP(cli_rqfilter_opts),
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd report_cli = {
 	.name = CMD,
 	.usage = "usage: iolens report [options] FILE\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
@@ -390,17 +430,12 @@ oom:
 static int parse_args(struct report *r, int argc, char **argv,
 		      const char **outpath)
 {
-	static const char *const fmts[] = {
-		[FMT_TEXT] = "text", [FMT_CSV] = "csv",
-		[FMT_JSON] = "json", [FMT_PERFETTO] = "perfetto",
-		[FMT_HTML] = "html", [FMT_SVG] = "svg",
-	};
 	const char *chart = NULL;
 	struct cli_parser p;
 	size_t i, n = 0;
 	int opt, ret;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &report_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case 'f':
@@ -409,8 +444,8 @@ static int parse_args(struct report *r, int argc, char **argv,
 					break;
 			}
 			if (i == sizeof(fmts) / sizeof(fmts[0]))
-				return usage_err(CMD, "unknown format '%s': use text, csv, json, perfetto, html or svg",
-						 optarg);
+				return usage_err(CMD, "unknown format '%s': use one of %s",
+						 optarg, fmt_choices());
 			r->fmt = i;
 			break;
 		case 'o':
@@ -434,20 +469,15 @@ static int parse_args(struct report *r, int argc, char **argv,
 	if (chart && r->fmt != FMT_SVG)
 		return usage_err(CMD, "--chart goes with -f svg (-f html draws every chart)");
 	if (r->fmt == FMT_SVG) {
-		char names[512];
-		size_t k = 0;
-
-		for (int c = 0; c < ncharts; c++)
-			k += snprintf(names + k, sizeof(names) - k, "%s%s", c ? ", " : "",
-				      charts[c].name);
 		if (!chart)
-			return usage_err(CMD, "-f svg draws one chart: give --chart NAME (%s)", names);
+			return usage_err(CMD, "-f svg draws one chart: give --chart NAME (%s)",
+					 chart_choices());
 		r->chart = chart_find(chart);
 		if (!r->chart) {
 			char cut[LOG_EXCERPT_LEN];
 
 			return usage_err(CMD, "no chart '%s': want one of %s",
-					 log_excerpt(chart, cut, sizeof(cut)), names);
+					 log_excerpt(chart, cut, sizeof(cut)), chart_choices());
 		}
 	}
 	if (optind == argc)

@@ -38,15 +38,21 @@
 
 enum { OPT_LISTEN = CLI_LONG, OPT_LABELS, OPT_MAX_SETS };
 
+/* What parse_labels() takes: a list of these. */
+static const char *label_choices(void)
+{
+	return "comm cgroup,";
+}
+
 static const struct cli_opt opts[] = {
 	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all"),
 	CLI_OPT_DEV,
-	CLI_OPT(OPT_LABELS, "labels", "LIST", "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both"),
+	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both"),
 	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\""),
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd serve_cli = {
 	.name = CMD,
 	.usage =
 		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
@@ -303,7 +309,7 @@ int cmd_serve(int argc, char **argv)
 	struct cli_parser p;
 	char *e;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &serve_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		switch (opt) {
 		case OPT_LISTEN: listen_at = optarg; break;

@@ -39,7 +39,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd snoop_cli = {
 	.name = "snoop",
 	.usage = "usage: iolens snoop [options]\n",
 	.about =
@@ -123,7 +123,7 @@ int cmd_snoop(int argc, char **argv)
 	unsigned long max;
 	int opt, r;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &snoop_cli, argc, argv);
 	while ((opt = cli_next(&p)) > 0) {
 		r = cli_rqfilter_opt(&s.filter, "snoop", opt, optarg);
 		if (r == 2)

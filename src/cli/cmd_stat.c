@@ -46,7 +46,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd stat_cli = {
 	.name = CMD,
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
@@ -414,7 +414,7 @@ int cmd_stat(int argc, char **argv)
 	struct cli_parser p;
 	int c, r;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &stat_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'd':

@@ -21,6 +21,25 @@
 
 enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS };
 
+/* The column keys, from the column table. */
+static const char *column_choices(void)
+{
+	static char buf[512];
+	int all[TOP_MAX_COLS];
+	size_t n;
+
+	for (int c = 0; c < top_ncols; c++)
+		all[c] = c;
+	top_cols_format(buf, sizeof(buf) - 1, all, top_ncols);
+	for (char *p = buf; *p; p++)
+		if (*p == ',')
+			*p = ' ';
+	n = strlen(buf);
+	buf[n] = ',';		/* a list */
+	buf[n + 1] = '\0';
+	return buf;
+}
+
 static const struct cli_opt opts[] = {
 	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control"),
 	CLI_OPT('j', "json", NULL, "one JSON object per frame (counts over the frame)"),
@@ -34,11 +53,11 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('u', "user", "USER", "only this user's processes"),
 	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT"),
 	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)"),
-	CLI_OPT(OPT_COLUMNS, "columns", "LIST", "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)"),
+	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)"),
 	CLI_END,
 };
 
-static const struct cli_cmd cmd = {
+const struct cli_cmd top_cli = {
 	.name = CMD,
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =
@@ -118,7 +137,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	__u64 ns;
 	int c;
 
-	cli_begin(&p, &cmd, argc, argv);
+	cli_begin(&p, &top_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
 		case 'b': o->batch = true; break;

@@ -16,7 +16,7 @@ const struct cli_opt cli_rqfilter_opts[] = {
 	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable"),
 	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable"),
 	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)"),
-	CLI_OPT('O', "op", "OPS", "only these ops: read,write,flush,discard,..."),
+	CLI_OPT_OF('O', "op", "OPS", op_names_list, "only these ops: read,write,flush,discard,..."),
 	CLI_OPT('m', "min-lat", "TIME", "only requests slower than TIME (us; or 2ms, 1.5s)"),
 	CLI_END,
 };

@@ -206,3 +206,9 @@ void cli_help(FILE *f, const struct cli_cmd *cmd)
 	if (cmd->more)
 		fprintf(f, "\n%s", cmd->more);
 }
+
+void cli_each_opt(const struct cli_cmd *cmd,
+		  void (*fn)(const struct cli_opt *o, void *ctx), void *ctx)
+{
+	walk(cmd->opts, true, fn, ctx);
+}

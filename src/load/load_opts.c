@@ -524,6 +524,28 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 	return 0;
 }
 
+void load_opts_each(void (*fn)(const char *name, const char *arg,
+				const char *choices, const char *help, void *ctx),
+		    void *ctx)
+{
+	char names[256];
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		const char *c = NULL;
+
+		/* "want one of: a b c" without its first three words. */
+		if (opts[i].choices)
+			c = choices_text(opts[i].choices) + strlen("want one of: ");
+		else if (opts[i].type == T_ENGINE)
+			c = load_engines_text() + strlen("want one of: ");
+		if (c) {
+			snprintf(names, sizeof(names), "%s", c);
+			c = names;
+		}
+		fn(opts[i].name, opts[i].arg, c, opts[i].help, ctx);
+	}
+}
+
 void load_opts_help(FILE *f)
 {
 	char lhs[40];

@@ -126,6 +126,19 @@ int op_parse(const char *s)
 	return -1;
 }
 
+const char *op_names_list(void)
+{
+	static char buf[128];
+	size_t n = 0;
+
+	if (!buf[0]) {
+		for (int i = 0; i < IOLENS_OP_NR; i++)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : "", op_names[i]);
+		snprintf(buf + n, sizeof(buf) - n, ",");
+	}
+	return buf;
+}
+
 void flags_str(unsigned int flags, char *buf, size_t len)
 {
 	size_t n = 0;

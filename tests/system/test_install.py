@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Installs like a system tool: make install into a DESTDIR (the binary
+runs from there, each man page renders and lists exactly the options
+--help lists, bash, fish and zsh completions complete), make uninstall,
+and the .deb: installed with dpkg, run, removed without a trace."""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import IOLENS, Loop
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.dirname(os.path.abspath(IOLENS))
+COMMANDS = ["top", "snoop", "stat", "lat", "record", "report", "load", "bench", "attach",
+            "check", "serve", "doctor"]
+# The packaging is tested once, with the plain build.
+pytestmark = pytest.mark.nosan
+
+
+def make(*args):
+    r = subprocess.run(["make", "-C", REPO, "--no-print-directory", "OUT=" + BUILD] +
+                       list(args), capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return r.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("dest")
+    make("install", "DESTDIR=%s" % dest, "PREFIX=/usr")
+    return dest
+
+
+def help_options(cmd):
+    """The options `iolens CMD --help` lists, from the first heading that an
+    option follows to the blank line after them: {"-d", "--dev", ...}."""
+    lines = subprocess.run([IOLENS, cmd, "--help"], capture_output=True,
+                           text=True).stdout.splitlines()
+    option = re.compile(r"^  (?:(-\w)(?:, (--[\w-]+))?|    (--[\w-]+)|(--[\w-]+))")
+    start = next(i for i in range(len(lines) - 1)
+                 if re.match(r"^\S.*:$", lines[i]) and option.match(lines[i + 1]))
+    opts = set()
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        m = option.match(line)
+        if m:
+            opts |= {o for o in m.groups() if o}
+    return opts
+
+
+def man_text(page):
+    r = subprocess.run(["man", "--warnings", "-l", page], capture_output=True, text=True,
+                       env=dict(os.environ, MANWIDTH="100", LANG="C.UTF-8"))
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    return r.stdout
+
+
+def test_install_and_run_from_there(installed):
+    for path in ["usr/sbin/iolens", "usr/share/man/man8/iolens.8",
+                 "usr/share/bash-completion/completions/iolens",
+                 "usr/share/zsh/vendor-completions/_iolens",
+                 "usr/share/fish/vendor_completions.d/iolens.fish",
+                 "usr/lib/systemd/system/iolens-serve.service"] + [
+                     "usr/share/man/man8/iolens-%s.8" % c for c in COMMANDS]:
+        assert os.path.isfile(installed / path), path
+    exe = str(installed / "usr/sbin/iolens")
+    v = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    assert re.fullmatch(r"iolens \d+\.\d+\.\d+ \(git [0-9a-f]{7,}(-dirty)?\)\n", v.stdout), v.stdout
+    d = subprocess.run([exe, "doctor", "-j"], capture_output=True, text=True, cwd="/")
+    assert d.returncode == 0 and '"commands"' in d.stdout, d.stderr
+    unit = open(installed / "usr/lib/systemd/system/iolens-serve.service").read()
+    assert "ExecStart=/usr/sbin/iolens serve" in unit
+    assert "AmbientCapabilities=CAP_BPF CAP_PERFMON" in unit and "DynamicUser=yes" in unit
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_man_page_has_every_option(installed, cmd):
+    text = man_text(str(installed / ("usr/share/man/man8/iolens-%s.8" % cmd)))
+    for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "FIELDS", "OVERHEAD",
+                    "EXIT STATUS", "EXAMPLES"):
+        assert re.search(r"^%s$" % section, text, re.M), section
+    options = text.split("\nOPTIONS\n")[1].split("\nFIELDS\n")[0]
+    in_man = set(re.findall(r"^\s{7}(-\w|--[\w-]+)", options, re.M)) | set(
+        re.findall(r"^\s{7}-\w, (--[\w-]+)", options, re.M))
+    assert in_man == help_options(cmd), (in_man ^ help_options(cmd))
+
+
+def test_iolens_man_page_lists_the_commands(installed):
+    text = man_text(str(installed / "usr/share/man/man8/iolens.8"))
+    for cmd in COMMANDS:
+        assert re.search(r"^\s{7}%s\s" % cmd, text, re.M), cmd
+
+
+def bash_complete(script, words):
+    """COMPREPLY of the completion for `words` (the last one being typed)."""
+    r = subprocess.run(["bash", "-c", 'source "$0"; COMP_WORDS=(%s); COMP_CWORD=%d; _iolens; '
+                        'printf "%%s\\n" "${COMPREPLY[@]}"' % (
+                            " ".join("'%s'" % w for w in words), len(words) - 1), script],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return set(r.stdout.split())
+
+
+def test_bash_completion(installed, root):
+    script = str(installed / "usr/share/bash-completion/completions/iolens")
+    assert {"snoop", "stat", "serve"} <= bash_complete(script, ["iolens", "s"])
+    assert "top" not in bash_complete(script, ["iolens", "s"])
+    assert {"--dev", "--json", "--partitions", "--skip-boot"} <= bash_complete(
+        script, ["iolens", "stat", "--"])
+    assert bash_complete(script, ["iolens", "report", "-f", ""]) == {
+        "text", "csv", "json", "perfetto", "html", "svg"}
+    assert "latency-heatmap" in bash_complete(script, ["iolens", "report", "--chart", "lat"])
+    assert {"pid,io", "pid,disk_read"} <= bash_complete(
+        script, ["iolens", "top", "--columns", "pid,"])
+    assert str(os.getpid()) in bash_complete(script, ["iolens", "top", "-p", ""])
+    assert "--rw=" in bash_complete(script, ["iolens", "load", "--r"])
+    assert bash_complete(script, ["iolens", "load", "--rw", "=", "rand"]) == {
+        "randread", "randwrite", "randrw", "randtrim"}
+    lo = Loop()
+    try:
+        assert lo.name in bash_complete(script, ["iolens", "stat", "-d", lo.name[:5]])
+    finally:
+        lo.close()
+
+
+def test_fish_and_zsh_completion(installed):
+    fish = str(installed / "usr/share/fish/vendor_completions.d/iolens.fish")
+    r = subprocess.run(["fish", "-c", 'source %s; complete -C "iolens report -f "' % fish],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert {l.split("\t")[0] for l in r.stdout.splitlines()} == {
+        "text", "csv", "json", "perfetto", "html", "svg"}
+    r = subprocess.run(["fish", "-c", 'source %s; complete -C "iolens sta"' % fish],
+                       capture_output=True, text=True)
+    assert [l.split("\t")[0] for l in r.stdout.splitlines()] == ["stat"]
+    zsh = str(installed / "usr/share/zsh/vendor-completions/_iolens")
+    r = subprocess.run(["zsh", "-n", zsh], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_uninstall_leaves_nothing(tmp_path):
+    make("install", "DESTDIR=%s" % tmp_path, "PREFIX=/usr/local")
+    assert os.path.isfile(tmp_path / "usr/local/sbin/iolens")
+    make("uninstall", "DESTDIR=%s" % tmp_path, "PREFIX=/usr/local")
+    left = [os.path.join(d, f) for d, _, fs in os.walk(tmp_path) for f in fs]
+    assert left == []
+
+
+def dpkg_status(pkg):
+    return subprocess.run(["dpkg-query", "-W", "-f", "${Status}", pkg],
+                          capture_output=True, text=True).stdout
+
+
+def test_deb_installs_runs_and_goes(root):
+    assert "installed" not in dpkg_status("iolens"), \
+        "an iolens package is installed on this machine already: the test would replace it"
+    deb = make("deb").strip().splitlines()[-1]
+    assert re.search(r"iolens_\d+\.\d+\.\d+_\w+\.deb$", deb), deb
+    info = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True,
+                          text=True).stdout
+    assert "libbpf1" in info and "libc6" in info, info
+    files = [l.split()[-1].lstrip(".") for l in subprocess.run(
+        ["dpkg-deb", "-c", deb], capture_output=True, text=True).stdout.splitlines()
+        if not l.startswith("d")]
+    try:
+        r = subprocess.run(["dpkg", "-i", deb], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert dpkg_status("iolens") == "install ok installed"
+        d = subprocess.run(["/usr/sbin/iolens", "doctor"], capture_output=True, text=True)
+        assert d.returncode == 0, d.stderr
+        s = subprocess.run(["/usr/sbin/iolens", "stat", "1", "1"], capture_output=True,
+                           text=True)
+        assert s.returncode == 0 and "Device" in s.stdout, s.stderr
+        assert os.path.isfile("/usr/share/man/man8/iolens-stat.8")
+    finally:
+        subprocess.run(["dpkg", "--purge", "iolens"], capture_output=True)
+    assert "installed" not in dpkg_status("iolens")
+    assert [f for f in files if os.path.exists(f)] == []

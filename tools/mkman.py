@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Writes a man page from its source tools/man/NAME.8.in: @OPTIONS@ becomes
+the options of `iolens CMD --help` as roff (.TP entries), @COMMANDS@ the
+command list of `iolens --help`, @VERSION@ the version.  The text around
+them is written by hand; the options come from the option tables, so the
+page says what the binary takes.
+
+usage: tools/mkman.py IOLENS SOURCE VERSION > PAGE
+"""
+import os
+import re
+import subprocess
+import sys
+
+
+def esc(s):
+    """Text as roff: backslashes and leading dots or quotes defused."""
+    s = s.replace("\\", "\\e").replace("-", "\\-")
+    return re.sub(r"^([.'])", r"\\&\1", s)
+
+
+def help_of(iolens, args):
+    return subprocess.run([iolens] + args + ["--help"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+OPTION = re.compile(r"^  (?:(-\w)(?:, (--[\w-]+))?|    (--[\w-]+)|(--[\w-]+))"
+                    r"(?:([ =])(\S+))?(?:\s{2,}(.*))?$")
+
+
+def options(iolens, cmd):
+    """The options of `iolens CMD --help` as .TP entries (.SS for the
+    headings between them): from the first heading followed by an option to
+    the blank line after them."""
+    lines = help_of(iolens, [cmd]).splitlines()
+    start = next(i for i in range(len(lines) - 1)
+                 if re.match(r"^\S.*:$", lines[i]) and OPTION.match(lines[i + 1]))
+    roff, text = [], None
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        m = OPTION.match(line)
+        if m:
+            short, long_ = m.group(1), m.group(2) or m.group(3) or m.group(4)
+            head = ", ".join(r"\fB%s\fR" % esc(f) for f in (short, long_) if f)
+            if m.group(6):
+                head += (r"=\fI%s\fR" if m.group(5) == "=" else r" \fI%s\fR") % esc(m.group(6))
+            text = [m.group(7) or ""]
+            roff += [".TP", head, text]
+        elif re.match(r"^\S.*:$", line):
+            roff.append(".SS %s" % esc(line[:-1]))
+        elif text is not None:
+            text.append(line.strip())
+    return "\n".join(x if isinstance(x, str) else esc(" ".join(t for t in x if t))
+                     for x in roff)
+
+
+def commands(iolens):
+    roff, on = [], False
+    for line in subprocess.run([iolens, "--help"], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        if line == "commands:":
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        if on:
+            name, what = line.split(None, 1)
+            roff += [".TP", r"\fB%s\fR" % name, esc(what) + (
+                r"; see \fBiolens\-%s\fR(8)" % name if name != "completion" else "")]
+    return "\n".join(roff)
+
+
+def main():
+    iolens, src, version = sys.argv[1:4]
+    name = os.path.basename(src)[:-len(".8.in")]
+    text = open(src).read()
+    if "@OPTIONS@" in text:
+        text = text.replace("@OPTIONS@", options(iolens, name.split("-", 1)[1]))
+    if "@COMMANDS@" in text:
+        text = text.replace("@COMMANDS@", commands(iolens))
+    sys.stdout.write(text.replace("@VERSION@", version))
+
+
+if __name__ == "__main__":
+    main()
