@@ -44,6 +44,9 @@ struct proc_ent {
 	/* /proc/PID/cmdline when first asked for (proc_cmdline()). */
 	char *cmdline;
 	bool cmdline_read;
+	/* The kernel counted a thread of it waiting longer than it lived:
+	 * its IO> and SWAPIN are wrong from then on, and not shown. */
+	bool overcount;
 };
 
 struct proctable;

@@ -83,6 +83,7 @@ struct top_frame {
 	double secs;		/* length of the frame */
 	double at;		/* its end, seconds since top started */
 	enum delayacct_state delayacct;	/* IO> and SWAPIN are counted */
+	int overcount;		/* rows whose waits the kernel overcounted */
 	char when[32];		/* UTC */
 	const char *source;	/* "iter/task" or "/proc" */
 	struct top_dev *devs;

@@ -22,6 +22,9 @@ static void print_ms(double ms)
 /* The line a frame has when IO> and SWAPIN cannot be counted. */
 const char *top_delay_note(const struct top_frame *f)
 {
+	if (f->delayacct != DELAYACCT_OFF && f->overcount)
+		return "IO> and SWAPIN: - where the kernel counted a thread waiting "
+		       "longer than it has lived";
 	if (f->delayacct != DELAYACCT_OFF)
 		return NULL;
 	return "IO> and SWAPIN: delay accounting is off (kernel.task_delayacct=0); "
@@ -176,6 +179,8 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	json_str(&j, "task_source", f->source);
 	json_str(&j, "delay_accounting", f->delayacct == DELAYACCT_ON ? "on" :
 		 f->delayacct == DELAYACCT_OFF ? "off" : "unknown");
+	/* Their waits are null: see top_delay_note(). */
+	json_u64(&j, "delay_overcounted", f->overcount);
 	json_arr_open(&j, "devices");
 	for (int i = 0; i < f->ndev; i++) {
 		const struct top_dev *d = &f->devs[i];

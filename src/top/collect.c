@@ -246,13 +246,15 @@ int top_collect(struct top_frame *f, void *arg)
 	f->nall = n;
 	/* Delays the kernel does not add up are unknown, not zero. */
 	f->delayacct = delayacct_state();
+	f->overcount = 0;
 	for (int i = 0; i < n; i++) {
 		struct top_row *r = &f->all[i];
 
 		r->e = proctable_get(s->pt, i);
 		r->user = top_user_name(r->e->uid);
-		if (f->delayacct == DELAYACCT_OFF)
+		if (f->delayacct == DELAYACCT_OFF || r->e->overcount)
 			r->e->flags &= ~(IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN);
+		f->overcount += r->e->overcount;
 	}
 	for (int c = 0; c < IOLENS_SC_NR; c++) {
 		task_trace_sys_hist(s->tt, c, f->sys_hist[c]);

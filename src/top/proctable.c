@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "top/proctable.h"
 
@@ -161,6 +162,27 @@ void proctable_begin(struct proctable *pt)
 	}
 }
 
+/* The kernel's wait counts are not always possible: on 6.18 here a thread
+ * had its first wait counted from clock 0 (the whole uptime, 12,700 s), and
+ * on another 6.18 VM a thread was counted waiting 3 s a second. A wait
+ * counts whole in the frame it ends, so no per-frame bound tells; a thread
+ * that waited longer than it has lived is sure to be wrong. The slack
+ * covers the tick granularity of /proc's start time. */
+static bool waited_past_life(const struct iolens_task_rec *r)
+{
+	struct timespec ts;
+	__u64 now, life;
+
+	if (!(r->flags & (IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN)))
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (__u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	life = now > r->start_ns ? now - r->start_ns : 0;
+	life += life / 100 + 20000000;
+	return ((r->flags & IOLENS_TASK_BLKIO) && r->delay.blkio_ns > life) ||
+	       ((r->flags & IOLENS_TASK_SWAPIN) && r->delay.swapin_ns > life);
+}
+
 void proctable_add(const struct iolens_task_rec *r, void *arg)
 {
 	struct proctable *pt = arg;
@@ -175,6 +197,7 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	if (pt->threads || leader) {
 		if (e->seen && e->start_ns != r->start_ns) {
 			memset(&e->cur, 0, sizeof(e->cur));
+			e->overcount = false;
 			ent_release(e);
 			e->born = pt->gen;
 		}
@@ -187,6 +210,8 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	}
 	e->tgid = r->tgid;
 	e->seen = pt->gen;
+	if (waited_past_life(r))
+		e->overcount = true;
 	ioac_add(&e->cur.io, &r->io);
 	sys_add(&e->cur.sys, &r->sys);
 	delay_add(&e->cur.delay, &r->delay);

@@ -435,7 +435,10 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 		 v->filter);
 	bar(y, CP_TITLE);
 	bar_put(y++, 0, CP_TITLE, title);
-	if (note)
+	if (note && f->delayacct != DELAYACCT_OFF)
+		line(y++, COLS >= (int)strlen(note) ? note :
+		     "IO> SWAPIN: - where the kernel counted waits longer than a life");
+	else if (note)
 		line(y++, COLS >= 112 ?
 		     "IO> SWAPIN: delay accounting is off (kernel.task_delayacct=0): "
 		     "D turns it on, or sysctl kernel.task_delayacct=1" :
