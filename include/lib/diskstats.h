@@ -24,5 +24,9 @@ int diskstats_read(struct diskstat **out);
 
 /* One device's, from its sysfs "stat" (no name): 0 or -errno. */
 int diskstat_of_dev(__u32 dev, struct diskstat *d);
+/* The same from that file kept open (diskstat_open()): a read, no path
+ * walk through sysfs.  -ENODEV once the device is gone. */
+int diskstat_open(__u32 dev);
+int diskstat_read_fd(int fd, __u32 dev, struct diskstat *d);
 
 #endif

@@ -27,4 +27,10 @@ bool hist_rank_bucket(const __u64 counts[HIST_BUCKETS], double p, __u32 *idx);
 bool hist_percentile(const __u64 counts[HIST_BUCKETS], double p, __u64 *value,
 		     bool *overflow);
 
+/* The same with the histogram's count known (`n`, its sum): one partial
+ * pass instead of a count and a pass. */
+bool hist_rank_bucket_n(const __u64 counts[HIST_BUCKETS], __u64 n, double p, __u32 *idx);
+bool hist_percentile_n(const __u64 counts[HIST_BUCKETS], __u64 n, double p,
+		       __u64 *value, bool *overflow);
+
 #endif

@@ -33,6 +33,10 @@ __u64 check_trace_lost(const struct check_trace *ct);
  * tgid); valid until check_trace_stop(). */
 int check_trace_calls_fd(const struct check_trace *ct);
 
+/* The kernel memory its maps take on this machine; 0 if they cannot be
+ * made. */
+__u64 check_trace_memory(void);
+
 void check_trace_stop(struct check_trace *ct);
 
 /* The object file of bpf/check.bpf.c, for trace/hooks.c. */

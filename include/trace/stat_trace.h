@@ -15,6 +15,15 @@ static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
 	return f->npid || f->comm[0] || f->cgroup_level;
 }
 
+/* The histograms each command keeps (it adds its options' own): one
+ * place, for the commands and for what doctor says they take. */
+#define STAT_KINDS_STAT		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD)
+#define STAT_KINDS_LAT		(1U << IOLENS_H_DEVICE)	/* biolatency's default */
+#define STAT_KINDS_TOP		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE | \
+				 1U << IOLENS_H_MISALIGNED)
+#define STAT_KINDS_SERVE	(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE | \
+				 1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD)
+
 struct stat_trace_opts {
 	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
 	int ndev;
@@ -68,8 +77,12 @@ struct stat_dev {
 	 * timed with a process filter); histograms are of bios; no busy
 	 * time. */
 	bool bio_based;
-	/* Histograms of the kinds asked for, NULL for the others. */
+	/* The kernel no longer has it (its sysfs stat cannot be read). */
+	bool gone;
+	/* Histograms of the kinds asked for, NULL for the others, and how
+	 * many values each holds (to skip the empty ones). */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
+	__u64 hist_n[IOLENS_SG_NR][IOLENS_H_NR];
 	__u64 *hist_mem;	/* owns them */
 };
 
@@ -138,6 +151,10 @@ int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max);
 void stat_trace_stop(struct stat_trace *st);
 
 /* The object file of bpf/stat.bpf.c, for trace/hooks.c. */
+/* The kernel memory the maps of `o` take on this machine (made, not
+ * used: no program is loaded); 0 if they cannot be made. */
+__u64 stat_trace_memory(const struct stat_trace_opts *o);
+
 const void *stat_trace_elf(size_t *sz);
 
 #endif

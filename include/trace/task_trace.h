@@ -54,6 +54,10 @@ void task_trace_stop(struct task_trace *tt);
 int task_trace_probe(void);
 
 /* The object file of bpf/tasks.bpf.c, for trace/hooks.c. */
+/* The kernel memory of the iterator's and the syscall hooks' maps on
+ * this machine (the histograms per CPU); 0 if they cannot be made. */
+__u64 task_trace_memory(void);
+
 const void *task_trace_elf(size_t *sz);
 
 #endif

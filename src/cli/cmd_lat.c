@@ -405,7 +405,8 @@ static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
 			proto.dev = o->per_disk ? d->dev : 0;
 			for (int g = 0; g < IOLENS_SG_NR && !err; g++) {
 				for (int k = 0; k < IOLENS_H_NR && !err; k++) {
-					if (!(o->kinds & (1U << k)))
+					if (!(o->kinds & (1U << k)) ||
+					    !d->hist_n[g][k])
 						continue;
 					proto.kind = k;
 					err = group_add(gs, &proto, d->hist[g][k]);
@@ -572,7 +573,7 @@ int cmd_lat(int argc, char **argv)
 	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
 		return 2;
 	if (!o.kinds)
-		o.kinds = 1U << IOLENS_H_DEVICE;
+		o.kinds = STAT_KINDS_LAT;
 	/* One disk asked for: name it. */
 	if (o.ndev == 1)
 		o.per_disk = true;

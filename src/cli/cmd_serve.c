@@ -350,8 +350,7 @@ int cmd_serve(int argc, char **argv)
 
 	so.devs = devs;
 	so.ndev = ndev;
-	so.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE |
-		   1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD;
+	so.kinds = STAT_KINDS_SERVE;
 	so.rmw = true;
 	so.labels = labels;
 	so.max_labels = max_sets;

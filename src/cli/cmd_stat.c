@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "cli/stat_print.h"
+#include "lib/clock.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/log.h"
@@ -127,6 +128,41 @@ static double uptime_s(void)
 	return up;
 }
 
+/*
+ * What a line says of its device besides figures, read from sysfs once
+ * (a handful of path walks each: with 64 disks, done every interval, they
+ * were most of stat's CPU time).  info.dev 0: not there.
+ */
+struct desc {
+	struct dev_info info;
+	char name[64];
+	__u32 members[IOLENS_MAX_DEV_FILTER];
+	int nmembers;
+};
+
+static int desc_fill(struct desc *ds, __u32 dev, const struct stat_opts *o)
+{
+	if (dev_lookup(dev, &ds->info)) {
+		ds->info.dev = 0;
+		return -ENODEV;
+	}
+	snprintf(ds->name, sizeof(ds->name), "%s", ds->info.name);
+	if (o->names)
+		dev_stable_name(dev, ds->name, sizeof(ds->name));
+	ds->nmembers = dev_members(dev, ds->members, IOLENS_MAX_DEV_FILTER);
+	return 0;
+}
+
+static void row_desc(struct stat_row *r, const struct desc *ds)
+{
+	memset(r, 0, sizeof(*r));
+	memcpy(r->name, ds->name, sizeof(r->name));
+	r->dev = ds->info.dev;
+	r->bio_based = ds->info.bio_based;
+	memcpy(r->members, ds->members, sizeof(r->members));
+	r->nmembers = ds->nmembers;
+}
+
 /* The report since boot: iostat's columns from /proc/diskstats. */
 static int report_boot(const struct stat_opts *o)
 {
@@ -145,14 +181,11 @@ static int report_boot(const struct stat_opts *o)
 	}
 	for (int i = 0; i < n; i++) {
 		struct stat_row *r = &rows[nr];
-		struct dev_info info;
+		struct desc desc;
 
-		if (dev_lookup(ds[i].dev, &info) || !shown(o, &info))
+		if (desc_fill(&desc, ds[i].dev, o) || !shown(o, &desc.info))
 			continue;
-		snprintf(r->name, sizeof(r->name), "%s", ds[i].name);
-		if (o->names)
-			dev_stable_name(ds[i].dev, r->name, sizeof(r->name));
-		r->dev = ds[i].dev;
+		row_desc(r, &desc);
 		for (int g = 0; g < IOLENS_SG_NR; g++) {
 			r->ios[g] = ds[i].ios[g];
 			r->bytes[g] = ds[i].sectors[g] * 512;
@@ -162,7 +195,6 @@ static int report_boot(const struct stat_opts *o)
 		}
 		r->util_ns = ds[i].io_ticks_ms * 1e6;
 		r->busy_ns = -1;
-		r->nmembers = dev_members(r->dev, r->members, IOLENS_MAX_DEV_FILTER);
 		/* iostat leaves out devices that never did I/O. */
 		if (row_active(r) || o->ndev)
 			nr++;
@@ -175,21 +207,15 @@ static int report_boot(const struct stat_opts *o)
 	return 0;
 }
 
-/* A line of `d` (o: -N names; with --pid... only some processes' requests
- * are counted). */
-static void row_from(struct stat_row *r, const struct dev_info *info,
+/* A line of `d` (o: with --pid... only some processes' requests are
+ * counted). */
+static void row_from(struct stat_row *r, const struct desc *ds,
 		     const struct stat_dev *d, bool partition,
 		     const struct stat_opts *o)
 {
 	bool filtered = stat_proc_filter_set(&o->proc);
 
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", info->name);
-	if (o->names)
-		dev_stable_name(info->dev, r->name, sizeof(r->name));
-	r->dev = info->dev;
-	r->bio_based = info->bio_based;
-	r->nmembers = dev_members(r->dev, r->members, IOLENS_MAX_DEV_FILTER);
+	row_desc(r, ds);
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		r->ios[g] = d->op[g].ios;
 		r->bytes[g] = d->op[g].bytes;
@@ -208,12 +234,26 @@ static void row_from(struct stat_row *r, const struct dev_info *info,
 
 struct table {
 	struct stat_row *rows;
-	struct stat_dev **sums;	/* per row, owned */
+	struct stat_dev **sums;	/* per row, owned: a disk and its partitions */
 	int n, cap;
-	struct dev_info *info;	/* per slot, this interval */
+	struct stat_dev *zero;	/* the figures of an idle device */
+	struct desc *slot;	/* per slot: its device, looked up once */
+	bool *here;		/* per slot: has a device this interval */
+	/* Idle devices: /proc/diskstats' as last read, and each one's desc
+	 * (looked up when first needed, .dev 0 and `looked` once it was
+	 * not there), kept while the list stays the same. */
+	__u32 *idle_dev;
+	struct desc *idle;
+	bool *looked;
+	int nidle;
+	__u64 looked_ns;	/* when the descs were last all dropped */
 };
 
-static struct stat_row *table_add(struct table *t, const struct stat_trace *st)
+/* Names and members change in place now and then (dmsetup rename, an md
+ * array grown): every desc is looked up again this often. */
+#define DESC_TTL_NS (60 * 1000000000ULL)
+
+static struct stat_row *table_add(struct table *t)
 {
 	if (t->n == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 16;
@@ -230,10 +270,44 @@ static struct stat_row *table_add(struct table *t, const struct stat_trace *st)
 		t->sums = s;
 		t->cap = cap;
 	}
-	if (!t->sums[t->n] && !(t->sums[t->n] = stat_dev_new(st)))
-		return NULL;
-	stat_dev_zero(t->sums[t->n]);
 	return &t->rows[t->n++];
+}
+
+/* The last row's own sum, zeroed: only a disk whose partitions have slots
+ * needs one (a row otherwise shows its slot's figures as they are). */
+static struct stat_dev *row_sum(struct table *t, const struct stat_trace *st)
+{
+	struct stat_dev **s = &t->sums[t->n - 1];
+
+	if (!*s && !(*s = stat_dev_new(st)))
+		return NULL;
+	stat_dev_zero(*s);
+	return *s;
+}
+
+/* The cache of idle devices' descs for the devices of `ds`: emptied when
+ * the list changed (a device came or went). */
+static int idle_cache(struct table *t, const struct diskstat *ds, int n)
+{
+	bool same = n == t->nidle;
+
+	for (int i = 0; i < n && same; i++)
+		same = t->idle_dev[i] == ds[i].dev;
+	if (same)
+		return 0;
+	free(t->idle_dev);
+	free(t->idle);
+	free(t->looked);
+	t->nidle = 0;
+	t->idle_dev = calloc(n ? n : 1, sizeof(*t->idle_dev));
+	t->idle = calloc(n ? n : 1, sizeof(*t->idle));
+	t->looked = calloc(n ? n : 1, sizeof(*t->looked));
+	if (!t->idle_dev || !t->idle || !t->looked)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		t->idle_dev[i] = ds[i].dev;
+	t->nidle = n;
+	return 0;
 }
 
 /* Lines of devices that did nothing since we started, as iostat prints
@@ -242,13 +316,14 @@ static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
 		     struct table *t)
 {
 	struct diskstat *ds = NULL;
-	int n = o->ndev;
+	int n = o->ndev, err;
 
 	if (!n && (n = diskstats_read(&ds)) < 0)
 		return n;
-	for (int i = 0; i < n; i++) {
+	err = ds ? idle_cache(t, ds, n) : 0;
+	for (int i = 0; i < n && !err; i++) {
 		__u32 dev = ds ? ds[i].dev : o->devs[i];
-		struct dev_info info;
+		struct desc one, *desc = ds ? &t->idle[i] : &one;
 		struct stat_row *r;
 		bool seen = false;
 
@@ -256,17 +331,25 @@ static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
 			continue;
 		for (int k = 0; k < t->n && !seen; k++)
 			seen = t->rows[k].dev == dev;
-		if (seen || dev_lookup(dev, &info) || !shown(o, &info))
+		if (seen)
 			continue;
-		r = table_add(t, st);
-		if (!r) {
-			free(ds);
-			return -ENOMEM;
+		if (!ds || !t->looked[i]) {
+			desc_fill(desc, dev, o);
+			if (ds)
+				t->looked[i] = true;
 		}
-		row_from(r, &info, t->sums[t->n - 1], info.disk != info.dev, o);
+		if (!desc->info.dev || !shown(o, &desc->info))
+			continue;
+		if (!t->zero)
+			t->zero = stat_dev_new(st);
+		r = t->zero ? table_add(t) : NULL;
+		if (!r)
+			err = -ENOMEM;
+		else
+			row_from(r, desc, t->zero, desc->info.disk != desc->info.dev, o);
 	}
 	free(ds);
-	return 0;
+	return err;
 }
 
 /*
@@ -281,41 +364,61 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	int nslots = stat_trace_nslots(st), err;
 
 	t->n = 0;
-	if (!t->info && !(t->info = calloc(nslots, sizeof(*t->info))))
+	if (!t->slot && (!(t->slot = calloc(nslots, sizeof(*t->slot))) ||
+			 !(t->here = calloc(nslots, sizeof(*t->here)))))
 		return -ENOMEM;
-	/* One sysfs lookup per slot and interval; .dev 0 = no device. */
+	if (mono_ns() - t->looked_ns > DESC_TTL_NS) {
+		t->looked_ns = mono_ns();
+		memset(t->slot, 0, nslots * sizeof(*t->slot));
+		t->nidle = -1;
+	}
+	/* A slot's device is looked up when it fills, and again after it
+	 * was gone: the read of its stat (d->gone) says it is still there.
+	 * A loop device detached and attached again may be another disk. */
 	for (int i = 0; i < nslots; i++) {
 		const struct stat_dev *d = stat_trace_dev(st, i);
 
-		if (!d || dev_lookup(d->dev, &t->info[i]))
-			t->info[i].dev = 0;
+		t->here[i] = d && !d->gone;
+		if (!t->here[i])
+			t->slot[i].info.dev = 0;
+		else if (t->slot[i].info.dev != d->dev)
+			t->here[i] = !desc_fill(&t->slot[i], d->dev, o);
 	}
 	for (int i = 0; i < nslots; i++) {
-		const struct dev_info *disk = &t->info[i];
+		const struct dev_info *disk = &t->slot[i].info;
+		struct stat_dev *sum = NULL;
 		struct stat_row *r;
+		bool parts = false;
 
-		if (!disk->dev || disk->disk != disk->dev)
+		if (!t->here[i] || disk->disk != disk->dev)
 			continue;
+		for (int k = 0; k < nslots && !parts; k++)
+			parts = k != i && t->here[k] && t->slot[k].info.disk == disk->dev;
 		if (shown(o, disk)) {
-			r = table_add(t, st);
+			r = table_add(t);
 			if (!r)
 				return -ENOMEM;
 			/* A disk's line holds its partitions' requests too;
 			 * its io_ticks already count theirs. */
-			for (int k = 0; k < nslots; k++)
-				if (t->info[k].dev && t->info[k].disk == disk->dev)
-					stat_dev_add(t->sums[t->n - 1], stat_trace_dev(st, k));
-			t->sums[t->n - 1]->io_ticks_ns = stat_trace_dev(st, i)->io_ticks_ns;
-			row_from(r, disk, t->sums[t->n - 1], false, o);
+			if (parts) {
+				sum = row_sum(t, st);
+				if (!sum)
+					return -ENOMEM;
+				for (int k = 0; k < nslots; k++)
+					if (t->here[k] && t->slot[k].info.disk == disk->dev)
+						stat_dev_add(sum, stat_trace_dev(st, k));
+				sum->io_ticks_ns = stat_trace_dev(st, i)->io_ticks_ns;
+			}
+			row_from(r, &t->slot[i], sum ? sum : stat_trace_dev(st, i), false, o);
 		}
 		for (int k = 0; k < nslots; k++) {
-			if (k == i || !t->info[k].dev || t->info[k].disk != disk->dev ||
-			    !shown(o, &t->info[k]))
+			if (k == i || !t->here[k] || t->slot[k].info.disk != disk->dev ||
+			    !shown(o, &t->slot[k].info))
 				continue;
-			r = table_add(t, st);
+			r = table_add(t);
 			if (!r)
 				return -ENOMEM;
-			row_from(r, &t->info[k], stat_trace_dev(st, k), true, o);
+			row_from(r, &t->slot[k], stat_trace_dev(st, k), true, o);
 		}
 	}
 	err = idle_rows(o, st, t);
@@ -324,7 +427,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	if (o->active_only) {
 		int k = 0;
 
-		/* Rows point into t->sums, which stay where they are. */
+		/* Rows point into the slots and t->sums, which stay. */
 		for (int i = 0; i < t->n; i++)
 			if (row_active(&t->rows[i]))
 				t->rows[k++] = t->rows[i];
@@ -380,7 +483,7 @@ static int run(const struct stat_opts *o)
 	struct stat_trace_opts so = {
 		.devs = o->devs, .ndev = o->ndev, .partitions = o->partitions,
 		.own_clock = o->own_clock,
-		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD,
+		.kinds = STAT_KINDS_STAT,
 		.proc = &o->proc,
 	};
 	struct table t = {};
@@ -401,9 +504,14 @@ static int run(const struct stat_opts *o)
 	err = stop_every(stat_trace_read_ns(c.st), o->interval_ns, count, true, tick, &c);
 	for (int i = 0; i < t.cap; i++)
 		stat_dev_free(t.sums[i]);
+	stat_dev_free(t.zero);
 	free(t.sums);
 	free(t.rows);
-	free(t.info);
+	free(t.slot);
+	free(t.here);
+	free(t.idle_dev);
+	free(t.idle);
+	free(t.looked);
 	stat_trace_stop(c.st);
 	return err ? 1 : 0;
 }

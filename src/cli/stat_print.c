@@ -126,7 +126,8 @@ static void print_row(const struct stat_row *r, double secs, bool human)
 static bool pct(const struct stat_dev *d, int g, int kind, double p, __u64 *v,
 		bool *overflow)
 {
-	return d->hist[g][kind] && hist_percentile(d->hist[g][kind], p, v, overflow);
+	return d->hist[g][kind] &&
+	       hist_percentile_n(d->hist[g][kind], d->hist_n[g][kind], p, v, overflow);
 }
 
 static void print_pct(const struct stat_dev *d, int g, int kind, double p)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 
@@ -81,4 +83,30 @@ int diskstat_of_dev(__u32 dev, struct diskstat *d)
 	ok = fgets(line, sizeof(line), f) && parse_counts(line, d) >= 11;
 	fclose(f);
 	return ok ? 0 : -EINVAL;
+}
+
+int diskstat_open(__u32 dev)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/stat", kdev_major(dev),
+		 kdev_minor(dev));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int diskstat_read_fd(int fd, __u32 dev, struct diskstat *d)
+{
+	char line[512];
+	ssize_t n;
+
+	memset(d, 0, sizeof(*d));
+	d->dev = dev;
+	/* sysfs makes the file anew at every read from offset 0. */
+	n = pread(fd, line, sizeof(line) - 1, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODEV;
+	line[n] = '\0';
+	return parse_counts(line, d) >= 11 ? 0 : -EINVAL;
 }

@@ -19,7 +19,12 @@ void hist_add(__u64 dst[HIST_BUCKETS], const __u64 src[HIST_BUCKETS])
 
 bool hist_rank_bucket(const __u64 counts[HIST_BUCKETS], double p, __u32 *idx)
 {
-	__u64 n = hist_count(counts), rank, seen = 0;
+	return hist_rank_bucket_n(counts, hist_count(counts), p, idx);
+}
+
+bool hist_rank_bucket_n(const __u64 counts[HIST_BUCKETS], __u64 n, double p, __u32 *idx)
+{
+	__u64 rank, seen = 0;
 	__u32 i;
 
 	if (!n || !(p > 0))
@@ -42,10 +47,16 @@ bool hist_rank_bucket(const __u64 counts[HIST_BUCKETS], double p, __u32 *idx)
 bool hist_percentile(const __u64 counts[HIST_BUCKETS], double p, __u64 *value,
 		     bool *overflow)
 {
+	return hist_percentile_n(counts, hist_count(counts), p, value, overflow);
+}
+
+bool hist_percentile_n(const __u64 counts[HIST_BUCKETS], __u64 n, double p,
+		       __u64 *value, bool *overflow)
+{
 	__u32 i;
 
 	*overflow = false;
-	if (!hist_rank_bucket(counts, p, &i))
+	if (!hist_rank_bucket_n(counts, n, p, &i))
 		return false;
 	if (i == HIST_OVERFLOW) {
 		*overflow = true;

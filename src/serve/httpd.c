@@ -236,14 +236,15 @@ struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 	if (log_verbose)
 		flags |= MHD_USE_ERROR_LOG;
 	h->m = m;
+	/* The logger first: MHD logs its own way what comes before it. */
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_END);
 	if (!h->d) {
 		fprintf(stderr, "iolens %s: cannot start the HTTP server\n", cmd);

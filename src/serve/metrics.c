@@ -222,14 +222,19 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d
 		for (int k = 0; k < MH_NR; k++) {
 			const __u64 *src = d->hist[g][mh_kind[k]];
 
-			if (!src)
+			/* Most devices are idle most intervals: skip their
+			 * empty histograms without looking at a bucket. */
+			if (!src || !d->hist_n[g][mh_kind[k]]) {
+				if (src && counts[k])
+					o->h[k].sum_unknown = true;
 				continue;
+			}
 			if (k == MH_QD)
 				hist_into(&o->h[k], src, m->limit_qd, METRICS_QD_BOUNDS);
 			else
 				hist_into(&o->h[k], src, m->limit_dur, METRICS_DUR_BOUNDS);
 			o->h[k].sum += sums[k];
-			if (hist_count(src) != counts[k])
+			if (d->hist_n[g][mh_kind[k]] != counts[k])
 				o->h[k].sum_unknown = true;
 		}
 	}

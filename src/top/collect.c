@@ -277,8 +277,7 @@ struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 {
 	struct task_trace_opts to = { .syscalls = true };
 	struct stat_trace_opts so = {
-		.kinds = 1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE |
-			 1U << IOLENS_H_MISALIGNED,
+		.kinds = STAT_KINDS_TOP,
 		.by_proc = true,
 	};
 	struct top_collector *s = calloc(1, sizeof(*s));

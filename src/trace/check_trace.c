@@ -16,6 +16,7 @@
 #include "lib/log.h"
 #include "lib/priv.h"
 #include "lib/stop.h"
+#include "trace/mapmem.h"
 
 struct check_trace {
 	struct check *skel;
@@ -79,6 +80,7 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	err = check__load(ct->skel);
 	if (err)
 		goto fail;
+	mapmem_say(cmd, "the write checks", ct->skel->obj, NULL, 0);
 	err = check__attach(ct->skel);
 	if (err)
 		goto fail;
@@ -166,4 +168,13 @@ void check_trace_stop(struct check_trace *ct)
 const void *check_trace_elf(size_t *sz)
 {
 	return check__elf_bytes(sz);
+}
+
+__u64 check_trace_memory(void)
+{
+	struct check *skel = check__open();
+	__u64 bytes = skel ? mapmem_of_maps(skel->obj) : 0;
+
+	check__destroy(skel);
+	return bytes;
 }

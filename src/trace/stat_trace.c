@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "lib/log.h"
 #include "lib/priv.h"
 #include "lib/vec.h"
+#include "trace/mapmem.h"
 
 #define NPROGS 7
 
@@ -39,7 +41,9 @@ struct slot_state {
 	bool seen;				/* read since the slot filled */
 	bool bio_based;				/* of dev_info */
 	__u32 disk;				/* of dev_info */
-	__u32 *raw;				/* per-CPU histograms at last read */
+	__u32 *raw;				/* its histograms at last read */
+	int stat_fd;				/* its sysfs stat, open */
+	bool stat_open;
 };
 
 /* A split histogram and its per-map counts at the last read. */
@@ -58,10 +62,12 @@ struct stat_trace {
 	int nkinds;
 	bool split;			/* histograms in lat_hists, not hists */
 	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
-	size_t hstride;			/* bytes of one CPU's histogram */
 	__u64 read_ns, prev_read_ns;
 	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
 	size_t slots_len;
+	const volatile char *hists;	/* mmap of `hists` */
+	size_t hists_len;
+	size_t hstride;			/* of its values: 8-byte aligned */
 	struct slot_state *prev;
 	struct stat_dev *cur;
 	void *buf;			/* one lookup's per-CPU values */
@@ -73,16 +79,25 @@ struct stat_trace {
 	bool filtered;			/* only some processes' I/O */
 };
 
-static int count_dir(const char *path)
+/* Block devices in `dir` (/sys/block, /sys/class/block) that have a
+ * size: an unattached loop device or an empty drive does no I/O, and most
+ * machines have eight loop devices or more of which few are in use. */
+static int count_sized(const char *dir)
 {
-	DIR *d = opendir(path);
+	DIR *d = opendir(dir);
 	struct dirent *e;
+	char path[PATH_MAX];
+	__u64 size;
 	int n = 0;
 
 	if (!d)
 		return 0;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/size", dir, e->d_name);
+		n += sysfs_u64s(path, &size, 1) || size;
+	}
 	closedir(d);
 	return n;
 }
@@ -95,7 +110,7 @@ static int slots_needed(const struct stat_trace_opts *o)
 	if (o->ndev && !o->partitions)
 		want = 2 * o->ndev;	/* a partition's disk holds one too */
 	else	/* whole disks, or every disk and partition */
-		want = count_dir(o->partitions ? "/sys/class/block" : "/sys/block") +
+		want = count_sized(o->partitions ? "/sys/class/block" : "/sys/block") +
 		       SPARE_SLOTS;
 	while (n < want)
 		n <<= 1;
@@ -204,13 +219,9 @@ static int stat_dev_init(const struct stat_trace *st, struct stat_dev *d)
 
 static int alloc_state(struct stat_trace *st)
 {
-	size_t per_slot = (size_t)IOLENS_SG_NR * st->nkinds;
-
-	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
 	st->prev = calloc(st->nslots, sizeof(*st->prev));
 	st->cur = calloc(st->nslots, sizeof(*st->cur));
-	st->buf = malloc(st->ncpu * (st->hstride > sizeof(struct iolens_stat) ?
-				     st->hstride : sizeof(struct iolens_stat)));
+	st->buf = malloc(st->ncpu * sizeof(struct iolens_stat));
 	if (!st->prev || !st->cur || !st->buf)
 		return -ENOMEM;
 	if (st->split) {
@@ -218,10 +229,21 @@ static int alloc_state(struct stat_trace *st)
 		if (!st->kbuf)
 			return -ENOMEM;
 	}
-	for (int s = 0; s < st->nslots; s++) {
-		if (stat_dev_init(st, &st->cur[s]))
-			return -ENOMEM;
-		st->prev[s].raw = calloc(per_slot * st->ncpu + 1, sizeof(struct iolens_hist));
+	return 0;
+}
+
+/* A slot's histograms, at its first read: memory for the disks there
+ * are, not for every slot (a slot's are 4 op groups of up to 4 kinds,
+ * 18 KiB each). */
+static int slot_alloc(struct stat_trace *st, int s)
+{
+	if (st->cur[s].hist_mem)
+		return 0;
+	if (stat_dev_init(st, &st->cur[s]))
+		return -ENOMEM;
+	if (!st->split) {
+		st->prev[s].raw = calloc((size_t)IOLENS_SG_NR * st->nkinds,
+					 sizeof(struct iolens_hist));
 		if (!st->prev[s].raw)
 			return -ENOMEM;
 	}
@@ -254,14 +276,12 @@ struct stat_trace *stat_trace_start(const char *cmd,
 		stat_trace_stop(st);
 		return NULL;
 	}
-	st->slots_len = (st->nslots * sizeof(struct iolens_dev_slot) +
-			 sysconf(_SC_PAGESIZE) - 1) & ~(sysconf(_SC_PAGESIZE) - 1);
-	st->slots = mmap(NULL, st->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 bpf_map__fd(st->skel->maps.devs), 0);
-	if (st->slots == MAP_FAILED) {
-		st->slots = NULL;
-		err = -errno;
-	}
+	mapmem_say(cmd, "the aggregation", st->skel->obj, NULL, 0);
+	st->slots = mapmem_mmap(st->skel->maps.devs, PROT_READ | PROT_WRITE,
+			     &st->slots_len, &err);
+	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
+	if (!err)
+		st->hists = mapmem_mmap(st->skel->maps.hists, PROT_READ, &st->hists_len, &err);
 	err = err ?: st->ncpu > 0 ? alloc_state(st) : st->ncpu;
 	if (err) {
 		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(-err));
@@ -323,25 +343,23 @@ static void stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
 		r[i] = x[i] - y[i];
 }
 
-/* Differences of one histogram's per-CPU 32-bit counts since the last read,
- * summed over CPUs into `out`, modulo 2^32 (see struct iolens_hist): a
- * count taken back on another CPU than it was made on cancels. */
-static void hist_delta(const struct stat_trace *st, const void *buf,
-		       __u32 *prev, __u64 *out)
+/* Differences of one histogram's 32-bit counts since the last read into
+ * `out`, modulo 2^32 (see struct iolens_hist): a count taken back cancels
+ * the one it takes back, wherever it was made.  Read in place, while the
+ * programs add to it: each count is read once, and what came after goes
+ * to the next interval.  Returns how many values the interval holds. */
+static __u64 hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64 *out)
 {
-	memset(out, 0, HIST_BUCKETS * sizeof(*out));
-	for (int c = 0; c < st->ncpu; c++) {
-		const struct iolens_hist *h = (const void *)((const char *)buf +
-							     c * st->hstride);
-		__u32 *p = prev + (size_t)c * HIST_BUCKETS;
+	__u64 n = 0;
 
-		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
-			out[b] += (__u32)(h->b[b] - p[b]);
-			p[b] = h->b[b];
-		}
+	for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+		__u32 v = h->b[b];
+
+		out[b] = (__u32)(v - prev[b]);
+		prev[b] = v;
+		n += out[b];
 	}
-	for (__u32 b = 0; b < HIST_BUCKETS; b++)
-		out[b] = (__u32)out[b];
+	return n;
 }
 
 /* The first `n` numbers of a device's sysfs file `file` ("stat", whose
@@ -404,13 +422,14 @@ static int read_slot(struct stat_trace *st, int s)
 	struct slot_state *p = &st->prev[s];
 	struct stat_dev *d = &st->cur[s];
 	int sfd = bpf_map__fd(st->skel->maps.stats);
-	int hfd = bpf_map__fd(st->skel->maps.hists);
 	struct iolens_stat sum[IOLENS_SG_NR];
 	struct diskstat kernel;
 	__u64 busy, since, now;
 	bool have_kernel;
 	__s64 n;
 
+	if (slot_alloc(st, s))
+		return -ENOMEM;
 	d->dev = ds->dev;
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
@@ -436,7 +455,19 @@ static int read_slot(struct stat_trace *st, int s)
 	 * between the two would move time from one interval to the next in
 	 * one of them only, and look like a missed completion. */
 	d->io_ticks_ns = 0;
-	have_kernel = !diskstat_of_dev(d->dev, &kernel);
+	/* Kept open: a read an interval, no walk through sysfs per slot.
+	 * Reopened after a failure: a device of the same number may come
+	 * back (a loop device attached again). */
+	if (!p->stat_open) {
+		p->stat_fd = diskstat_open(d->dev);
+		p->stat_open = p->stat_fd >= 0;
+	}
+	have_kernel = p->stat_open && !diskstat_read_fd(p->stat_fd, d->dev, &kernel);
+	if (!have_kernel && p->stat_open) {
+		close(p->stat_fd);
+		p->stat_open = false;
+	}
+	d->gone = !have_kernel;
 	if (have_kernel)
 		d->io_ticks_ns = (kernel.io_ticks_ms - p->ds.io_ticks_ms) * 1000000ULL;
 	now = mono_ns();
@@ -455,15 +486,29 @@ static int read_slot(struct stat_trace *st, int s)
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
+		/* Every histogram value comes with a change of a counter of
+		 * its group: where none changed, its buckets are not read (most
+		 * groups of most disks are idle most intervals).  A value that
+		 * landed after the counters were read is then counted in the
+		 * next interval, as it would be anyway. */
+		bool idle = !memcmp(&sum[g], &p->sum[g], sizeof(sum[g]));
+
 		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
 		p->sum[g] = sum[g];
 		for (int k = 0; k < st->nkinds && !st->split; k++) {
-			__u32 hkey = key * st->nkinds + k;
-			size_t at = (g * st->nkinds + k) * (size_t)st->ncpu * HIST_BUCKETS;
+			int kind = st->kind_of[k];
 
-			if (bpf_map_lookup_elem(hfd, &hkey, st->buf))
-				return -errno;
-			hist_delta(st, st->buf, p->raw + at, d->hist[g][st->kind_of[k]]);
+			if (idle) {
+				if (d->hist_n[g][kind])
+					memset(d->hist[g][kind], 0, HIST_BUCKETS * sizeof(__u64));
+				d->hist_n[g][kind] = 0;
+				continue;
+			}
+			d->hist_n[g][kind] =
+				hist_delta((const volatile struct iolens_hist *)
+					   (st->hists + (key * st->nkinds + k) * st->hstride),
+					   p->raw + (g * st->nkinds + k) * (size_t)HIST_BUCKETS,
+					   d->hist[g][kind]);
 		}
 	}
 	if (have_kernel) {
@@ -622,21 +667,6 @@ double stat_trace_interval_s(const struct stat_trace *st)
 	return (st->read_ns - st->prev_read_ns) / 1e9;
 }
 
-/*
- * io_ticks counts whole jiffies: each busy period is rounded to them (the
- * kernel adds now - stamp in jiffies at its start and end), and an
- * interval's ends are cut at jiffies too, so it may fall short of our busy
- * time by a jiffy per busy period and two more: 10 ms each at HZ=100.  A
- * missed completion ends no busy period, so it shows beyond that.
- */
-#define JIFFY_MAX_NS 10000000ULL
-
-bool stat_dev_busy_unknown(const struct stat_dev *d)
-{
-	return d->missed || d->bio_based ||
-	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
-}
-
 int stat_trace_nslots(const struct stat_trace *st)
 {
 	return st->nslots;
@@ -705,47 +735,6 @@ struct stat_dev *stat_dev_new(const struct stat_trace *st)
 	return d;
 }
 
-void stat_dev_zero(struct stat_dev *d)
-{
-	for (int g = 0; g < IOLENS_SG_NR; g++)
-		for (int k = 0; k < IOLENS_H_NR; k++)
-			if (d->hist[g][k])
-				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
-	memset(d->op, 0, sizeof(d->op));
-	d->busy_ns = 0;
-	d->missed = 0;
-	d->io_ticks_ns = 0;
-	d->busy_periods = 0;
-	d->bio_based = false;
-}
-
-void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
-{
-	for (int g = 0; g < IOLENS_SG_NR; g++) {
-		const __u64 *x = (const __u64 *)&src->op[g];
-		__u64 *r = (__u64 *)&dst->op[g];
-
-		for (size_t i = 0; i < sizeof(src->op[g]) / sizeof(__u64); i++)
-			r[i] += x[i];
-		for (int k = 0; k < IOLENS_H_NR; k++)
-			if (dst->hist[g][k] && src->hist[g][k])
-				hist_add(dst->hist[g][k], src->hist[g][k]);
-	}
-	dst->busy_ns += src->busy_ns;
-	dst->missed += src->missed;
-	dst->io_ticks_ns += src->io_ticks_ns;
-	dst->busy_periods += src->busy_periods;
-	dst->bio_based |= src->bio_based;
-}
-
-void stat_dev_free(struct stat_dev *d)
-{
-	if (!d)
-		return;
-	free(d->hist_mem);
-	free(d);
-}
-
 int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max)
 {
 	struct bpf_program *p;
@@ -766,8 +755,12 @@ void stat_trace_stop(struct stat_trace *st)
 		bpf_link__destroy(st->links[--st->nlinks]);
 	if (st->slots)
 		munmap((void *)st->slots, st->slots_len);
+	if (st->hists)
+		munmap((void *)st->hists, st->hists_len);
 	stat__destroy(st->skel);
 	for (int s = 0; s < st->nslots; s++) {
+		if (st->prev && st->prev[s].stat_open)
+			close(st->prev[s].stat_fd);
 		if (st->prev)
 			free(st->prev[s].raw);
 		if (st->cur)
@@ -782,6 +775,18 @@ void stat_trace_stop(struct stat_trace *st)
 	free(st->cur);
 	free(st->buf);
 	free(st);
+}
+
+__u64 stat_trace_memory(const struct stat_trace_opts *o)
+{
+	struct stat_trace st = { .ncpu = libbpf_num_possible_cpus() };
+	__u64 bytes = 0;
+
+	st.skel = stat__open();
+	if (st.skel && !configure(&st, o))
+		bytes = mapmem_of_maps(st.skel->obj);
+	stat__destroy(st.skel);
+	return bytes;
 }
 
 const void *stat_trace_elf(size_t *sz)

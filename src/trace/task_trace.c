@@ -27,6 +27,7 @@
 #include "lib/log.h"
 #include "lib/priv.h"
 #include "lib/vec.h"
+#include "trace/mapmem.h"
 
 /* A pass of the iterator comes back in read()s of at most the seq_file
  * buffer, 8 pages (bpf_iter_seq_info); the record buffer starts at room for
@@ -51,9 +52,6 @@ struct task_trace {
 	struct bpf_link *links[MAX_LINKS];
 	int nlinks;
 	bool sys;			/* syscall programs attached */
-	int ncpu;
-	struct iolens_hist *hbuf;	/* one per-CPU histogram lookup */
-	size_t hstride;
 	/* The records of the last pass, and their order. */
 	struct iolens_task_rec *recs;
 	size_t nrec, cap;		/* cap in bytes */
@@ -491,22 +489,15 @@ struct task_trace *task_trace_start(const char *cmd,
 		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(ENOMEM));
 		return NULL;
 	}
-	tt->ncpu = libbpf_num_possible_cpus();
-	if (tt->ncpu <= 0) {
-		fprintf(stderr, "iolens %s: cannot count the CPUs: %s\n", cmd,
-			strerror(-tt->ncpu));
-		free(tt);
-		return NULL;
-	}
-	tt->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
-	tt->hbuf = malloc(tt->ncpu * tt->hstride);
-	if (!tt->hbuf || grow(tt, BUF_START)) {
+	if (grow(tt, BUF_START)) {
 		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(ENOMEM));
 		task_trace_stop(tt);
 		return NULL;
 	}
 	if (!force || !strcmp(force, "iter"))
 		err = bpf_start(tt, cmd, o && o->syscalls);
+	if (!err && tt->skel)
+		mapmem_say(cmd, "the task scan", tt->skel->obj, NULL, 0);
 	if (force && !strcmp(force, "iter") && err) {
 		fprintf(stderr, "iolens %s: cannot load the task iterator: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
 			cmd, strerror(-err));
@@ -564,19 +555,15 @@ int task_trace_scan(struct task_trace *tt,
 void task_trace_sys_hist(const struct task_trace *tt, int sc,
 			 __u64 out[HIST_BUCKETS])
 {
+	struct iolens_hist h;
 	__u32 key = sc;
 
 	memset(out, 0, HIST_BUCKETS * sizeof(__u64));
 	if (!tt->sys || sc < 0 || sc >= IOLENS_SC_NR ||
-	    bpf_map_lookup_elem(bpf_map__fd(tt->skel->maps.sys_hists), &key, tt->hbuf))
+	    bpf_map_lookup_elem(bpf_map__fd(tt->skel->maps.sys_hists), &key, &h))
 		return;
-	for (int c = 0; c < tt->ncpu; c++) {
-		const struct iolens_hist *h = (const void *)((const char *)tt->hbuf +
-							     c * tt->hstride);
-
-		for (__u32 b = 0; b < HIST_BUCKETS; b++)
-			out[b] += h->b[b];
-	}
+	for (__u32 b = 0; b < HIST_BUCKETS; b++)
+		out[b] = h.b[b];
 }
 
 void task_trace_stop(struct task_trace *tt)
@@ -586,7 +573,6 @@ void task_trace_stop(struct task_trace *tt)
 	sys_detach(tt);
 	bpf_link__destroy(tt->iter);
 	tasks__destroy(tt->skel);
-	free(tt->hbuf);
 	free(tt->recs);
 	free(tt->order);
 	free(tt);
@@ -615,6 +601,15 @@ int task_trace_probe(void)
 	bpf_link__destroy(tt.iter);
 	tasks__destroy(tt.skel);
 	return err;
+}
+
+__u64 task_trace_memory(void)
+{
+	struct tasks *skel = tasks__open();
+	__u64 bytes = skel ? mapmem_of_maps(skel->obj) : 0;
+
+	tasks__destroy(skel);
+	return bytes;
 }
 
 const void *task_trace_elf(size_t *sz)

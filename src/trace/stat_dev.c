@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A device's figures over an interval: sums and tests (trace/stat_trace.h). */
+#include <string.h>
+#include <stdlib.h>
+#include "lib/hist.h"
+#include "trace/stat_trace.h"
+
+/*
+ * io_ticks counts whole jiffies: each busy period is rounded to them (the
+ * kernel adds now - stamp in jiffies at its start and end), and an
+ * interval's ends are cut at jiffies too, so it may fall short of our busy
+ * time by a jiffy per busy period and two more: 10 ms each at HZ=100.  A
+ * missed completion ends no busy period, so it shows beyond that.
+ */
+#define JIFFY_MAX_NS 10000000ULL
+
+bool stat_dev_busy_unknown(const struct stat_dev *d)
+{
+	return d->missed || d->bio_based ||
+	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
+}
+
+void stat_dev_zero(struct stat_dev *d)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++)
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (d->hist[g][k] && d->hist_n[g][k])
+				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
+	memset(d->hist_n, 0, sizeof(d->hist_n));
+	memset(d->op, 0, sizeof(d->op));
+	d->busy_ns = 0;
+	d->missed = 0;
+	d->io_ticks_ns = 0;
+	d->busy_periods = 0;
+	d->bio_based = false;
+}
+
+void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++) {
+		const __u64 *x = (const __u64 *)&src->op[g];
+		__u64 *r = (__u64 *)&dst->op[g];
+
+		for (size_t i = 0; i < sizeof(src->op[g]) / sizeof(__u64); i++)
+			r[i] += x[i];
+		for (int k = 0; k < IOLENS_H_NR; k++)
+			if (dst->hist[g][k] && src->hist[g][k] && src->hist_n[g][k]) {
+				hist_add(dst->hist[g][k], src->hist[g][k]);
+				dst->hist_n[g][k] += src->hist_n[g][k];
+			}
+	}
+	dst->busy_ns += src->busy_ns;
+	dst->missed += src->missed;
+	dst->io_ticks_ns += src->io_ticks_ns;
+	dst->busy_periods += src->busy_periods;
+	dst->bio_based |= src->bio_based;
+}
+
+void stat_dev_free(struct stat_dev *d)
+{
+	if (!d)
+		return;
+	free(d->hist_mem);
+	free(d);
+}
