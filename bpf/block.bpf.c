@@ -68,10 +68,40 @@ struct {
 	__type(value, __s64);
 } inflight_more SEC(".maps");
 
-struct {
+/*
+ * Records go to one of cfg.nrings ring buffers, each drained by its own
+ * thread: with one ring, one lock every CPU's completions take and one
+ * consumer, snoop topped out near 500k requests/s.  The loader makes the rings
+ * (all of one size: an inner map's max_entries must match the template's)
+ * and puts them in `rings`; a ring buffer may be an inner map since Linux
+ * 5.8, where ring buffers came.
+ */
+struct ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} events SEC(".maps");
+	__uint(max_entries, 1 << 22);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, IOLENS_RINGS_MAX);
+	__type(key, __u32);
+	__array(values, struct ring);
+} rings SEC(".maps");
+
+/*
+ * A record in the ring of request `key` (its address); NULL if that is
+ * full.  By request, not by CPU: completions may all run on one CPU (a
+ * loop device's worker, one interrupt vector), and one consumer would
+ * then take all the load.  A request's address is random enough.
+ */
+static __always_inline struct iolens_rq *ring_reserve(__u64 key)
+{
+	__u32 n = cfg.nrings;
+	__u32 i = n > 1 ? (__u32)(((key >> 6) * 0x9e3779b97f4a7c15ULL) >> 32) % n : 0;
+	void *rb = bpf_map_lookup_elem(&rings, &i);
+
+	return rb ? bpf_ringbuf_reserve(rb, sizeof(struct iolens_rq), 0) : NULL;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -184,7 +214,7 @@ static __always_inline void slot_unseen(struct iolens_rq_slot *s)
 		inflight_add(s->rq.dev, -1);
 	if (c)
 		c->unseen++;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = ring_reserve(s->key);
 	if (!e) {
 		if (c)
 			c->lost++;

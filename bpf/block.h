@@ -110,10 +110,14 @@ struct iolens_counters {
  * completion we saw, and its slot may be reused. */
 #define IOLENS_STALE_NS (60ULL * 1000000000ULL)
 
+/* At most this many rings (and consumer threads) for records. */
+#define IOLENS_RINGS_MAX 16
+
 /* Read-only configuration of block.bpf.c, set before load. */
 struct iolens_block_cfg {
 	__u32 ndev;		/* 0 = all devices */
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
+	__u32 nrings;		/* rings in use: CPU c writes to c % nrings */
 };
 
 #endif

@@ -206,13 +206,15 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 	struct iolens_counters *c;
 	struct iolens_rq *e;
 	struct iolens_rq_slot *s;
+	__u64 key;
 	__u32 dev;
 
 	/* A partial completion (blk_update_request with fewer bytes than
 	 * remain) is not the end of the request. */
 	if (nr_bytes < RD(rq, __data_len))
 		return 0;
-	s = slot_find(KEY(rq, SCRATCH_COMPLETE));
+	key = KEY(rq, SCRATCH_COMPLETE);
+	s = slot_find(key);
 	if (s) {
 		dev = s->rq.dev;
 		if (s->rq.ts_issue)
@@ -222,7 +224,7 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 		if (!FN(rq_wanted)(rq, dev))
 			return 0;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = ring_reserve(key);
 	if (!e) {
 		c = counters_get();
 		if (c)

@@ -29,7 +29,7 @@ struct dev_info {
 int dev_lookup(__u32 dev, struct dev_info *out);
 
 /* Cached description of a device seen in events (named "MAJ:MIN" if it is
- * gone); valid until the next call. */
+ * gone); valid until this thread's next call. */
 const struct dev_info *dev_get(__u32 dev);
 /* dev_get(dev)->name */
 const char *dev_name(__u32 dev);

@@ -4,6 +4,7 @@
 #ifndef IOLENS_RQFMT_H
 #define IOLENS_RQFMT_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/block.h"
@@ -20,7 +21,16 @@ struct rqfmt_names {
 /* Column header (text, CSV); nothing for JSON lines. */
 void rqfmt_header(FILE *f, enum rqfmt_mode mode);
 
-/* `t0` is the CLOCK_MONOTONIC ns that time 0 of the output stands for. */
+/* Bytes rqfmt_format() may write for a request with these names. */
+size_t rqfmt_bound(const struct rqfmt_names *names);
+
+/* The request's line, newline included, into `buf` of rqfmt_bound()
+ * bytes: its length.  `t0` is the CLOCK_MONOTONIC ns that time 0 of the
+ * output stands for. */
+size_t rqfmt_format(char *buf, enum rqfmt_mode mode, const struct iolens_rq *rq,
+		    const struct rqfmt_names *names, __u64 t0);
+
+/* The same, written to `f`. */
 void rqfmt_print(FILE *f, enum rqfmt_mode mode, const struct iolens_rq *rq,
 		 const struct rqfmt_names *names, __u64 t0);
 

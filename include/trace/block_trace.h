@@ -18,12 +18,38 @@ typedef int (*block_trace_fn)(void *ctx, const struct iolens_rq *rq);
 /* Called about once a second while running. */
 typedef void (*block_trace_tick_fn)(void *ctx);
 
+/* block_trace_run_par(): called per completed request in the thread of
+ * its ring, with that thread's context; points *out at what it makes of
+ * the request (in memory of its own, until its next call) and returns its
+ * length, 0 to leave the request out, SIZE_MAX without memory (which
+ * ends the run). */
+typedef size_t (*block_trace_format_fn)(void *cctx, const struct iolens_rq *rq,
+					const char **out);
+/* block_trace_run_par(): one request's bytes as formatted, in time order,
+ * from one thread; a non-zero return stops the run. */
+typedef int (*block_trace_emit_fn)(void *ctx, const char *p, size_t n);
+
+/* The time a request shows at: its completion, or the last event of it
+ * seen where the completion was not. */
+static inline __u64 block_rq_time(const struct iolens_rq *rq)
+{
+	return rq->ts_complete ? rq->ts_complete :
+	       rq->ts_issue ? rq->ts_issue :
+	       rq->ts_insert ? rq->ts_insert : rq->ts_start;
+}
+
 /* Checks privileges, loads and attaches, preferring tp_btf and falling back
  * to raw_tp.  `devs` (ndev entries, 0 = all) are whole-disk dev_t filters
- * applied in the kernel.  On failure prints one line for `cmd` and returns
- * NULL. */
+ * applied in the kernel.  `nconsumers`: 0 for block_trace_run() (one ring),
+ * else the threads of block_trace_run_par(), each draining a ring the
+ * kernel writes some CPUs' records to.  On failure prints one line for
+ * `cmd` and returns NULL. */
 struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
-				      int ndev);
+				      int ndev, int nconsumers);
+
+/* Rings for block_trace_run_par() here: a consumer thread per CPU this
+ * process may run on, at most IOLENS_RINGS_MAX. */
+int block_trace_nconsumers(void);
 
 /* Resolves the filter's device names (disks or partitions) to dev_t for the
  * kernel-side filter; prints a usage error and returns 2 if one is not a
@@ -37,6 +63,16 @@ const char *block_trace_flavour(const struct block_trace *bt);
  * callback asks to stop, then drains what is left.  0, or 1 on failure. */
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 		    block_trace_fn fn, block_trace_tick_fn tick, void *ctx);
+
+/*
+ * The same with a consumer thread per ring, for output one thread could not
+ * keep up with: each formats its ring's requests (`format`, with cctx[i]),
+ * and this thread gives the results to `emit` in time order (a request is
+ * held until every ring has been read past its time, 10 ms and more).
+ */
+int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
+			block_trace_format_fn format, void *const *cctx,
+			block_trace_emit_fn emit, block_trace_tick_fn tick, void *ctx);
 
 /* Makes block_trace_run() drain what is recorded and return, as at its
  * duration's end; any thread may call it. */
@@ -67,6 +103,10 @@ static inline __u64 block_trace_dropped(const struct block_trace_stats *st)
 void block_trace_print_stats(FILE *f, const struct block_trace_stats *st);
 
 void block_trace_stop(struct block_trace *bt);
+
+/* The kernel memory the block tracer's maps take on this machine with
+ * `nrings` rings (made, not used); 0 if they cannot be made. */
+__u64 block_trace_memory(int nrings);
 
 /* The object file of bpf/block.bpf.c, for trace/hooks.c. */
 const void *block_trace_elf(size_t *sz);

@@ -344,7 +344,7 @@ int cmd_attach(int argc, char **argv)
 	/* The roots are known before the first request is read. */
 	for (int i = 0; i < a.nroots; i++)
 		proctree_has(&a.tree, a.roots[i]);
-	a.bt = block_trace_start(CMD, devs, a.filter.ndev);
+	a.bt = block_trace_start(CMD, devs, a.filter.ndev, 0);
 	if (!a.bt)
 		return 1;
 	fprintf(stderr, "Attached%s... Ctrl-C to end.\n",

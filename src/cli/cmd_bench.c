@@ -433,7 +433,7 @@ int cmd_bench(int argc, char **argv)
 	if (b.json)
 		js.global.format = LOAD_FMT_JSON;
 	target_disks(&b, &js);
-	tb.bt = block_trace_start(CMD, NULL, 0);
+	tb.bt = block_trace_start(CMD, NULL, 0, 0);
 	tc.ct = tb.bt ? check_trace_start(CMD, NULL, 0) : NULL;
 	if (!tc.ct) {
 		block_trace_stop(tb.bt);

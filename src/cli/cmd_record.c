@@ -230,7 +230,7 @@ int cmd_record(int argc, char **argv)
 	/* Time 0 of the trace precedes the attach, so no request has a
 	 * timestamp before it. */
 	fill_header(&h);
-	r->bt = block_trace_start("record", devs, r->filter.ndev);
+	r->bt = block_trace_start("record", devs, r->filter.ndev, 0);
 	if (!r->bt)
 		goto out;
 	r->w = trace_create(path, &h, err, sizeof(err));

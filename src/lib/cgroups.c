@@ -35,13 +35,19 @@ struct hierarchy {
 	time_t last_walk;
 };
 
-/* Open addressing, power-of-two size, at most half full. */
-static struct cg_entry *table;
-static size_t cap, used;
 static bool offline;
-static struct hierarchy hiers[MAX_HIER];
-static struct hierarchy *walking;
-static unsigned int walking_hier;
+/*
+ * Open addressing, power-of-two size, at most half full.  A table per
+ * thread: snoop's consumers name requests in parallel, and a path handed
+ * out stays valid while its thread names more (a shared table would free
+ * or move it under another thread).  Each thread walks the hierarchies
+ * once for itself.
+ */
+static __thread struct cg_entry *table;
+static __thread size_t cap, used;
+static __thread struct hierarchy hiers[MAX_HIER];
+static __thread struct hierarchy *walking;
+static __thread unsigned int walking_hier;
 
 static size_t slot(const struct cg_entry *t, size_t n, unsigned int hier,
 		   __u64 id)

@@ -88,8 +88,9 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 
 #define DEV_CACHE 64
 
-static struct dev_info cache[DEV_CACHE];
-static int ncache;
+/* Per thread: snoop's consumers name devices in parallel. */
+static __thread struct dev_info cache[DEV_CACHE];
+static __thread int ncache;
 
 const struct dev_info *dev_get(__u32 dev)
 {

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +21,41 @@
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
 #include "lib/devices.h"
+#include "trace/mapmem.h"
+#include "lib/tsmerge.h"
 
 #define NPROGS 6
+
+/* Records in all rings together: 16 MiB, 100k requests (0.2 s at 500k
+ * requests/s); but at least 4 MiB a ring. */
+#define RINGS_BYTES (16U << 20)
+#define RING_MIN_BYTES (4U << 20)
+
+/* A consumer that found this many records comes back in 2 ms, not 20. */
+#define BUSY_RECORDS 256
+/* Records a consumer formats before it hands them on. */
+#define BATCH_RECORDS 8192
+
+/*
+ * Lines are given out once every consumer has read past their time by
+ * this much: a record is stamped microseconds before it is in its ring (a
+ * BPF program runs to its end on its CPU, interrupts aside).
+ */
+#define MERGE_SLACK_NS 10000000ULL
+
+struct block_trace;
+
+/* A thread draining one ring (block_trace_run_par()). */
+struct consumer {
+	struct block_trace *bt;
+	int idx;
+	struct ring_buffer *rb;
+	void *ctx;
+	int err;		/* read by the main thread: atomic */
+	int batch;		/* records in this ring_buffer__consume() */
+	__u64 batch_ts;		/* the time of the last, if it was cut */
+	pthread_t thread;
+};
 
 struct block_trace {
 	struct block *skel;
@@ -27,7 +63,17 @@ struct block_trace {
 	int nlinks;
 	struct bpf_program *progs[NPROGS];	/* loaded, in attach order */
 	int nprogs;
-	struct ring_buffer *rb;
+	bool par;		/* block_trace_run_par(): a consumer per ring */
+	int nrings;
+	int ring_fd[IOLENS_RINGS_MAX];
+	int nring_fds;
+	__u32 ring_bytes;
+	struct ring_buffer *rb;		/* block_trace_run(): one ring */
+	struct consumer cons[IOLENS_RINGS_MAX];	/* block_trace_run_par() */
+	struct tsmerge *merge;
+	block_trace_format_fn format;
+	int drain;		/* detached: consumers drain, then end */
+	int done;		/* consumers ended */
 	__u64 short_records;
 	const char *flavour;
 	__u64 unseen_at_end;	/* still in the table after detaching */
@@ -36,6 +82,80 @@ struct block_trace {
 	int stop;
 	int ending;		/* block_trace_end(): drain, then return */
 };
+
+/* Bytes of each of `n` rings: a power of two (the kernel's rule). */
+static __u32 ring_bytes(int n)
+{
+	__u32 b = RINGS_BYTES;
+
+	while (b > RING_MIN_BYTES && (__u64)b * n > RINGS_BYTES)
+		b >>= 1;
+	return b;
+}
+
+int block_trace_nconsumers(void)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* The CPUs we may run on (taskset, a cpuset), not the machine's. */
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > IOLENS_RINGS_MAX ? IOLENS_RINGS_MAX : (int)n;
+}
+
+static int ring_make(__u32 bytes)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "iolens_ring", 0, 0, bytes, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Before load: the rings, the first of them the template of `rings` (an
+ * inner map must match it in size).  libbpf's own template cannot be
+ * resized: bpf_map__set_max_entries() on it dereferences a NULL object in
+ * libbpf 1.1 (Debian 12's).
+ */
+static int rings_make(struct block_trace *bt)
+{
+	for (int i = 0; i < bt->nrings; i++) {
+		int fd = ring_make(bt->ring_bytes);
+
+		if (fd < 0)
+			return fd;
+		bt->ring_fd[bt->nring_fds++] = fd;
+	}
+	bt->skel->rodata->cfg.nrings = bt->nrings;
+	return bpf_map__set_inner_map_fd(bt->skel->maps.rings, bt->ring_fd[0]);
+}
+
+/* After load, before anything attaches: a record with no ring to go to is
+ * counted lost. */
+static int rings_put(struct block_trace *bt)
+{
+	int outer = bpf_map__fd(bt->skel->maps.rings);
+
+	for (__u32 i = 0; i < (__u32)bt->nrings; i++)
+		if (bpf_map_update_elem(outer, &i, &bt->ring_fd[i], BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static void rings_close(struct block_trace *bt)
+{
+	while (bt->nring_fds)
+		close(bt->ring_fd[--bt->nring_fds]);
+}
+
+static __u64 rings_memory(const struct block_trace *bt)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < bt->nring_fds; i++)
+		sum += mapmem_of_fd(bt->ring_fd[i]);
+	return sum;
+}
 
 static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 			const __u32 *devs, int ndev)
@@ -64,7 +184,13 @@ static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 	bt->skel->rodata->cfg.ndev = ndev;
 	for (int i = 0; i < ndev; i++)
 		bt->skel->rodata->cfg.dev[i] = devs[i];
+	err = rings_make(bt);
+	if (err)
+		return err;
 	err = block__load(bt->skel);
+	if (err)
+		return err;
+	err = rings_put(bt);
 	if (err)
 		return err;
 	/* Attach from the end of a request's life to its start: a request
@@ -108,8 +234,46 @@ static int on_event(void *ctx, void *data, size_t size)
 	return bt->stop;
 }
 
+/* A request of consumer c's ring: formatted into its stream, an item at
+ * the time it shows. */
+static int format_one(struct consumer *c, const struct iolens_rq *rq)
+{
+	const char *line;
+	size_t n = c->bt->format(c->ctx, rq, &line);
+
+	if (n == SIZE_MAX)
+		return -ENOMEM;
+	return n ? tsmerge_add(c->bt->merge, c->idx, block_rq_time(rq), line, n) : 0;
+}
+
+static int on_event_par(void *ctx, void *data, size_t size)
+{
+	struct consumer *c = ctx;
+	struct iolens_rq rq;
+	int err;
+
+	if (size < sizeof(rq)) {
+		__atomic_fetch_add(&c->bt->short_records, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	memcpy(&rq, data, sizeof(rq));
+	reqflags_normalize(&rq);
+	err = format_one(c, &rq);
+	if (err) {
+		__atomic_store_n(&c->err, err, __ATOMIC_RELEASE);
+		return err;
+	}
+	/* A ring never empty would never let ring_buffer__consume() return
+	 * (libbpf 1.1 has no consume_n): stop the batch so that the lines
+	 * made go out. */
+	if (++c->batch < BATCH_RECORDS)
+		return 0;
+	c->batch_ts = block_rq_time(&rq);
+	return -EAGAIN;
+}
+
 struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
-				      int ndev)
+				      int ndev, int nconsumers)
 {
 	struct block_trace *bt;
 	const char *attach;
@@ -127,6 +291,10 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	bt = calloc(1, sizeof(*bt));
 	if (!bt)
 		return NULL;
+	bt->par = nconsumers > 0;
+	bt->nrings = nconsumers < 1 ? 1 : nconsumers > IOLENS_RINGS_MAX ? IOLENS_RINGS_MAX :
+		     nconsumers;
+	bt->ring_bytes = ring_bytes(bt->nrings);
 	/* IOLENS_ATTACH=raw_tp forces the fallback (tests, or a kernel whose
 	 * tp_btf misbehaves); tp_btf alone refuses to fall back. */
 	attach = getenv("IOLENS_ATTACH");
@@ -148,6 +316,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		if (!err)
 			break;
 		detach(bt);
+		rings_close(bt);
 		bt->nprogs = 0;
 		block__destroy(bt->skel);
 		bt->skel = NULL;
@@ -158,9 +327,19 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		block_trace_stop(bt);
 		return NULL;
 	}
-	bt->rb = ring_buffer__new(bpf_map__fd(bt->skel->maps.events), on_event,
-				  bt, NULL);
-	if (!bt->rb) {
+	mapmem_say(cmd, "the block tracer", bt->skel->obj, "rings", rings_memory(bt));
+	for (int i = 0; i < bt->nrings && bt->par; i++) {
+		struct consumer *c = &bt->cons[i];
+
+		c->bt = bt;
+		c->idx = i;
+		c->rb = ring_buffer__new(bt->ring_fd[i], on_event_par, c, NULL);
+		if (!c->rb)
+			break;
+	}
+	if (!bt->par)
+		bt->rb = ring_buffer__new(bt->ring_fd[0], on_event, bt, NULL);
+	if (!bt->par ? !bt->rb : !bt->cons[bt->nrings - 1].rb) {
 		fprintf(stderr, "iolens %s: cannot open the ring buffer: %s\n",
 			cmd, strerror(errno));
 		block_trace_stop(bt);
@@ -170,6 +349,22 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	 * that comes as soon as the caller says it is tracing. */
 	stop_catch();
 	return bt;
+}
+
+__u64 block_trace_memory(int nrings)
+{
+	struct block *skel = block__open();
+	int fd = ring_make(ring_bytes(nrings));
+	__u64 bytes = 0;
+
+	if (skel && fd >= 0 && !bpf_map__set_inner_map_fd(skel->maps.rings, fd)) {
+		bytes = mapmem_of_maps(skel->obj);
+		bytes = bytes ? bytes + nrings * mapmem_of_fd(fd) : 0;
+	}
+	block__destroy(skel);
+	if (fd >= 0)
+		close(fd);
+	return bytes;
 }
 
 int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs)
@@ -198,7 +393,8 @@ const char *block_trace_flavour(const struct block_trace *bt)
  * not delivered.  Report them with the completion unknown, so that every
  * request seen is reported once.
  */
-static void report_table(struct block_trace *bt)
+static void report_table(struct block_trace *bt,
+			 int (*fn)(struct block_trace *bt, const struct iolens_rq *rq))
 {
 	int fd = bpf_map__fd(bt->skel->maps.rqs);
 	__u32 n = bpf_map__max_entries(bt->skel->maps.rqs);
@@ -210,8 +406,19 @@ static void report_table(struct block_trace *bt)
 		slot.rq.ts_complete = 0;
 		reqflags_normalize(&slot.rq);
 		bt->unseen_at_end++;
-		bt->stop = bt->fn(bt->ctx, &slot.rq);
+		bt->stop = fn(bt, &slot.rq);
 	}
+}
+
+static int to_callback(struct block_trace *bt, const struct iolens_rq *rq)
+{
+	return bt->fn(bt->ctx, rq);
+}
+
+/* After the consumers ended: the first one's stream is free. */
+static int to_first_consumer(struct block_trace *bt, const struct iolens_rq *rq)
+{
+	return format_one(&bt->cons[0], rq);
 }
 
 int block_trace_run(struct block_trace *bt, __u64 duration_ns,
@@ -247,7 +454,105 @@ int block_trace_run(struct block_trace *bt, __u64 duration_ns,
 	if (!bt->stop)
 		ring_buffer__consume(bt->rb);
 	if (!bt->stop)
-		report_table(bt);
+		report_table(bt, to_callback);
+	return 0;
+}
+
+static void *consume(void *arg)
+{
+	struct consumer *c = arg;
+	struct block_trace *bt = c->bt;
+	int n;
+
+	while (!__atomic_load_n(&bt->stop, __ATOMIC_ACQUIRE)) {
+		bool last = __atomic_load_n(&bt->drain, __ATOMIC_ACQUIRE);
+		__u64 t = mono_ns();
+
+		c->batch = 0;
+		n = ring_buffer__consume(c->rb);
+		if (n < 0 && n != -EINTR && n != -EAGAIN) {
+			__atomic_store_n(&c->err, n, __ATOMIC_RELEASE);
+			break;
+		}
+		/* Everything stamped before t is read (less the slack), unless
+		 * the batch was cut: then only what came before it. */
+		if (tsmerge_publish(bt->merge, c->idx, n == -EAGAIN ? c->batch_ts : t))
+			break;
+		if (n == -EAGAIN)
+			continue;
+		if (last)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = n >= BUSY_RECORDS ? 2000000 : 20000000 },
+			  NULL);
+	}
+	if (tsmerge_publish(bt->merge, c->idx, UINT64_MAX) && !c->err)
+		__atomic_store_n(&c->err, -ENOMEM, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&bt->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
+			block_trace_format_fn format, void *const *cctx,
+			block_trace_emit_fn emit, block_trace_tick_fn tick, void *ctx)
+{
+	__u64 start = mono_ns(), next_tick = start + 1000000000ULL, now;
+	struct timespec nap = { .tv_nsec = 20000000 };
+	int err = 0, rc = 0, started = 0;
+
+	if (!bt->par) {
+		pr_err("block_trace_run_par() needs consumers at the start");
+		return 1;
+	}
+	bt->format = format;
+	bt->merge = tsmerge_new(bt->nrings);
+	if (!bt->merge)
+		err = -ENOMEM;
+	for (int i = 0; i < bt->nrings && !err; i++) {
+		bt->cons[i].ctx = cctx[i];
+		if (pthread_create(&bt->cons[i].thread, NULL, consume, &bt->cons[i]))
+			err = -EAGAIN;
+		else
+			started++;
+	}
+	while (!err && !rc && !stop_requested() &&
+	       !__atomic_load_n(&bt->ending, __ATOMIC_ACQUIRE)) {
+		nanosleep(&nap, NULL);
+		rc = tsmerge_emit(bt->merge, MERGE_SLACK_NS, emit, ctx);
+		now = mono_ns();
+		if (tick && now >= next_tick) {
+			tick(ctx);
+			next_tick = now + 1000000000ULL;
+		}
+		for (int i = 0; i < started; i++)
+			err = err ?: __atomic_load_n(&bt->cons[i].err, __ATOMIC_ACQUIRE);
+		if (duration_ns && now - start >= duration_ns)
+			break;
+	}
+	/* Detach first so the drain sees everything that was recorded;
+	 * keep giving out lines meanwhile so that no consumer waits. */
+	detach(bt);
+	if (rc || err)
+		__atomic_store_n(&bt->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&bt->drain, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&bt->done, __ATOMIC_ACQUIRE) < started) {
+		if (!rc)
+			rc = tsmerge_emit(bt->merge, MERGE_SLACK_NS, emit, ctx);
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(bt->cons[i].thread, NULL);
+		err = err ?: bt->cons[i].err;
+	}
+	if (!rc && !err) {
+		report_table(bt, to_first_consumer);
+		err = tsmerge_publish(bt->merge, 0, UINT64_MAX);
+		if (!err)
+			tsmerge_emit(bt->merge, 0, emit, ctx);
+	}
+	if (err && err != -EINTR) {
+		pr_err("reading the ring buffers: %s", strerror(-err));
+		return 1;
+	}
 	return 0;
 }
 
@@ -306,6 +611,10 @@ void block_trace_stop(struct block_trace *bt)
 		return;
 	detach(bt);
 	ring_buffer__free(bt->rb);
+	for (int i = 0; i < bt->nrings; i++)
+		ring_buffer__free(bt->cons[i].rb);
+	tsmerge_free(bt->merge);
+	rings_close(bt);
 	block__destroy(bt->skel);
 	free(bt);
 }

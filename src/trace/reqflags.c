@@ -211,7 +211,7 @@ const char *blk_status_name(unsigned int status)
 		"RESV_CONFLICT", "MEDIUM", "PROTECTION", "RESOURCE", "IOERR",
 		"DM_REQUEUE", "AGAIN", "DEV_RESOURCE",
 	};
-	static char buf[24];
+	static __thread char buf[24];	/* snoop formats in several threads */
 
 	if (status < ARRAY_LEN(names))
 		return names[status];

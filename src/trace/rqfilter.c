@@ -6,9 +6,13 @@
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
 
-/* A -d naming a partition here: its disk and sectors, looked up once. */
+/* A -d as parsed once (per request, a printf was most of snoop's filter
+ * cost): "MAJ:MIN" as a number; one naming a partition here, its disk and
+ * sectors. */
 struct part_range {
 	const char *spec;
+	bool is_num;
+	__u32 num;
 	bool part;
 	__u32 disk;
 	__u64 start, len;	/* sectors */
@@ -16,10 +20,13 @@ struct part_range {
 
 static const struct part_range *part_range(const char *spec)
 {
-	static struct part_range cache[RQFILTER_MAX];
-	static int n;
+	/* Per thread: snoop's consumers filter in parallel. */
+	static __thread struct part_range cache[RQFILTER_MAX];
+	static __thread int n;
 	struct part_range *r;
 	struct dev_info info;
+	unsigned int ma, mi;
+	char extra;
 	__u64 v;
 	__u32 dev;
 
@@ -30,6 +37,8 @@ static const struct part_range *part_range(const char *spec)
 		return NULL;
 	r = &cache[n++];
 	r->spec = spec;
+	r->is_num = sscanf(spec, "%u:%u%c", &ma, &mi, &extra) == 2;
+	r->num = r->is_num ? kdev_make(ma, mi) : 0;
 	if (dev_parse(spec, &dev) || dev_lookup(dev, &info) || info.disk == dev ||
 	    dev_sysfs_u64s(dev, "start", &r->start, 1) ||
 	    dev_sysfs_u64s(dev, "size", &v, 1))
@@ -46,16 +55,14 @@ static const struct part_range *part_range(const char *spec)
 static bool dev_matches(const char *spec, const struct iolens_rq *rq,
 			const char *devname)
 {
-	const struct part_range *p;
-	char num[24];
+	const struct part_range *p = part_range(spec);
 
-	if (!strncmp(spec, "/dev/", 5))
-		spec += 5;
-	snprintf(num, sizeof(num), "%u:%u", kdev_major(rq->dev), kdev_minor(rq->dev));
-	if (!strcmp(spec, num) || (devname && !strcmp(spec, devname)))
+	if (!p)
+		return false;
+	if (p->is_num ? rq->dev == p->num :
+	    devname && !strcmp(spec + (strncmp(spec, "/dev/", 5) ? 0 : 5), devname))
 		return true;
-	p = part_range(spec);
-	return p && p->part && rq->dev == p->disk && rq->sector >= p->start &&
+	return p->part && rq->dev == p->disk && rq->sector >= p->start &&
 	       rq->sector < p->start + p->len;
 }
 
