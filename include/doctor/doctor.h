@@ -3,8 +3,8 @@
  * iolens doctor: what this kernel and this user can do, as rows of checks.
  * kernel.c checks the kernel, BTF, privileges, tracefs and the kernel
  * structures; hooks.c the hooks of the BPF objects and so each command;
- * programs.c loads a real program of each type; doctor.c keeps the rows
- * and prints them.
+ * programs.c loads a real program of each type; memory.c makes each
+ * command's maps; doctor.c keeps the rows and prints them.
  */
 #ifndef IOLENS_DOCTOR_H
 #define IOLENS_DOCTOR_H
@@ -25,7 +25,7 @@ struct row {
 	char consequence[128];
 };
 
-#define MAX_ROWS	64
+#define MAX_ROWS	80
 /* Disks whose issue-stamp path is shown, at most. */
 #define MAX_DISK_ROWS	8
 #define MAX_BLOCKERS	8
@@ -77,6 +77,8 @@ extern const char *const doctor_verdict_name[];
 void doctor_check_structs(struct doctor *d);
 /* programs.c: each program type loaded for real, the ring buffer. */
 void doctor_check_programs(struct doctor *d);
+/* memory.c: the kernel memory each command's maps take here. */
+void doctor_check_memory(struct doctor *d);
 
 void doctor_print_text(const struct doctor *d);
 void doctor_print_json(const struct doctor *d, const char *release);

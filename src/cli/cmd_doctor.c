@@ -62,6 +62,7 @@ int cmd_doctor(int argc, char **argv)
 	doctor_check_kernel(d, &u);
 	doctor_check_hooks(d);
 	doctor_check_programs(d);
+	doctor_check_memory(d);
 	doctor_check_structs(d);
 
 	if (json)

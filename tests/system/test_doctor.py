@@ -114,3 +114,39 @@ def test_tracing_as_nobody_says_what_is_missing(iolens, root, cmd):
     assert "CAP_BPF" in lines[0]
     assert p.stdout == ""
     assert not os.path.exists("/tmp/iolens-never.iol")
+
+
+def bpftool_maps():
+    out = subprocess.run(["bpftool", "map", "show", "-j"], capture_output=True,
+                         text=True, check=True).stdout
+    return {m["id"]: m for m in json.loads(out or "[]")}
+
+
+@pytest.mark.parametrize("row,args", [("memory stat", ["stat", "-y", "1"]),
+                                      ("memory serve", ["serve", "--listen", "127.0.0.1:9799"]),
+                                      ("memory snoop", ["snoop"]),
+                                      ("memory record", ["record", "-o", "{tmp}/t.iol"])])
+def test_doctor_memory_is_what_the_command_takes(iolens, root, row, args, tmp_path):
+    """doctor's kernel memory of a command, made without running it, is
+    the bytes_memlock bpftool shows for the maps the running command made
+    (and what -v says at its start)."""
+    _, _, checks = doctor_json()
+    said = float(checks[row]["detail"].split(" MiB")[0])
+    before = bpftool_maps()
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    p = subprocess.Popen([IOLENS, "-v"] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        while "kernel memory of" not in line:
+            line = p.stderr.readline()
+            assert line, "no memory line"
+        at_start = float(line.split(": ")[2].split(" MiB")[0])
+        mine = {k: m for k, m in bpftool_maps().items() if k not in before}
+    finally:
+        p.kill()
+        p.wait()
+    assert mine
+    memlock = sum(m.get("bytes_memlock", 0) for m in mine.values()) / 2 ** 20
+    assert abs(memlock - said) < 0.1, (memlock, said)
+    assert abs(memlock - at_start) < 0.1, (memlock, at_start)
