@@ -13,7 +13,10 @@ alike; for each tool:
   - requests per second and the IOPS ratio traced/untraced.
 Medians over --rounds.
 
-usage: tools/bench_stat.py [--rounds N] [--runtime SECS] [--iolens PATH]
+With --baseline PATH, that build's stat and lat run in the same rounds:
+a change's cost measured beside what it replaces.
+
+usage: tools/bench_stat.py [--rounds N] [--runtime SECS] [--iolens PATH] [--baseline PATH]
 Needs root, fio, bpftool, biolatency; tools/install-deps.sh bench installs them.
 """
 import os
@@ -50,7 +53,7 @@ def one_run(cmd, dev, name, runtime):
 
 
 def main():
-    args = parse_args(__doc__, "bench_stat", "BPF, loop devices")
+    args = parse_args(__doc__, "bench_stat", "BPF, loop devices", baseline=True)
     if not os.access(BIOLATENCY, os.X_OK):
         sys.exit("bench_stat: %s missing: tools/install-deps.sh bench" % BIOLATENCY)
 
@@ -69,6 +72,9 @@ def main():
             "serve --labels": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
                                "-d", name, "--labels", "comm,cgroup"],
         }
+        if args.baseline:
+            modes["baseline stat"] = [args.baseline] + modes["iolens stat"][1:]
+            modes["baseline lat"] = [args.baseline] + modes["iolens lat"][1:]
         results = alternate(dev, modes, one_run, args.rounds, args.runtime)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
@@ -77,7 +83,9 @@ def main():
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
     for m in ("iolens stat", "iolens lat", "biolatency", "iolens serve",
-              "serve --labels"):
+              "serve --labels", "baseline stat", "baseline lat"):
+        if m not in results:
+            continue
         print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + medians(results[m], base)))
 
 

@@ -116,13 +116,17 @@ def medians(rs, base_iops):
             statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs))
 
 
-def parse_args(doc, name, why="BPF, loop devices"):
-    """The options every benchmark takes, and the root check."""
+def parse_args(doc, name, why="BPF, loop devices", baseline=False):
+    """The options every benchmark takes (and --baseline where it runs a
+    second build), and the root check."""
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--iolens", default=os.path.join(here, "../build/iolens"))
+    if baseline:
+        ap.add_argument("--baseline", metavar="PATH",
+                        help="another iolens build, run in the same rounds")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("%s: needs root (%s)" % (name, why))

@@ -92,14 +92,14 @@ def fetch(release, package):
     return vmlinuz
 
 
-def boot(vng, vmlinuz, script, timeout):
+def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None):
     """Runs `script` (shell) in a guest of that kernel, its output going to
-    ours as it comes: its exit code.  -v: Debian's qemu gives the guest no
-    script I/O port, so the script's output and exit code come on the
-    console, among the kernel's messages (left out here).  The script goes
-    in a file under /tmp, which the guest shares: virtme-ng passes --exec on
-    the kernel's command line, and a long one kills 6.1 early in its boot
-    ("PANIC: early exception 0x06")."""
+    ours as it comes (and to `lines`, a list, when given): its exit code.
+    -v: Debian's qemu gives the guest no script I/O port, so the script's
+    output and exit code come on the console, among the kernel's messages
+    (left out here).  The script goes in a file under /tmp, which the guest
+    shares: virtme-ng passes --exec on the kernel's command line, and a long
+    one kills 6.1 early in its boot ("PANIC: early exception 0x06")."""
     with tempfile.NamedTemporaryFile("w", dir="/tmp", prefix="iolens-matrix-",
                                      suffix=".sh", delete=False) as f:
         f.write(script + "\n")
@@ -108,7 +108,7 @@ def boot(vng, vmlinuz, script, timeout):
     # detaches) from a stale translation, and the guest dies of "Oops:
     # int3" in bpf_trace_run1 (seen on 6.12) or hangs (6.1).
     cmd = [vng, "-v", "--run", vmlinuz, "--disable-kvm", "--force-9p",
-           "--rwdir", "/tmp", "--memory", "2G", "--cpus", "1",
+           "--rwdir", "/tmp", "--memory", memory, "--cpus", qemu_cpus,
            "--exec", "sh " + f.name]
     rc = 255
     kernel = collections.deque(maxlen=300)
@@ -139,6 +139,8 @@ def boot(vng, vmlinuz, script, timeout):
             else:
                 sys.stdout.write(line)
                 sys.stdout.flush()
+                if lines is not None:
+                    lines.append(line)
             if line.startswith("PANIC") or "Kernel panic" in line:
                 break
     finally:
