@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,26 @@ static __thread size_t cap, used;
 static __thread struct hierarchy hiers[MAX_HIER];
 static __thread struct hierarchy *walking;
 static __thread unsigned int walking_hier;
+
+/* A thread's table goes with it: a key whose destructor runs as it exits
+ * (its __thread variables are still there then). */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void table_free(void *unused)
+{
+	(void)unused;
+	for (size_t i = 0; i < cap; i++)
+		free(table[i].path);
+	free(table);
+	table = NULL;
+	cap = used = 0;
+}
+
+static void exit_key_make(void)
+{
+	pthread_key_create(&exit_key, table_free);
+}
 
 static size_t slot(const struct cg_entry *t, size_t n, unsigned int hier,
 		   __u64 id)
@@ -88,6 +109,10 @@ static struct cg_entry *insert(unsigned int hier, __u64 id)
 				t[slot(t, ncap, table[i].hier, table[i].id)] = table[i];
 		}
 		free(table);
+		if (!table) {
+			pthread_once(&exit_once, exit_key_make);
+			pthread_setspecific(exit_key, &exit_key);
+		}
 		table = t;
 		cap = ncap;
 	}
