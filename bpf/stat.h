@@ -74,6 +74,26 @@ struct iolens_stat {
 	__u64 label_other_bytes;
 };
 
+/*
+ * A CPU's last value of one histogram kind (map `hist_pend`, entry CPU *
+ * IOLENS_H_NR + enabled kind index): `n` values of bucket `b` of histogram
+ * `idx` of `hists`, not yet added there.  A value of the same bucket only
+ * counts up `n`; another one first adds `n` to `hists` (atomically: shared)
+ * and takes the entry over.  Request sizes and queue depths mostly repeat
+ * the last bucket, so most of them are a plain add to memory of this CPU;
+ * latencies mostly do not, and go to `hists` directly.  `begin` and `end`
+ * count the take-overs, `begin` first: userspace reads `end` first and
+ * `begin` last, and trusts idx, b and n only where the two are equal.
+ */
+struct iolens_hist_pend {
+	__u32 end;
+	__u32 idx;
+	__u32 b;
+	__u32 n;
+	__u32 begin;
+	__u32 busy;		/* a program of this CPU is changing it */
+};
+
 /* A device slot (map `devs`, shared by all CPUs). */
 struct iolens_dev_slot {
 	__u32 dev;		/* kernel dev_t; 0 = free */

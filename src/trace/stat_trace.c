@@ -42,6 +42,7 @@ struct slot_state {
 	bool bio_based;				/* of dev_info */
 	__u32 disk;				/* of dev_info */
 	__u32 *raw;				/* its histograms at last read */
+	bool hist_read[IOLENS_SG_NR];		/* read this time */
 	int stat_fd;				/* its sysfs stat, open */
 	bool stat_open;
 };
@@ -67,6 +68,8 @@ struct stat_trace {
 	size_t slots_len;
 	const volatile char *hists;	/* mmap of `hists` */
 	size_t hists_len;
+	const volatile struct iolens_hist_pend *pend;	/* mmap of `hist_pend` */
+	size_t pend_len;
 	size_t hstride;			/* of its values: 8-byte aligned */
 	struct slot_state *prev;
 	struct stat_dev *cur;
@@ -178,6 +181,9 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	st->split = o->by_proc || o->by_flags;
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
+	if (!err && !st->split && st->ncpu > 0)
+		err = bpf_map__set_max_entries(st->skel->maps.hist_pend,
+					       st->ncpu * IOLENS_H_NR);
 	/* No own stamps wanted anywhere: no map either. */
 	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
 		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
@@ -282,6 +288,8 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
 	if (!err)
 		st->hists = mapmem_mmap(st->skel->maps.hists, PROT_READ, &st->hists_len, &err);
+	if (!err && !st->split)
+		st->pend = mapmem_mmap(st->skel->maps.hist_pend, PROT_READ, &st->pend_len, &err);
 	err = err ?: st->ncpu > 0 ? alloc_state(st) : st->ncpu;
 	if (err) {
 		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(-err));
@@ -493,6 +501,7 @@ static int read_slot(struct stat_trace *st, int s)
 		 * next interval, as it would be anyway. */
 		bool idle = !memcmp(&sum[g], &p->sum[g], sizeof(sum[g]));
 
+		p->hist_read[g] = !idle && !st->split;
 		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
 		p->sum[g] = sum[g];
 		for (int k = 0; k < st->nkinds && !st->split; k++) {
@@ -634,6 +643,49 @@ static void disk_own_counts(struct stat_trace *st)
 	}
 }
 
+/*
+ * Adds what the CPUs hold in hist_pend to the histograms read this time,
+ * and to what they were read as: after the buckets themselves, so that a
+ * value a CPU moved from its entry to `hists` in between is at worst
+ * missed now and counted next time, never counted twice.  An entry caught
+ * changing is skipped for the same reason.  `raw` then holds bucket plus
+ * pending; a pending value later added to the bucket leaves the sum as it
+ * was, and the arithmetic is modulo 2^32 as the counts are.
+ */
+static void add_pending(struct stat_trace *st)
+{
+	if (!st->pend)
+		return;
+	for (int c = 0; c < st->ncpu; c++) {
+		for (int k = 0; k < st->nkinds; k++) {
+			const volatile struct iolens_hist_pend *e =
+				&st->pend[c * IOLENS_H_NR + k];
+			__u32 end = e->end, idx, b, n, s, g;
+			__u64 *out, was;
+			int kind;
+
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			idx = e->idx;
+			b = e->b;
+			n = e->n;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (e->begin != end || !n || b >= HIST_BUCKETS ||
+			    idx % st->nkinds != (__u32)k)
+				continue;
+			s = idx / st->nkinds / IOLENS_SG_NR;
+			g = idx / st->nkinds % IOLENS_SG_NR;
+			if (s >= (__u32)st->nslots || !st->prev[s].hist_read[g])
+				continue;
+			kind = st->kind_of[k];
+			out = &st->cur[s].hist[g][kind][b];
+			was = *out;
+			*out = (__u32)(was + n);
+			st->cur[s].hist_n[g][kind] += *out - was;
+			st->prev[s].raw[(size_t)(g * st->nkinds + k) * HIST_BUCKETS + b] += n;
+		}
+	}
+}
+
 int stat_trace_read(struct stat_trace *st)
 {
 	__u64 now = mono_ns();
@@ -651,6 +703,7 @@ int stat_trace_read(struct stat_trace *st)
 		if (err)
 			return err;
 	}
+	add_pending(st);
 	disk_own_counts(st);
 	st->prev_read_ns = st->read_ns;
 	st->read_ns = now;
@@ -757,6 +810,8 @@ void stat_trace_stop(struct stat_trace *st)
 		munmap((void *)st->slots, st->slots_len);
 	if (st->hists)
 		munmap((void *)st->hists, st->hists_len);
+	if (st->pend)
+		munmap((void *)st->pend, st->pend_len);
 	stat__destroy(st->skel);
 	for (int s = 0; s < st->nslots; s++) {
 		if (st->prev && st->prev[s].stat_open)
