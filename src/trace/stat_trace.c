@@ -22,6 +22,7 @@
 #include "lib/priv.h"
 #include "lib/vec.h"
 #include "trace/mapmem.h"
+#include "trace/stat_keyed.h"
 
 #define NPROGS 7
 
@@ -47,13 +48,6 @@ struct slot_state {
 	bool stat_open;
 };
 
-/* A split histogram and its per-map counts at the last read. */
-struct keyed {
-	struct stat_keyed out;
-	__u64 prev_sum;
-	__u32 prev[HIST_BUCKETS];
-};
-
 struct stat_trace {
 	struct stat *skel;
 	struct bpf_link *links[NPROGS];
@@ -74,9 +68,7 @@ struct stat_trace {
 	struct slot_state *prev;
 	struct stat_dev *cur;
 	void *buf;			/* one lookup's per-CPU values */
-	struct keyed **keyed;		/* sorted by key */
-	int nkeyed;
-	struct iolens_lat_hist *kbuf;	/* one lookup of lat_hists */
+	struct keyed_set *keyed;	/* lat_hists, when split */
 	struct diskstat *ds0;		/* diskstats of every device at attach */
 	int nds0;
 	bool filtered;			/* only some processes' I/O */
@@ -231,8 +223,8 @@ static int alloc_state(struct stat_trace *st)
 	if (!st->prev || !st->cur || !st->buf)
 		return -ENOMEM;
 	if (st->split) {
-		st->kbuf = malloc(sizeof(*st->kbuf));
-		if (!st->kbuf)
+		st->keyed = keyed_set_new();
+		if (!st->keyed)
 			return -ENOMEM;
 	}
 	return 0;
@@ -528,88 +520,14 @@ static int read_slot(struct stat_trace *st, int s)
 	return 0;
 }
 
-static int keyed_cmp(const struct iolens_lat_key *a,
-		     const struct iolens_lat_key *b)
-{
-	return memcmp(a, b, sizeof(*a));
-}
-
-/* The entry of `key`, added in order if new; NULL if out of memory. */
-static struct keyed *keyed_get(struct stat_trace *st,
-			       const struct iolens_lat_key *key)
-{
-	int lo = 0, hi = st->nkeyed, c;
-	struct keyed *k, **v;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		c = keyed_cmp(&st->keyed[mid]->out.key, key);
-		if (!c)
-			return st->keyed[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	k = calloc(1, sizeof(*k));
-	v = realloc(st->keyed, (st->nkeyed + 1) * sizeof(*v));
-	if (!k || !v) {
-		free(k);
-		if (v)
-			st->keyed = v;
-		return NULL;
-	}
-	st->keyed = v;
-	memmove(v + lo + 1, v + lo, (st->nkeyed - lo) * sizeof(*v));
-	v[lo] = k;
-	st->nkeyed++;
-	k->out.key = *key;
-	return k;
-}
-
-/* Differences of every lat_hists entry since the last read (the map only
- * grows: entries are never deleted, counts never reset). */
-static int read_keyed(struct stat_trace *st)
-{
-	int fd = bpf_map__fd(st->skel->maps.lat_hists);
-	struct iolens_lat_key key, next;
-	struct keyed *k;
-	bool first = true;
-
-	for (int i = 0; i < st->nkeyed; i++) {
-		memset(st->keyed[i]->out.hist, 0, sizeof(st->keyed[i]->out.hist));
-		st->keyed[i]->out.sum = 0;
-	}
-	while (!bpf_map_get_next_key(fd, first ? NULL : &key, &next)) {
-		first = false;
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, st->kbuf))
-			continue;	/* cannot happen: nothing deletes */
-		k = keyed_get(st, &key);
-		if (!k)
-			return -ENOMEM;
-		memcpy(k->out.comm, st->kbuf->comm, sizeof(k->out.comm));
-		if (key.slot < st->nslots)
-			k->out.dev = st->slots[key.slot].dev;
-		k->out.sum = st->kbuf->sum - k->prev_sum;
-		k->prev_sum = st->kbuf->sum;
-		for (__u32 b = 0; b < HIST_BUCKETS; b++) {
-			k->out.hist[b] = (__u32)(st->kbuf->b[b] - k->prev[b]);
-			k->prev[b] = st->kbuf->b[b];
-		}
-	}
-	return 0;
-}
-
 int stat_trace_nkeyed(const struct stat_trace *st)
 {
-	return st->nkeyed;
+	return st->keyed ? keyed_set_count(st->keyed) : 0;
 }
 
 const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
 {
-	return &st->keyed[i]->out;
+	return keyed_set_get(st->keyed, i);
 }
 
 /*
@@ -691,8 +609,9 @@ int stat_trace_read(struct stat_trace *st)
 	__u64 now = mono_ns();
 	int err;
 
-	if (st->kbuf) {
-		err = read_keyed(st);
+	if (st->keyed) {
+		err = keyed_set_read(st->keyed, bpf_map__fd(st->skel->maps.lat_hists),
+				     st->slots, st->nslots);
 		if (err)
 			return err;
 	}
@@ -821,10 +740,7 @@ void stat_trace_stop(struct stat_trace *st)
 		if (st->cur)
 			free(st->cur[s].hist_mem);
 	}
-	for (int i = 0; i < st->nkeyed; i++)
-		free(st->keyed[i]);
-	free(st->keyed);
-	free(st->kbuf);
+	keyed_set_free(st->keyed);
 	free(st->ds0);
 	free(st->prev);
 	free(st->cur);

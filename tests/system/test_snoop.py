@@ -133,25 +133,33 @@ def test_snoop_filters(iolens, loop, tracer):
     assert len(json_lines(t_comm.stop())[0]) == len(done)
 
 
-def test_snoop_queue_depth_matches_fio(iolens, loop, tracer, tmp_path):
-    """Concurrent I/O: every request fio counted is there once, and the
-    in-flight count at issue never exceeds fio's iodepth."""
+def snoop_fio_reads(loop, tracer, *fio_args):
+    """snoop -j over fio's 4 KiB random O_DIRECT reads of 16 MiB of the
+    loop device: (records, summary, reads fio did, reads diskstats
+    counted)."""
     t = tracer(["snoop", "-j", "-d", loop.name])
     before = loop.diskstats()
     out = subprocess.run(
-        ["fio", "--name=qd", "--filename=" + loop.dev, "--rw=randread",
-         "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=8",
-         "--size=16M", "--number_ios=2000", "--randrepeat=1",
-         "--output-format=json"],
-        check=True, capture_output=True, text=True).stdout
+        ["fio", "--filename=" + loop.dev, "--rw=randread", "--bs=4k",
+         "--direct=1", "--size=16M", "--randrepeat=1", "--output-format=json"] +
+        list(fio_args), check=True, capture_output=True, text=True).stdout
     wait_idle(loop)
     after = loop.diskstats()
     recs, summary = json_lines(t.stop())
-    fio_ios = json.loads(out)["jobs"][0]["read"]["total_ios"]
+    fio_ios = sum(j["read"]["total_ios"] for j in json.loads(out)["jobs"])
+    return recs, summary, fio_ios, after["r_ios"] - before["r_ios"]
+
+
+def test_snoop_queue_depth_matches_fio(iolens, loop, tracer, tmp_path):
+    """Concurrent I/O: every request fio counted is there once, and the
+    in-flight count at issue never exceeds fio's iodepth."""
+    recs, summary, fio_ios, reads = snoop_fio_reads(
+        loop, tracer, "--name=qd", "--ioengine=libaio", "--iodepth=8",
+        "--number_ios=2000")
     assert fio_ios == 2000
     fio_recs = [r for r in recs if r["comm"] == "fio"]
     assert len(fio_recs) == fio_ios
-    assert after["r_ios"] - before["r_ios"] == len(recs)
+    assert reads == len(recs)
     # A completion the kernel did not deliver (reported as "unseen") keeps
     # its request counted in flight until its memory is reused.
     depths = [r["qd"] for r in recs]
@@ -166,21 +174,12 @@ def test_snoop_consumers_merge_lines_in_time_order(iolens, loop, tracer):
     out merged by time, each request once.  Two fio jobs pinned to
     different CPUs so that both rings fill at once: unmerged, the lines
     would come in runs of one ring's, tens of ms apart."""
-    t = tracer(["snoop", "-j", "-d", loop.name])
-    before = loop.diskstats()
-    out = subprocess.run(
-        ["fio", "--name=m", "--filename=" + loop.dev, "--rw=randread",
-         "--bs=4k", "--direct=1", "--ioengine=io_uring", "--iodepth=16",
-         "--numjobs=2", "--cpus_allowed=0,1", "--cpus_allowed_policy=split",
-         "--size=16M", "--loops=4", "--randrepeat=1",
-         "--output-format=json"],
-        check=True, capture_output=True, text=True).stdout
-    wait_idle(loop)
-    after = loop.diskstats()
-    recs, summary = json_lines(t.stop())
-    fio_ios = sum(j["read"]["total_ios"] for j in json.loads(out)["jobs"])
+    recs, summary, fio_ios, reads = snoop_fio_reads(
+        loop, tracer, "--name=m", "--ioengine=io_uring", "--iodepth=16",
+        "--numjobs=2", "--cpus_allowed=0,1", "--cpus_allowed_policy=split",
+        "--loops=4")
     assert fio_ios == 32768 and summary["lost"] == 0
-    assert after["r_ios"] - before["r_ios"] == len(recs) == summary["requests"]
+    assert reads == len(recs) == summary["requests"]
     assert len([r for r in recs if r["comm"] == "fio"]) == fio_ios
     assert len({(r["ts_start"], r["sector"]) for r in recs}) == len(recs)
     # A completion is stamped just before its record is reserved: two

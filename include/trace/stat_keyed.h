@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The histograms stat_trace splits by process and flags (map lat_hists:
+ * entries only ever added, counts never reset), kept sorted by key with
+ * their last counts, so that each read gives the interval's differences. */
+#ifndef IOLENS_STAT_KEYED_H
+#define IOLENS_STAT_KEYED_H
+
+#include "trace/stat_trace.h"
+
+struct keyed_set;
+
+struct keyed_set *keyed_set_new(void);
+void keyed_set_free(struct keyed_set *ks);
+
+/* Reads every entry of lat_hists (`fd`) and sets each one's difference
+ * since the last read; `slots` (mmap of devs) names their devices.  0, or
+ * -ENOMEM. */
+int keyed_set_read(struct keyed_set *ks, int fd,
+		   const volatile struct iolens_dev_slot *slots, int nslots);
+
+/* The entries, in key order; valid until the next read. */
+int keyed_set_count(const struct keyed_set *ks);
+const struct stat_keyed *keyed_set_get(const struct keyed_set *ks, int i);
+
+#endif
