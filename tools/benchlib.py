@@ -46,12 +46,12 @@ def new_prog_ns(before):
     return sum(ns for i, ns in prog_stats().items() if i not in before)
 
 
-def cpu_seconds(pid):
-    """Time the process's threads ran, to the ns (schedstat): utime+stime
-    counts whole clock ticks, too coarse for a tool reading maps once a
-    second."""
+def cpu_seconds(pid, main_only=False):
+    """Time the process's threads (or its main thread) ran, to the ns
+    (schedstat): utime+stime counts whole clock ticks, too coarse for a
+    tool reading maps once a second."""
     total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
+    for tid in [str(pid)] if main_only else os.listdir("/proc/%d/task" % pid):
         with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
             total += int(f.read().split()[0])
     return total / 1e9
