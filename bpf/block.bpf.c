@@ -97,7 +97,9 @@ struct {
 static __always_inline struct iolens_rq *ring_reserve(__u64 key)
 {
 	__u32 n = cfg.nrings;
-	__u32 i = n > 1 ? (__u32)(((key >> 6) * 0x9e3779b97f4a7c15ULL) >> 32) % n : 0;
+	__u32 h = (__u32)(((key >> 6) * 0x9e3779b97f4a7c15ULL) >> 32);
+	/* h scaled to [0, n): no division on the completion path. */
+	__u32 i = n > 1 ? (__u32)(((__u64)h * n) >> 32) : 0;
 	void *rb = bpf_map_lookup_elem(&rings, &i);
 
 	return rb ? bpf_ringbuf_reserve(rb, sizeof(struct iolens_rq), 0) : NULL;

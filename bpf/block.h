@@ -111,13 +111,13 @@ struct iolens_counters {
 #define IOLENS_STALE_NS (60ULL * 1000000000ULL)
 
 /* At most this many rings (and consumer threads) for records. */
-#define IOLENS_RINGS_MAX 16
+#define IOLENS_RINGS_MAX 8
 
 /* Read-only configuration of block.bpf.c, set before load. */
 struct iolens_block_cfg {
 	__u32 ndev;		/* 0 = all devices */
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
-	__u32 nrings;		/* rings in use: CPU c writes to c % nrings */
+	__u32 nrings;		/* rings in use: see ring_reserve() */
 };
 
 #endif

@@ -11,10 +11,6 @@
 struct bpf_map;
 struct bpf_object;
 
-/* Sum of its maps' "memlock" in /proc/self/fdinfo (bpftool's
- * bytes_memlock): 0 if not loaded. */
-__u64 mapmem_of(const struct bpf_object *obj);
-
 /* The maps of an opened object made, with no program loaded, and their
  * memory: what the object takes as configured, where its programs need
  * not (or could not) load.  0 on failure, with errno. */

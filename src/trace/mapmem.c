@@ -34,7 +34,9 @@ __u64 mapmem_of_fd(int fd)
 	return v;
 }
 
-__u64 mapmem_of(const struct bpf_object *obj)
+/* Sum of its maps' "memlock" in /proc/self/fdinfo (bpftool's
+ * bytes_memlock): 0 if not loaded. */
+static __u64 mapmem_of(const struct bpf_object *obj)
 {
 	const struct bpf_map *m;
 	__u64 sum = 0;
