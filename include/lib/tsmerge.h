@@ -12,6 +12,7 @@
 #define IOLENS_TSMERGE_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 #include <linux/types.h>
 
 struct tsmerge;
@@ -20,9 +21,13 @@ struct tsmerge;
 struct tsmerge *tsmerge_new(int nsources);
 void tsmerge_free(struct tsmerge *m);
 
-/* Source `s` (one thread at a time): an item of `n` bytes at time `ts`,
- * copied.  0 or -ENOMEM. */
-int tsmerge_add(struct tsmerge *m, int s, __u64 ts, const char *p, size_t n);
+/* Source `s` (one thread at a time): room for its next item, at least
+ * `need` bytes, written in place (the merging thread gives out the same
+ * memory: no copy); NULL without memory. */
+char *tsmerge_room(struct tsmerge *m, int s, size_t need);
+/* Source `s`: the item of `n` bytes (at most the room asked for) written
+ * at tsmerge_room(), at time `ts`. */
+void tsmerge_commit(struct tsmerge *m, int s, __u64 ts, size_t n);
 /* Hands the items added so far to the merging thread: every later item
  * of `s` has a time after `upto` less the slack (UINT64_MAX: `s` makes no
  * more).  Waits while the items handed over and not given out pass 256
@@ -31,8 +36,14 @@ int tsmerge_add(struct tsmerge *m, int s, __u64 ts, const char *p, size_t n);
  * -ENOMEM. */
 int tsmerge_publish(struct tsmerge *m, int s, __u64 upto);
 
-/* Callback of tsmerge_emit(): one item's bytes; non-zero stops. */
-typedef int (*tsmerge_emit_fn)(void *ctx, const char *p, size_t n);
+/* Items tsmerge_emit() gives out at a time: the most one writev() takes
+ * (Linux's UIO_MAXIOV). */
+#define TSMERGE_BATCH 1024
+
+/* Callback of tsmerge_emit(): `n` items (1..TSMERGE_BATCH) in time order,
+ * an iovec each, ready for writev(); their memory is reused once
+ * tsmerge_emit() returns.  Non-zero stops. */
+typedef int (*tsmerge_emit_fn)(void *ctx, const struct iovec *iov, int n);
 
 /* The merging thread: gives out, in time order, every item handed over
  * whose time is at most the least `upto` of all sources less `slack_ns`.

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "bpf/block.h"
+#include "lib/tsmerge.h"
 
 struct block_trace;
 struct rqfilter;
@@ -18,16 +19,21 @@ typedef int (*block_trace_fn)(void *ctx, const struct iolens_rq *rq);
 /* Called about once a second while running. */
 typedef void (*block_trace_tick_fn)(void *ctx);
 
+/* Where a format callback of block_trace_run_par() writes its line. */
+struct block_trace_out;
+/* Room for the line being made, at least `need` bytes, in the memory the
+ * lines are written out from; NULL without memory. */
+char *block_trace_room(struct block_trace_out *o, size_t need);
 /* block_trace_run_par(): called per completed request in the thread of
- * its ring, with that thread's context; points *out at what it makes of
- * the request (in memory of its own, until its next call) and returns its
- * length, 0 to leave the request out, SIZE_MAX without memory (which
- * ends the run). */
+ * its ring, with that thread's context; writes what it makes of the
+ * request at block_trace_room() and returns its length, 0 to leave the
+ * request out, SIZE_MAX without memory (which ends the run). */
 typedef size_t (*block_trace_format_fn)(void *cctx, const struct iolens_rq *rq,
-					const char **out);
-/* block_trace_run_par(): one request's bytes as formatted, in time order,
- * from one thread; a non-zero return stops the run. */
-typedef int (*block_trace_emit_fn)(void *ctx, const char *p, size_t n);
+					struct block_trace_out *o);
+/* block_trace_run_par(): formatted requests in time order, a batch at a
+ * time from one thread (tsmerge_emit_fn); a non-zero return stops the
+ * run. */
+typedef tsmerge_emit_fn block_trace_emit_fn;
 
 /* The time a request shows at: its completion, or the last event of it
  * seen where the completion was not. */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "lib/tsmerge.h"
 
 /* Handed over and not given out: past this, sources wait. */
@@ -161,29 +162,34 @@ static void hand_over(struct tsmerge *m, struct source *s, __u64 upto, bool set)
 	pthread_mutex_unlock(&m->lock);
 }
 
-int tsmerge_add(struct tsmerge *m, int i, __u64 ts, const char *p, size_t len)
+char *tsmerge_room(struct tsmerge *m, int i, size_t need)
 {
 	struct source *s = &m->src[i];
 	struct chunk *c = s->fill;
 
-	if (c && c->cap - c->used < len)
+	if (c && c->cap - c->used < need)
 		hand_over(m, s, 0, false);
-	if (!s->fill && !(s->fill = chunk_get(m, len)))
-		return -ENOMEM;
+	if (!s->fill && !(s->fill = chunk_get(m, need)))
+		return NULL;
 	c = s->fill;
 	if (c->n == c->icap) {
 		size_t cap = c->icap ? 2 * c->icap : 4096;
 		struct item *it = realloc(c->items, cap * sizeof(*it));
 
 		if (!it)
-			return -ENOMEM;
+			return NULL;
 		c->items = it;
 		c->icap = cap;
 	}
-	memcpy(c->buf + c->used, p, len);
-	c->items[c->n++] = (struct item){ ts, c->used, len };
-	c->used += len;
-	return 0;
+	return c->buf + c->used;
+}
+
+void tsmerge_commit(struct tsmerge *m, int i, __u64 ts, size_t n)
+{
+	struct chunk *c = m->src[i].fill;
+
+	c->items[c->n++] = (struct item){ ts, c->used, n };
+	c->used += n;
 }
 
 int tsmerge_publish(struct tsmerge *m, int i, __u64 upto)
@@ -237,11 +243,12 @@ int tsmerge_emit(struct tsmerge *m, __u64 slack_ns, tsmerge_emit_fn emit,
 {
 	__u64 limit = take(m);
 	struct chunk *done = NULL;
-	int rc = 0;
+	struct iovec iov[TSMERGE_BATCH];
+	int n = 0, rc = 0;
 
 	if (limit != UINT64_MAX)
 		limit = limit > slack_ns ? limit - slack_ns : 0;
-	while (!rc) {
+	for (;;) {
 		struct source *best = NULL;
 		struct item *bi = NULL;
 
@@ -254,10 +261,17 @@ int tsmerge_emit(struct tsmerge *m, __u64 slack_ns, tsmerge_emit_fn emit,
 				best = &m->src[i];
 			}
 		}
-		if (!bi)
+		if (bi) {
+			iov[n++] = (struct iovec){ best->mhead->buf + bi->off, bi->len };
+			best->mhead->pos++;
+		}
+		/* The chunks in `done` are still whole until given back. */
+		if (n && (!bi || n == TSMERGE_BATCH)) {
+			rc = emit(ctx, iov, n);
+			n = 0;
+		}
+		if (!bi || rc)
 			break;
-		rc = emit(ctx, best->mhead->buf + bi->off, bi->len);
-		best->mhead->pos++;
 	}
 	pthread_mutex_lock(&m->lock);
 	while (done) {

@@ -45,10 +45,15 @@
 
 struct block_trace;
 
+struct block_trace_out {
+	struct tsmerge *merge;
+	int idx;		/* the consumer's: its source in merge */
+};
+
 /* A thread draining one ring (block_trace_run_par()). */
 struct consumer {
 	struct block_trace *bt;
-	int idx;
+	struct block_trace_out out;
 	struct ring_buffer *rb;
 	void *ctx;
 	int err;		/* read by the main thread: atomic */
@@ -234,16 +239,22 @@ static int on_event(void *ctx, void *data, size_t size)
 	return bt->stop;
 }
 
+char *block_trace_room(struct block_trace_out *o, size_t need)
+{
+	return tsmerge_room(o->merge, o->idx, need);
+}
+
 /* A request of consumer c's ring: formatted into its stream, an item at
  * the time it shows. */
 static int format_one(struct consumer *c, const struct iolens_rq *rq)
 {
-	const char *line;
-	size_t n = c->bt->format(c->ctx, rq, &line);
+	size_t n = c->bt->format(c->ctx, rq, &c->out);
 
 	if (n == SIZE_MAX)
 		return -ENOMEM;
-	return n ? tsmerge_add(c->bt->merge, c->idx, block_rq_time(rq), line, n) : 0;
+	if (n)
+		tsmerge_commit(c->out.merge, c->out.idx, block_rq_time(rq), n);
+	return 0;
 }
 
 static int on_event_par(void *ctx, void *data, size_t size)
@@ -332,7 +343,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		struct consumer *c = &bt->cons[i];
 
 		c->bt = bt;
-		c->idx = i;
+		c->out.idx = i;
 		c->rb = ring_buffer__new(bt->ring_fd[i], on_event_par, c, NULL);
 		if (!c->rb)
 			break;
@@ -476,7 +487,7 @@ static void *consume(void *arg)
 		}
 		/* Everything stamped before t is read (less the slack), unless
 		 * the batch was cut: then only what came before it. */
-		if (tsmerge_publish(bt->merge, c->idx, n == -EAGAIN ? c->batch_ts : t))
+		if (tsmerge_publish(bt->merge, c->out.idx, n == -EAGAIN ? c->batch_ts : t))
 			break;
 		if (n == -EAGAIN)
 			continue;
@@ -485,7 +496,7 @@ static void *consume(void *arg)
 		nanosleep(&(struct timespec){ .tv_nsec = n >= BUSY_RECORDS ? 2000000 : 20000000 },
 			  NULL);
 	}
-	if (tsmerge_publish(bt->merge, c->idx, UINT64_MAX) && !c->err)
+	if (tsmerge_publish(bt->merge, c->out.idx, UINT64_MAX) && !c->err)
 		__atomic_store_n(&c->err, -ENOMEM, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&bt->done, 1, __ATOMIC_RELEASE);
 	return NULL;
@@ -509,6 +520,7 @@ int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
 		err = -ENOMEM;
 	for (int i = 0; i < bt->nrings && !err; i++) {
 		bt->cons[i].ctx = cctx[i];
+		bt->cons[i].out.merge = bt->merge;
 		if (pthread_create(&bt->cons[i].thread, NULL, consume, &bt->cons[i]))
 			err = -EAGAIN;
 		else

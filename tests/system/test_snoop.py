@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from conftest import (SUBMIT_CTX, DirectIO, diskstats, json_lines, my_comm, run,
-                      thread_id, wait_idle)
+from conftest import (IOLENS, SUBMIT_CTX, DirectIO, diskstats, json_lines, my_comm,
+                      run, thread_id, wait_idle)
 
 KIB = 1024
 
@@ -187,6 +187,40 @@ def test_snoop_consumers_merge_lines_in_time_order(iolens, loop, tracer):
     times = [r["time_s"] for r in recs if r["status"] != "unseen"]
     back = max(a - b for a, b in zip(times, times[1:]))
     assert back < 0.001, "lines out of time order by %.3f ms" % (back * 1e3)
+
+
+def test_snoop_count_stops_at_the_nth_line(iolens, loop):
+    """-n N: the first N requests in time order, then snoop ends itself."""
+    p = subprocess.Popen([IOLENS, "snoop", "-j", "-n", "5", "-d", loop.name],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "Tracing" in p.stderr.readline()
+        done = do_workload(loop)
+        out, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    recs, summary = json_lines(out)
+    assert p.returncode == 0, err
+    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done[:5]
+    assert summary["requests"] == 5 and "5 requests shown" in err
+
+
+def test_snoop_output_that_cannot_be_written(iolens, loop):
+    """Lines that cannot be written end the run with one line saying why
+    and exit 1, not a silent loss."""
+    with open("/dev/full", "w") as full:
+        p = subprocess.Popen([IOLENS, "snoop", "-j", "-d", loop.name],
+                             stdout=full, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "Tracing" in p.stderr.readline()
+        do_workload(loop)
+        err = p.communicate(timeout=30)[1]
+    finally:
+        p.kill()
+    assert p.returncode == 1, err
+    assert err.splitlines()[0] == \
+        "iolens snoop: cannot write the output: No space left on device"
+    assert "0 requests shown" in err
 
 
 def test_snoop_usage_errors(iolens):
