@@ -41,9 +41,9 @@ int tsmerge_publish(struct tsmerge *m, int s, __u64 upto);
 #define TSMERGE_BATCH 1024
 
 /* Callback of tsmerge_emit(): `n` items (1..TSMERGE_BATCH) in time order,
- * an iovec each, ready for writev(); their memory is reused once
- * tsmerge_emit() returns.  Non-zero stops. */
-typedef int (*tsmerge_emit_fn)(void *ctx, const struct iovec *iov, int n);
+ * an iovec each, ready for writev() (the callback's to change); their
+ * memory is reused once tsmerge_emit() returns.  Non-zero stops. */
+typedef int (*tsmerge_emit_fn)(void *ctx, struct iovec *iov, int n);
 
 /* The merging thread: gives out, in time order, every item handed over
  * whose time is at most the least `upto` of all sources less `slack_ns`.

@@ -95,40 +95,24 @@ static size_t format_rq(void *ctx, const struct iolens_rq *rq,
 }
 
 /* All of iov to fd, though writev() may write less (to a pipe, or when a
- * signal comes).  0, or -1 with errno. */
-static int writev_all(int fd, const struct iovec *iov, int n)
+ * signal comes): iov is moved past what went out.  0, or -1 with errno. */
+static int writev_all(int fd, struct iovec *iov, int n)
 {
 	while (n > 0) {
 		ssize_t w = writev(fd, iov, n);
-		const char *p;
-		size_t left;
 
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0) {
-			if (w < 0 && errno == EINTR)
-				continue;
 			errno = w ? errno : EIO;
 			return -1;
 		}
 		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
 			w -= iov->iov_len;
-		if (!w)
-			continue;
-		/* Part of a line went out: the rest of it alone. */
-		p = (const char *)iov->iov_base + w;
-		left = iov->iov_len - w;
-		while (left) {
-			w = write(fd, p, left);
-			if (w <= 0) {
-				if (w < 0 && errno == EINTR)
-					continue;
-				errno = w ? errno : EIO;
-				return -1;
-			}
-			p += w;
-			left -= w;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= w;
 		}
-		iov++;
-		n--;
 	}
 	return 0;
 }
@@ -136,7 +120,7 @@ static int writev_all(int fd, const struct iovec *iov, int n)
 /* The lines in time order, from one thread, written from where they were
  * made: at 500k lines a second, copying them into stdio's buffer first
  * was a fifth of this thread's time. */
-static int emit_lines(void *ctx, const struct iovec *iov, int n)
+static int emit_lines(void *ctx, struct iovec *iov, int n)
 {
 	struct snoop *s = ctx;
 	int stop = 0;

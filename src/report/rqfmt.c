@@ -74,9 +74,10 @@ void rqfmt_header(FILE *f, enum rqfmt_mode mode)
  * short names) fit in LINE_FIXED, and a string of n bytes takes at most
  * 6n + 2 (JSON's \u00XX escapes).
  *
- * Each helper takes where to write and returns where it ended, and all
- * are inlined: a position kept in memory behind a pointer was reloaded
- * after every call, and the calls were a third of a line's time.
+ * Each helper takes where to write and returns where it ended, and most
+ * are inlined: with the position kept in memory behind a pointer, reloaded
+ * after every call, and numbers in 64-bit pairs, a JSON line took 240 ns
+ * here; now 120.
  */
 #define LINE_FIXED	1024
 #define INLINE		static inline __attribute__((always_inline))

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -221,6 +222,33 @@ def test_snoop_output_that_cannot_be_written(iolens, loop):
     assert err.splitlines()[0] == \
         "iolens snoop: cannot write the output: No space left on device"
     assert "0 requests shown" in err
+
+
+def test_snoop_lines_whole_through_a_blocked_pipe(iolens, loop):
+    """Lines go out a thousand at a time with writev(); into a pipe nobody
+    reads, writev() blocks, and the SIGINT that ends snoop cuts it short
+    mid-line.  Every line still comes out whole, each request once."""
+    p = subprocess.Popen([IOLENS, "snoop", "-j", "-d", loop.name],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert b"Tracing" in p.stderr.readline()
+        before = loop.diskstats()
+        subprocess.run(["fio", "--name=pipe", "--filename=" + loop.dev,
+                        "--rw=randread", "--bs=4k", "--direct=1", "--size=16M",
+                        "--ioengine=io_uring", "--iodepth=16",
+                        "--number_ios=20000"], check=True, capture_output=True)
+        wait_idle(loop)
+        reads = loop.diskstats()["r_ios"] - before["r_ios"]
+        # 20,000 lines of 400 bytes are far past what a pipe holds.
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 0, err
+    recs, summary = json_lines(out.decode())
+    assert len(recs) == reads == summary["requests"] and summary["lost"] == 0
+    assert len({(r["ts_start"], r["sector"]) for r in recs}) == len(recs)
 
 
 def test_snoop_usage_errors(iolens):

@@ -21,7 +21,7 @@ struct seen {
 	int stop_after;		/* batches; 0: never stop */
 };
 
-static int collect(void *ctx, const struct iovec *iov, int n)
+static int collect(void *ctx, struct iovec *iov, int n)
 {
 	struct seen *s = ctx;
 
@@ -83,7 +83,7 @@ struct sequence {
 	size_t big;
 };
 
-static int check_sequence(void *ctx, const struct iovec *iov, int n)
+static int check_sequence(void *ctx, struct iovec *iov, int n)
 {
 	struct sequence *q = ctx;
 
