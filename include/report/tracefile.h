@@ -82,16 +82,18 @@ struct trace_item {
 struct trace_writer;
 struct trace_reader;
 
-/* NULL on failure with a message in err. */
+/* Compressed by `workers` threads (lib/gzpar.h); NULL on failure with a
+ * message in err. */
 struct trace_writer *trace_create(const char *path, const struct trace_header *h,
-				  char *err, size_t errlen);
+				  int workers, char *err, size_t errlen);
 int trace_write_device(struct trace_writer *w, const struct trace_device *d);
 int trace_write_cgroup(struct trace_writer *w, const struct trace_cgroup *c);
 int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq);
 int trace_write_lost(struct trace_writer *w, __u64 lost);
-/* Closes the block being gathered and pushes it through zlib to the file
- * (a sync flush): a writer killed after this leaves every record written
- * so far readable.  0, or -1 (the error comes with trace_finish). */
+/* Closes the block being gathered and waits until it and all before it
+ * are compressed and written to the file: a writer killed after this
+ * leaves every record written so far readable.  0, or -1 (the error comes
+ * with trace_finish). */
 int trace_sync(struct trace_writer *w);
 /* Writes END and closes; 0 on success, -1 (message in err) on failure. */
 int trace_finish(struct trace_writer *w, const struct trace_end *end,

@@ -233,7 +233,7 @@ int cmd_record(int argc, char **argv)
 	r->bt = block_trace_start("record", devs, r->filter.ndev, 0);
 	if (!r->bt)
 		goto out;
-	r->w = trace_create(path, &h, err, sizeof(err));
+	r->w = trace_create(path, &h, block_trace_nconsumers(), err, sizeof(err));
 	if (!r->w) {
 		fprintf(stderr, "iolens record: %s\n", err);
 		goto out;

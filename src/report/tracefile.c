@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include "lib/gzpar.h"
 #include "report/tracefile.h"
 
 #define MAGIC_LEN	8
@@ -205,7 +206,7 @@ static const char *gz_msg(gzFile f, int *errnum)
 /* ---- writer ---- */
 
 struct trace_writer {
-	gzFile f;
+	struct gzpar *f;
 	__u64 requests;
 	size_t n;			/* bytes of records in blk */
 	unsigned char blk[BLOCK_MAX];
@@ -224,9 +225,8 @@ static int flush_block(struct trace_writer *w)
 		return 0;
 	put_u32(&b, w->n);
 	put_u32(&b, crc32(0, w->blk, w->n));
-	if (gzwrite(w->f, hdr, sizeof(hdr)) != sizeof(hdr) ||
-	    gzwrite(w->f, w->blk, w->n) != (int)w->n) {
-		set_err(w->err, sizeof(w->err), "%s", gz_msg(w->f, NULL));
+	if (gzpar_write(w->f, hdr, sizeof(hdr)) || gzpar_write(w->f, w->blk, w->n)) {
+		set_err(w->err, sizeof(w->err), "%s", gzpar_error(w->f));
 		return -1;
 	}
 	w->n = 0;
@@ -253,11 +253,12 @@ static int write_rec(struct trace_writer *w, enum trace_rec_type type,
 }
 
 struct trace_writer *trace_create(const char *path, const struct trace_header *h,
-				  char *err, size_t errlen)
+				  int workers, char *err, size_t errlen)
 {
 	unsigned char p[MAGIC_LEN + 4], hp[HEADER_LEN];
 	struct buf b = { p };
 	struct trace_writer *w;
+	char cerr[160];
 
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -266,15 +267,12 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	}
 	/* Level 1: recording must keep up with the ring buffer; the ratio
 	 * hardly improves at higher levels for these records anyway. */
-	errno = 0;
-	w->f = gzopen(path, "wb1");
+	w->f = gzpar_open(path, 1, workers);
 	if (!w->f) {
-		set_err(err, errlen, "cannot create %s: %s", path,
-			errno ? strerror(errno) : "out of memory");
+		set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
 		free(w);
 		return NULL;
 	}
-	gzbuffer(w->f, 128 * 1024);
 
 	/* Magic and version, then the HEADER record in a block of its own. */
 	memcpy(b.p, IOLENS_TRACE_MAGIC, MAGIC_LEN);
@@ -286,11 +284,10 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	put_str(&b, h->tool, sizeof(h->tool));
 	put_u64(&b, h->mono_ns);
 	put_u64(&b, h->real_ns);
-	if (gzwrite(w->f, p, sizeof(p)) != sizeof(p) ||
+	if (gzpar_write(w->f, p, sizeof(p)) ||
 	    write_rec(w, TRACE_REC_HEADER, hp, sizeof(hp)) || flush_block(w)) {
-		set_err(err, errlen, "cannot write %s: %s", path,
-			gz_msg(w->f, NULL));
-		gzclose(w->f);
+		set_err(err, errlen, "cannot write %s: %s", path, gzpar_error(w->f));
+		gzpar_close(w->f, cerr, sizeof(cerr));
 		free(w);
 		return NULL;
 	}
@@ -344,16 +341,11 @@ int trace_write_lost(struct trace_writer *w, __u64 lost)
 
 int trace_sync(struct trace_writer *w)
 {
-	int zerr;
-
-	if (flush_block(w))
-		return -1;
-	/* Z_SYNC_FLUSH keeps the dictionary: a few bytes per call, once a
-	 * second at most, against up to gzbuffer's 128 KiB plus deflate's
-	 * window lost to a SIGKILL or a crash. */
-	zerr = gzflush(w->f, Z_SYNC_FLUSH);
-	if (zerr != Z_OK) {
-		set_err(w->err, sizeof(w->err), "%s", gz_msg(w->f, NULL));
+	/* A sync flush of the unit being filled: a few bytes and a fresh
+	 * dictionary once a second, against up to 256 KiB lost to a SIGKILL
+	 * or a crash. */
+	if (flush_block(w) || gzpar_flush(w->f)) {
+		set_err(w->err, sizeof(w->err), "%s", gzpar_error(w->f));
 		return -1;
 	}
 	return 0;
@@ -364,7 +356,8 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 {
 	unsigned char p[END_LEN];
 	struct buf b = { p };
-	int ret, zerr;
+	char cerr[160];
+	int ret;
 
 	put_u64(&b, end->mono_ns);
 	/* The writer's own count, not the caller's: the reader checks it
@@ -374,13 +367,9 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 	put_u64(&b, end->untracked);
 	ret = write_rec(w, TRACE_REC_END, p, sizeof(p)) || flush_block(w) ? -1 : 0;
 
-	/* gzclose() flushes: a full disk may only show up here. */
-	errno = 0;
-	zerr = gzclose(w->f);
-	if (!ret && zerr != Z_OK) {
-		set_err(w->err, sizeof(w->err), "%s",
-			zerr == Z_ERRNO && errno ? strerror(errno) :
-			zerr == Z_BUF_ERROR ? "incomplete write" : zError(zerr));
+	/* The last members are written here: a full disk may only show now. */
+	if (gzpar_close(w->f, cerr, sizeof(cerr)) && !ret) {
+		set_err(w->err, sizeof(w->err), "%s", cerr);
 		ret = -1;
 	}
 	if (ret)

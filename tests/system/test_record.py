@@ -15,7 +15,7 @@ import zlib
 
 import pytest
 
-from conftest import OWN, TMPFS, json_lines, run, wait_idle
+from conftest import IOLENS, OWN, TMPFS, json_lines, run, wait_idle
 from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
 from tracegen import REC, synthetic_trace
 
@@ -225,6 +225,39 @@ def test_record_killed_keeps_what_it_wrote(iolens, loop, tracer, tmp_path):
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "truncated" in r.stderr, r.stderr
     assert len(r.stdout.splitlines()) == ios + 1  # the CSV header
+
+
+def test_record_disk_full(iolens, loop, tracer, tmp_path):
+    """The file system fills up while recording: record ends by itself
+    with one line naming the file and the reason, and exits 1; what it
+    wrote before still reads."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(mnt)],
+                   check=True)
+    try:
+        path = str(mnt / "full.iol")
+        p = subprocess.Popen([IOLENS, "record", "-o", path, "-d", loop.name],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        try:
+            assert "Recording" in p.stderr.readline()
+            # 4 KiB reads of 64 MiB in random order: 16,384 requests,
+            # some 500 KB of trace, which 128 KiB cannot hold.
+            subprocess.run(["fio", "--name=full", "--filename=" + loop.dev,
+                            "--direct=1", "--rw=randread", "--bs=4k",
+                            "--ioengine=io_uring", "--iodepth=8", "--size=64M",
+                            "--output-format=terse"],
+                           check=True, stdout=subprocess.DEVNULL)
+            err = p.communicate(timeout=30)[1]
+        finally:
+            p.kill()
+        assert p.returncode == 1, err
+        assert err.splitlines() == [
+            "iolens record: writing %s failed: write: No space left on device" % path]
+        assert 0 < verified_requests(open(path, "rb").read()) < 16384
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
 
 
 def test_report_perfetto_lanes_and_counter(iolens, tmp_path):

@@ -111,7 +111,7 @@ static const struct trace_end end_rec = {
 static void write_sample(const char *path, unsigned int nrq)
 {
 	char err[256];
-	struct trace_writer *w = trace_create(path, &hdr, err, sizeof(err));
+	struct trace_writer *w = trace_create(path, &hdr, 3, err, sizeof(err));
 	struct trace_end end = end_rec;
 
 	assert_non_null(w);
@@ -263,7 +263,7 @@ static void test_long_strings(void **state)
 	memset(d.name, 'd', sizeof(d.name));
 	memset(cg.path, 'p', sizeof(cg.path));
 	memset(rq.comm, 'c', sizeof(rq.comm));
-	w = trace_create(f->path[0], &h, err, sizeof(err));
+	w = trace_create(f->path[0], &h, 1, err, sizeof(err));
 	assert_non_null(w);
 	assert_int_equal(trace_write_device(w, &d), 0);
 	assert_int_equal(trace_write_cgroup(w, &cg), 0);
@@ -680,7 +680,7 @@ static void test_create_fails(void **state)
 	char err[256] = "";
 
 	(void)state;
-	w = trace_create("/nonexistent/dir/trace.iol", &hdr, err, sizeof(err));
+	w = trace_create("/nonexistent/dir/trace.iol", &hdr, 2, err, sizeof(err));
 	assert_null(w);
 	assert_non_null(strstr(err, "/nonexistent/dir/trace.iol"));
 }
