@@ -15,8 +15,11 @@ biosnoop, is tried too and reported as it fares (it needs kprobes or fentry).
 
 Then the highest rate this machine gives: iolens load, io_uring, 2 jobs at
 queue depth 64 (about 500k requests/s on a tmpfs loop device), traced by
-`snoop -j` writing to a file on tmpfs and by `record`: requests lost, and
-the tracer's CPU per request.
+`snoop -j` writing to a file on tmpfs and by `record`, alternating, --rounds
+times: requests lost, and the tracer's CPU per request (median and range:
+on a VM whose freed memory goes back to the host, the kernel's first touch
+of a page costs a fault in the host, and snoop writes 250 MB/s of fresh
+page cache).
 
 usage: tools/bench_trace.py [--rounds N] [--runtime SECS] [--iolens PATH]
 Needs root, fio, bpftool; tools/install-deps.sh bench installs them.
@@ -87,31 +90,50 @@ def load_rate(iolens, dev, runtime):
     return json.loads(out)["jobs"][0]["read"]["iops"]
 
 
-def max_rate(iolens, dev, backing, runtime):
+def max_rate_once(iolens, dev, backing, runtime, what, cmd):
     """(requests/s, lost, CPU us per request, of it the main thread's) of
-    snoop -j to a file and of record, at iolens load's highest rate.  snoop's
-    main thread writes the merged lines; its other threads format them."""
+    one tracer at iolens load's highest rate."""
     name = os.path.basename(dev)
+    out = open(backing + ".max.json", "w")
+    p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stderr.readline()
+        r0, cpu0 = diskstats_reads(name), cpu_seconds(p.pid)
+        main0 = cpu_seconds(p.pid, main_only=True)
+        iops = load_rate(iolens, dev, runtime)
+        r1, cpu1 = diskstats_reads(name), cpu_seconds(p.pid)
+        main1 = cpu_seconds(p.pid, main_only=True)
+        lost = stop_tracer(p)
+    finally:
+        out.close()
+        for f in (backing + ".max.json", backing + ".max.iol"):
+            if os.path.exists(f):
+                os.unlink(f)
+    print("max rate %-16s %.0f req/s, %d lost, %.2f us/req, main %.2f" % (
+        what, iops, lost, (cpu1 - cpu0) * 1e6 / (r1 - r0),
+        (main1 - main0) * 1e6 / (r1 - r0)), file=sys.stderr)
+    return (iops, lost, (cpu1 - cpu0) * 1e6 / (r1 - r0),
+            (main1 - main0) * 1e6 / (r1 - r0))
+
+
+def max_rate(iolens, dev, backing, runtime, rounds):
+    """Per tracer: medians over the rounds of requests/s and CPU, the
+    range of the CPU, and lost records summed.  snoop's main thread writes
+    the merged lines; its other threads format them.  record's main thread
+    drains the ring; other threads compress."""
+    name = os.path.basename(dev)
+    tracers = (("snoop -j > file", [iolens, "snoop", "-j", "-d", name]),
+               ("record", [iolens, "record", "-o", backing + ".max.iol", "-d", name]))
+    runs = {what: [] for what, _ in tracers}
+    for _ in range(rounds):
+        for what, cmd in tracers:
+            runs[what].append(max_rate_once(iolens, dev, backing, runtime, what, cmd))
     rows = []
-    for what, cmd in (("snoop -j > file", [iolens, "snoop", "-j", "-d", name]),
-                      ("record", [iolens, "record", "-o", backing + ".max.iol", "-d", name])):
-        out = open(backing + ".max.json", "w")
-        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
-        try:
-            assert p.stderr.readline()
-            r0, cpu0 = diskstats_reads(name), cpu_seconds(p.pid)
-            main0 = cpu_seconds(p.pid, main_only=True)
-            iops = load_rate(iolens, dev, runtime)
-            r1, cpu1 = diskstats_reads(name), cpu_seconds(p.pid)
-            main1 = cpu_seconds(p.pid, main_only=True)
-            lost = stop_tracer(p)
-        finally:
-            out.close()
-            for f in (backing + ".max.json", backing + ".max.iol"):
-                if os.path.exists(f):
-                    os.unlink(f)
-        rows.append((what, iops, lost, (cpu1 - cpu0) * 1e6 / (r1 - r0),
-                     (main1 - main0) * 1e6 / (r1 - r0)))
+    for what, _ in tracers:
+        rs = runs[what]
+        rows.append((what, statistics.median(r[0] for r in rs), sum(r[1] for r in rs),
+                     statistics.median(r[2] for r in rs), min(r[2] for r in rs),
+                     max(r[2] for r in rs), statistics.median(r[3] for r in rs)))
     return rows
 
 
@@ -131,7 +153,7 @@ def main():
         finally:
             if os.path.exists(trace_file):
                 os.unlink(trace_file)
-        fastest = max_rate(args.iolens, dev, backing, args.runtime)
+        fastest = max_rate(args.iolens, dev, backing, args.runtime, args.rounds)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
     print(workload_line(args.rounds, args.runtime))
@@ -145,11 +167,14 @@ def main():
             sum(r["lost"] for r in results[m])))
     print("| libbpf-tools biosnoop | %s |" % try_biosnoop())
     print()
-    print("At the highest rate: iolens load, io_uring, 2 jobs, QD 64, %d s" % args.runtime)
-    print("| tracer | requests/s | lost records | tracer CPU us/request | of it the main thread |")
-    print("|---|---|---|---|---|")
-    for what, iops, lost, cpu, main in fastest:
-        print("| iolens %s | %.0f | %d | %.2f | %.2f |" % (what, iops, lost, cpu, main))
+    print("At the highest rate: iolens load, io_uring, 2 jobs, QD 64; %d rounds of %d s, "
+          "medians" % (args.rounds, args.runtime))
+    print("| tracer | requests/s | lost records | tracer CPU us/request | its range | "
+          "of it the main thread |")
+    print("|---|---|---|---|---|---|")
+    for what, iops, lost, cpu, lo, hi, main in fastest:
+        print("| iolens %s | %.0f | %d | %.2f | %.2f–%.2f | %.2f |" % (
+            what, iops, lost, cpu, lo, hi, main))
 
 
 if __name__ == "__main__":
