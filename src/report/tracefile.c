@@ -367,7 +367,7 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 	put_u64(&b, end->untracked);
 	ret = write_rec(w, TRACE_REC_END, p, sizeof(p)) || flush_block(w) ? -1 : 0;
 
-	/* The last members are written here: a full disk may only show now. */
+	/* The last pieces are written here: a full disk may only show now. */
 	if (gzpar_close(w->f, cerr, sizeof(cerr)) && !ret) {
 		set_err(w->err, sizeof(w->err), "%s", cerr);
 		ret = -1;
