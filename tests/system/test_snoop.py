@@ -226,8 +226,9 @@ def test_snoop_output_that_cannot_be_written(iolens, loop):
 
 def test_snoop_lines_whole_through_a_blocked_pipe(iolens, loop):
     """Lines go out a thousand at a time with writev(); into a pipe nobody
-    reads, writev() blocks, and the SIGINT that ends snoop cuts it short
-    mid-line.  Every line still comes out whole, each request once."""
+    reads, writev() blocks, and the SIGINT that ends snoop may cut it short
+    mid-line (SA_RESTART restarts only a write that wrote nothing).  Every
+    line still comes out whole, each request once."""
     p = subprocess.Popen([IOLENS, "snoop", "-j", "-d", loop.name],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
