@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "lib/clock.h"
 #include "trace/block_trace.h"
@@ -14,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lib/devices.h"
+#include "lib/fdwrite.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -94,29 +94,6 @@ static size_t format_rq(void *ctx, const struct iolens_rq *rq,
 	return rqfmt_format(buf, s->mode, rq, &n, s->t0);
 }
 
-/* All of iov to fd, though writev() may write less (to a pipe, or when a
- * signal comes): iov is moved past what went out.  0, or -1 with errno. */
-static int writev_all(int fd, struct iovec *iov, int n)
-{
-	while (n > 0) {
-		ssize_t w = writev(fd, iov, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			errno = w ? errno : EIO;
-			return -1;
-		}
-		for (; n && (size_t)w >= iov->iov_len; iov++, n--)
-			w -= iov->iov_len;
-		if (n) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= w;
-		}
-	}
-	return 0;
-}
-
 /* The lines in time order, from one thread, written from where they were
  * made: at 500k lines a second, copying them into stdio's buffer first
  * was a fifth of this thread's time. */
@@ -129,7 +106,7 @@ static int emit_lines(void *ctx, struct iovec *iov, int n)
 		n = s->max - s->shown;
 		stop = 1;
 	}
-	if (writev_all(STDOUT_FILENO, iov, n)) {
+	if (fd_writev_all(STDOUT_FILENO, iov, n)) {
 		s->write_err = errno;
 		return 1;
 	}

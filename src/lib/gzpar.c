@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "lib/fdwrite.h"
 #include "lib/gzpar.h"
 
 /* Big enough that a member's 18 bytes and its fresh dictionary cost
@@ -100,21 +101,6 @@ static int compress_unit(z_stream *z, struct unit *u)
 	return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w ? -errno : -EIO;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 /* Under the lock, by one worker at a time: the units whose turn came.
  * The lock is let go while each is written. */
 static void write_ready(struct gzpar *g)
@@ -127,11 +113,11 @@ static void write_ready(struct gzpar *g)
 		err = 0;
 		if (!has_failed(g)) {
 			pthread_mutex_unlock(&g->lock);
-			err = write_all(g->fd, u->out, u->outn);
+			err = fd_write_all(g->fd, u->out, u->outn) ? errno : 0;
 			pthread_mutex_lock(&g->lock);
 		}
 		if (err)
-			fail(g, "write", -err);
+			fail(g, "write", err);
 		g->crc = crc32_combine(g->crc, u->crc, u->n);
 		g->size += u->n;
 		u->state = UNIT_FREE;
@@ -218,8 +204,8 @@ struct gzpar *gzpar_open(const char *path, int level, int workers)
 		goto fail;
 	}
 	/* The member's header: deflate, no name, no time, Unix. */
-	err = -write_all(g->fd, (const unsigned char *)"\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
-	if (err) {
+	if (fd_write_all(g->fd, "\x1f\x8b\x08\0\0\0\0\0\0\x03", 10)) {
+		err = errno;
 		close(g->fd);
 		goto fail;
 	}
@@ -288,7 +274,7 @@ int gzpar_flush(struct gzpar *g)
 
 int gzpar_close(struct gzpar *g, char *errbuf, size_t errlen)
 {
-	int ret, err;
+	int ret;
 
 	gzpar_flush(g);
 	pthread_mutex_lock(&g->lock);
@@ -306,9 +292,8 @@ int gzpar_close(struct gzpar *g, char *errbuf, size_t errlen)
 			end[2 + i] = g->crc >> (8 * i);
 			end[6 + i] = g->size >> (8 * i);
 		}
-		err = -write_all(g->fd, end, sizeof(end));
-		if (err)
-			fail(g, "write", err);
+		if (fd_write_all(g->fd, end, sizeof(end)))
+			fail(g, "write", errno);
 	}
 	/* close() may be the first to see a full disk (NFS). */
 	if (close(g->fd) && !has_failed(g))

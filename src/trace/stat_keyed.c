@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "lib/vec.h"
 #include "trace/stat_keyed.h"
 
 /* A split histogram and its per-map counts at the last read. */
@@ -60,17 +61,13 @@ static struct keyed *keyed_get(struct keyed_set *ks,
 			hi = mid;
 	}
 	k = calloc(1, sizeof(*k));
-	v = realloc(ks->keyed, (ks->nkeyed + 1) * sizeof(*v));
-	if (!k || !v) {
+	if (!k || !vec_add(&ks->keyed, &ks->nkeyed, sizeof(*ks->keyed))) {
 		free(k);
-		if (v)
-			ks->keyed = v;
 		return NULL;
 	}
-	ks->keyed = v;
-	memmove(v + lo + 1, v + lo, (ks->nkeyed - lo) * sizeof(*v));
+	v = ks->keyed;
+	memmove(v + lo + 1, v + lo, (ks->nkeyed - 1 - lo) * sizeof(*v));
 	v[lo] = k;
-	ks->nkeyed++;
 	k->out.key = *key;
 	return k;
 }
