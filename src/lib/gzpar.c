@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A gzip file compressed by worker threads, members in order (lib/gzpar.h). */
+/* A gzip file compressed by worker threads, its pieces written in order
+ * (lib/gzpar.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

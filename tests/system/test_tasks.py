@@ -320,6 +320,21 @@ def _check_leader(s, child):
     assert s["cgroup"] == os.stat("/sys/fs/cgroup" + rel).st_ino
 
 
+def suspended_ns():
+    """CLOCK_BOOTTIME less CLOCK_MONOTONIC (the time suspended), and how far
+    off it may be: the boot clock read between two monotonic reads, the
+    tightest of a few tries.  A TCG guest paused 3.8 ms between two
+    plain reads, which then passed for suspend."""
+    best = None
+    for _ in range(20):
+        m0 = time.monotonic_ns()
+        b = time.clock_gettime_ns(time.CLOCK_BOOTTIME)
+        m1 = time.monotonic_ns()
+        if best is None or m1 - m0 < best[1]:
+            best = (max(b - m1, 0), m1 - m0)
+    return best
+
+
 @pytest.mark.parametrize("source", ["iter", "proc"])
 def test_identity(probe, child, source):
     p = probe(source, syscalls=False)
@@ -331,9 +346,8 @@ def test_identity(probe, child, source):
     with open("/proc/%d/stat" % child.pid) as f:
         ticks = int(f.read().rsplit(")", 1)[1].split()[19])
     hz = os.sysconf("SC_CLK_TCK")
-    mono = time.monotonic_ns()
-    susp = max(time.clock_gettime_ns(time.CLOCK_BOOTTIME) - mono, 0)
-    assert abs(s["start_ns"] - (ticks * 10**9 // hz - susp)) <= 10**9 // hz + 10**6
+    susp, err = suspended_ns()
+    assert abs(s["start_ns"] - (ticks * 10**9 // hz - susp)) <= 10**9 // hz + 10**6 + err
     k = p.ask(2)			# kthreadd
     assert k["flags_and"] & TASK_KTHREAD
 
