@@ -151,6 +151,16 @@ def snoop_fio_reads(loop, tracer, *fio_args):
     return recs, summary, fio_ios, after["r_ios"] - before["r_ios"]
 
 
+def assert_each_request_once(recs):
+    """No request twice.  Not told apart by start and sector alone: since
+    6.9 requests submitted under one plug share its cached start time
+    (blk_time_get_ns()), and a job's next loop may read a sector again in
+    the same batch."""
+    keys = {(r["tid"], r["ts_start"], r["ts_issue"], r["ts_complete"], r["sector"])
+            for r in recs}
+    assert len(keys) == len(recs)
+
+
 def test_snoop_queue_depth_matches_fio(iolens, loop, tracer, tmp_path):
     """Concurrent I/O: every request fio counted is there once, and the
     in-flight count at issue never exceeds fio's iodepth."""
@@ -182,7 +192,7 @@ def test_snoop_consumers_merge_lines_in_time_order(iolens, loop, tracer):
     assert fio_ios == 32768 and summary["lost"] == 0
     assert reads == len(recs) == summary["requests"]
     assert len([r for r in recs if r["comm"] == "fio"]) == fio_ios
-    assert len({(r["ts_start"], r["sector"]) for r in recs}) == len(recs)
+    assert_each_request_once(recs)
     # A completion is stamped just before its record is reserved: two
     # CPUs may swap places in one ring by microseconds, never more.
     times = [r["time_s"] for r in recs if r["status"] != "unseen"]
@@ -249,7 +259,7 @@ def test_snoop_lines_whole_through_a_blocked_pipe(iolens, loop):
     assert p.returncode == 0, err
     recs, summary = json_lines(out.decode())
     assert len(recs) == reads == summary["requests"] and summary["lost"] == 0
-    assert len({(r["ts_start"], r["sector"]) for r in recs}) == len(recs)
+    assert_each_request_once(recs)
 
 
 def test_snoop_usage_errors(iolens):
@@ -276,34 +286,52 @@ def test_snoop_usage_errors(iolens):
 def test_snoop_requests_in_flight_at_attach(iolens, loop, tracer):
     """Attaching under load: requests whose issue was not seen (in flight
     before the hooks were attached) complete with their start and issue
-    shown as unknown, never guessed."""
+    shown as unknown, never guessed.
+
+    Whether a request is in flight as the hooks attach is a race the test
+    can only make likely: on this fast device even fio at iodepth 16
+    leaves the queue empty now and then (4 KiB reads: a third of the
+    time, and one attach in ten saw no such request).  Reads of 512 KiB
+    (the largest the loop device takes whole) keep it nearly full, and
+    the tracer attaches up to three times, each run checked in full."""
     fio = subprocess.Popen(
         ["fio", "--name=busy", "--filename=" + loop.dev, "--rw=randread",
-         "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=16",
-         "--runtime=3", "--time_based", "--output-format=json"],
+         "--bs=512k", "--direct=1", "--ioengine=libaio", "--iodepth=16",
+         "--runtime=10", "--time_based", "--output-format=json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    early = []
     try:
         time.sleep(1)
-        t = tracer(["snoop", "-j", "-d", loop.name])
-        time.sleep(0.5)
-        recs, summary = json_lines(t.stop())
+        for _ in range(3):
+            t = tracer(["snoop", "-j", "-d", loop.name])
+            time.sleep(0.5)
+            recs, summary = json_lines(t.stop())
+            early = check_attached_under_load(recs, summary)
+            if early:
+                break
     finally:
+        fio.terminate()
         fio.wait()
+    assert early, "no request was in flight at any of 3 attaches under iodepth 16?"
+
+
+def check_attached_under_load(recs, summary):
+    """The requests in flight at attach, each shown with what was not seen
+    unknown; every other request complete and plausible."""
     assert summary["lost"] == 0
     early = [r for r in recs if r["ctx"] == "none"]
-    assert early, "no request was in flight at attach under iodepth 16?"
     for r in early:
         assert r["pid"] is None and r["comm"] is None
         assert r["queue_ns"] is None and r["device_ns"] is None
         assert r["total_ns"] is None and r["qd"] is None
-        assert r["bytes"] == 4096
-    # Everything issued after attach is complete and plausible.
+        assert r["bytes"] == 512 << 10
     for r in recs:
         if r["status"] == "unseen":
             assert r["device_ns"] is None and r["total_ns"] is None
         elif r["ctx"] != "none":
             assert r["comm"] == "fio" and r["device_ns"] > 0
             assert 1 <= r["qd"] <= 16 + summary["unseen"], str(summary)
+    return early
 
 
 def test_snoop_writeback_attributed_to_flusher(iolens, loop, ext4, tracer):
