@@ -299,7 +299,6 @@ def test_snoop_requests_in_flight_at_attach(iolens, loop, tracer):
          "--bs=512k", "--direct=1", "--ioengine=libaio", "--iodepth=16",
          "--runtime=10", "--time_based", "--output-format=json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    early = []
     try:
         time.sleep(1)
         for _ in range(3):
