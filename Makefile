@@ -105,7 +105,7 @@ $(OUT)/src/cli/main.o: CFLAGS += -DIOLENS_COMMIT='"git $(GIT_COMMIT)"'
 # Each loader includes its own skeleton, which must exist before the first
 # compile; after it, -MMD's dependency files say what else each object reads.
 $(OUT)/src/trace/block_trace.o: $(OUT)/block.skel.h
-$(OUT)/src/trace/stat_trace.o: $(OUT)/stat.skel.h
+$(OUT)/src/trace/agg_trace.o: $(OUT)/agg.skel.h
 $(OUT)/src/trace/check_trace.o: $(OUT)/check.skel.h
 $(OUT)/src/trace/task_trace.o: $(OUT)/tasks.skel.h
 

@@ -72,7 +72,7 @@ HIST_INLINE __u64 hist_width(__u32 idx)
 	return 1ULL << ((idx - HIST_LINEAR) / HIST_SUB + 1);
 }
 
-/* One histogram (map `hists` of stat.bpf.c, shared by all CPUs; map
+/* One histogram (map `hists` of agg.bpf.c, shared by all CPUs; map
  * `sys_hists` of tasks.bpf.c, per CPU): counts wrap at 2^32, differences
  * taken modulo 2^32 stay exact below that many events per read interval. */
 struct iolens_hist {

@@ -27,7 +27,7 @@ RANK = {'bpf': 0, 'lib': 1, 'trace': 2, 'top': 3, 'load': 3, 'report': 3,
         'serve': 3, 'check': 3, 'doctor': 3, 'cli': 4}
 FEATURES = {k for k, v in RANK.items() if v == 3}
 MAX_LINES = 800
-SKEL_OWNER = {'block': 'block_trace', 'stat': 'stat_trace',
+SKEL_OWNER = {'block': 'block_trace', 'agg': 'agg_trace',
               'check': 'check_trace', 'tasks': 'task_trace'}
 
 

@@ -4,7 +4,7 @@
 #define IOLENS_CLI_FILTERS_H
 
 #include <linux/types.h>
-#include "bpf/stat.h"
+#include "bpf/agg.h"
 #include "cli/optable.h"
 #include "trace/rqfilter.h"
 

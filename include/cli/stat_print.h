@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include "lib/devices.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 
 /* One line of `iolens stat`'s table: a device over one period. */
 struct stat_row {
@@ -21,13 +21,13 @@ struct stat_row {
 	__u32 members[IOLENS_MAX_DEV_FILTER];	/* a stacked device's (dm, md) */
 	int nmembers;
 	int depth;			/* with -S: under how many holders */
-	const struct stat_dev *d;	/* iolens's own figures; NULL since boot */
+	const struct agg_dev *d;	/* iolens's own figures; NULL since boot */
 };
 
 
 /* One report of `n` rows over `secs`; `boot`: since boot, from diskstats
  * (`st` NULL), else iolens's own figures from `st`. */
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct stat_trace *st, bool json, bool human);
+		 const struct agg_trace *st, bool json, bool human);
 
 #endif

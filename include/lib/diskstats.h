@@ -4,7 +4,7 @@
 #define IOLENS_DISKSTATS_H
 
 #include <linux/types.h>
-#include "bpf/stat.h"
+#include "bpf/agg.h"
 
 struct diskstat {
 	__u32 dev;		/* kernel dev_t (major << 20 | minor) */

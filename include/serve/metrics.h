@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 struct metrics;
-struct stat_trace;
+struct agg_trace;
 
 /* Histogram `le` bounds (see metrics.c): durations are folded into these
  * bounds in ns, which are all bucket edges of the log-linear layout. */
@@ -33,10 +33,10 @@ int metrics_fold(__u32 idx, const __u64 *limits, int n);
 struct metrics *metrics_new(bool rmw, unsigned int labels);
 void metrics_free(struct metrics *m);
 
-/* Adds the interval `st` holds after a stat_trace_read() (histograms of
+/* Adds the interval `st` holds after a agg_trace_read() (histograms of
  * IOLENS_H_TOTAL, _QUEUE, _DEVICE and _QD), its losses so far and, with
  * labels, its label sets.  0 or -errno. */
-int metrics_collect(struct metrics *m, const struct stat_trace *st);
+int metrics_collect(struct metrics *m, const struct agg_trace *st);
 
 /* In-kernel cost of our programs: run time and runs so far; `known` false
  * when the kernel does not count them (stats not enabled). */

@@ -19,7 +19,7 @@
 #include "lib/log.h"
 #include "lib/stop.h"
 #include "trace/reqflags.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "lib/units.h"
 #include "lib/vec.h"
 
@@ -376,7 +376,7 @@ static int group_add(struct groups *gs, const struct group *proto,
 }
 
 /* Folds what the kernel kept into the histograms the options ask for. */
-static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
+static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
 			struct groups *gs)
 {
 	struct group proto = { .sg = -1 };
@@ -385,8 +385,8 @@ static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
 	for (int i = 0; i < gs->n; i++)
 		memset(gs->v[i]->h, 0, sizeof(gs->v[i]->h));
 	if (o->per_proc || o->per_flags) {
-		for (int i = 0; i < stat_trace_nkeyed(st) && !err; i++) {
-			const struct stat_keyed *k = stat_trace_keyed(st, i);
+		for (int i = 0; i < agg_trace_nkeyed(st) && !err; i++) {
+			const struct agg_keyed *k = agg_trace_keyed(st, i);
 
 			proto.dev = o->per_disk ? k->dev : 0;
 			proto.sg = o->per_flags ? k->key.sg : -1;
@@ -397,8 +397,8 @@ static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
 			err = group_add(gs, &proto, k->hist);
 		}
 	} else {
-		for (int s = 0; s < stat_trace_nslots(st) && !err; s++) {
-			const struct stat_dev *d = stat_trace_dev(st, s);
+		for (int s = 0; s < agg_trace_nslots(st) && !err; s++) {
+			const struct agg_dev *d = agg_trace_dev(st, s);
 
 			if (!d)
 				continue;
@@ -419,7 +419,7 @@ static int build_groups(const struct lat_opts *o, const struct stat_trace *st,
 }
 
 static void report(const struct lat_opts *o, const struct groups *gs,
-		   const struct stat_trace *st, double secs)
+		   const struct agg_trace *st, double secs)
 {
 	struct iolens_stat_counters lost;
 	char ts[64];
@@ -430,10 +430,10 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	stat_trace_losses(st, &lost);
-	for (int s = 0; s < stat_trace_nslots(st); s++)
-		if (stat_trace_dev(st, s))
-			missed += stat_trace_dev(st, s)->missed;
+	agg_trace_losses(st, &lost);
+	for (int s = 0; s < agg_trace_nslots(st); s++)
+		if (agg_trace_dev(st, s))
+			missed += agg_trace_dev(st, s)->missed;
 	if (o->json) {
 		struct json j;
 
@@ -477,7 +477,7 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 	if (lost.no_stamp)
 		printf("(%llu requests had no issue time: not in queue/device histograms)\n",
 		       (unsigned long long)lost.no_stamp);
-	/* Found only once a disk is idle for an interval (stat_trace_read()). */
+	/* Found only once a disk is idle for an interval (agg_trace_read()). */
 	if (missed)
 		printf("(%llu completions never reached iolens: queue depths after them were counted too high)\n",
 		       (unsigned long long)missed);
@@ -490,7 +490,7 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 
 struct tick_ctx {
 	const struct lat_opts *o;
-	struct stat_trace *st;
+	struct agg_trace *st;
 	struct groups *gs;
 };
 
@@ -498,20 +498,20 @@ struct tick_ctx {
 static int tick(void *arg)
 {
 	struct tick_ctx *c = arg;
-	int err = stat_trace_read(c->st);
+	int err = agg_trace_read(c->st);
 
 	err = err ?: build_groups(c->o, c->st, c->gs);
 	if (err) {
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	report(c->o, c->gs, c->st, stat_trace_interval_s(c->st));
+	report(c->o, c->gs, c->st, agg_trace_interval_s(c->st));
 	return 0;
 }
 
 static int run(const struct lat_opts *o)
 {
-	struct stat_trace_opts so = {
+	struct agg_trace_opts so = {
 		.devs = o->devs, .ndev = o->ndev, .own_clock = o->own_clock,
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
@@ -523,16 +523,16 @@ static int run(const struct lat_opts *o)
 
 	if (o->per_flags)
 		reqflags_init();
-	c.st = stat_trace_start(CMD, &so);
+	c.st = agg_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	err = stop_every(stat_trace_read_ns(c.st), o->interval_ns, o->count, true, tick, &c);
+	err = stop_every(agg_trace_read_ns(c.st), o->interval_ns, o->count, true, tick, &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);
-	stat_trace_stop(c.st);
+	agg_trace_stop(c.st);
 	return err ? 1 : 0;
 }
 
@@ -573,7 +573,7 @@ int cmd_lat(int argc, char **argv)
 	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
 		return 2;
 	if (!o.kinds)
-		o.kinds = STAT_KINDS_LAT;
+		o.kinds = AGG_KINDS_LAT;
 	/* One disk asked for: name it. */
 	if (o.ndev == 1)
 		o.per_disk = true;

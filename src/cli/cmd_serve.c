@@ -25,7 +25,7 @@
 #include "serve/httpd.h"
 #include "lib/log.h"
 #include "serve/metrics.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 
 #define CMD "serve"
 #define DEFAULT_LISTEN "127.0.0.1:9633"
@@ -211,13 +211,13 @@ static bool sysctl_stats_on(void)
 /* Run-time statistics, only as long as this process holds the fd: nothing
  * is left behind in the sysctl.  The kernel asks CAP_SYS_ADMIN for that;
  * without it they are known only while someone set the sysctl. */
-static void bpf_cost_start(struct bpf_cost *c, const struct stat_trace *st)
+static void bpf_cost_start(struct bpf_cost *c, const struct agg_trace *st)
 {
 	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (c->stats_fd < 0 && !sysctl_stats_on())
 		fprintf(stderr, "iolens serve: no iolens_bpf_* metrics: cannot enable BPF run-time statistics (%s; needs CAP_SYS_ADMIN, or kernel.bpf_stats_enabled=1)\n",
 			strerror(errno));
-	c->n = stat_trace_prog_fds(st, c->fds, MAX_PROGS);
+	c->n = agg_trace_prog_fds(st, c->fds, MAX_PROGS);
 }
 
 static void bpf_cost_read(const struct bpf_cost *c, struct metrics *m)
@@ -243,10 +243,10 @@ static void bpf_cost_read(const struct bpf_cost *c, struct metrics *m)
 	metrics_set_bpf(m, true, ns, runs);
 }
 
-static int collect(struct stat_trace *st, struct metrics *m,
+static int collect(struct agg_trace *st, struct metrics *m,
 		   const struct bpf_cost *c)
 {
-	int err = stat_trace_read(st);
+	int err = agg_trace_read(st);
 
 	err = err ?: metrics_collect(m, st);
 	if (err) {
@@ -258,7 +258,7 @@ static int collect(struct stat_trace *st, struct metrics *m,
 }
 
 /* Collects every second until SIGTERM or SIGINT.  0 or 1. */
-static int collector(struct stat_trace *st, struct metrics *m,
+static int collector(struct agg_trace *st, struct metrics *m,
 		     const struct bpf_cost *c, const sigset_t *sigs)
 {
 	__u64 next = mono_ns();
@@ -295,9 +295,9 @@ int cmd_serve(int argc, char **argv)
 {
 	const char *listen_at = DEFAULT_LISTEN;
 	unsigned int devs[IOLENS_MAX_DEV_FILTER];
-	struct stat_trace_opts so = { 0 };
+	struct agg_trace_opts so = { 0 };
 	struct sockaddr_storage ss;
-	struct stat_trace *st = NULL;
+	struct agg_trace *st = NULL;
 	struct metrics *m = NULL;
 	struct httpd *h = NULL;
 	struct bpf_cost cost = { .stats_fd = -1 };
@@ -350,11 +350,11 @@ int cmd_serve(int argc, char **argv)
 
 	so.devs = devs;
 	so.ndev = ndev;
-	so.kinds = STAT_KINDS_SERVE;
+	so.kinds = AGG_KINDS_SERVE;
 	so.rmw = true;
 	so.labels = labels;
 	so.max_labels = max_sets;
-	st = stat_trace_start(CMD, &so);
+	st = agg_trace_start(CMD, &so);
 	m = st ? metrics_new(IOLENS_RMW_COUNTED, labels) : NULL;
 	if (!m) {
 		close(fd);
@@ -373,7 +373,7 @@ int cmd_serve(int argc, char **argv)
 	ret = collector(st, m, &cost, &sigs);
 out:
 	httpd_stop(h);
-	stat_trace_stop(st);
+	agg_trace_stop(st);
 	metrics_free(m);
 	if (cost.stats_fd >= 0)
 		close(cost.stats_fd);

@@ -17,7 +17,7 @@
 #include "lib/diskstats.h"
 #include "lib/log.h"
 #include "lib/stop.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "lib/vec.h"
 
 #define CMD "stat"
@@ -210,7 +210,7 @@ static int report_boot(const struct stat_opts *o)
 /* A line of `d` (o: with --pid... only some processes' requests are
  * counted). */
 static void row_from(struct stat_row *r, const struct desc *ds,
-		     const struct stat_dev *d, bool partition,
+		     const struct agg_dev *d, bool partition,
 		     const struct stat_opts *o)
 {
 	bool filtered = stat_proc_filter_set(&o->proc);
@@ -228,15 +228,15 @@ static void row_from(struct stat_row *r, const struct desc *ds,
 	/* Busy time is kept per disk: partitions share its queue.  It is
 	 * unknown where a completion was never delivered to us (our busy
 	 * period never ended) and on bio-based disks (no requests). */
-	r->busy_ns = partition || stat_dev_busy_unknown(d) ? -1 : (double)d->busy_ns;
+	r->busy_ns = partition || agg_dev_busy_unknown(d) ? -1 : (double)d->busy_ns;
 	r->d = d;
 }
 
 struct table {
 	struct stat_row *rows;
-	struct stat_dev **sums;	/* per row, owned: a disk and its partitions */
+	struct agg_dev **sums;	/* per row, owned: a disk and its partitions */
 	int n, cap;
-	struct stat_dev *zero;	/* the figures of an idle device */
+	struct agg_dev *zero;	/* the figures of an idle device */
 	struct desc *slot;	/* per slot: its device, looked up once */
 	bool *here;		/* per slot: has a device this interval */
 	/* Idle devices: /proc/diskstats' as last read, and each one's desc
@@ -258,7 +258,7 @@ static struct stat_row *table_add(struct table *t)
 	if (t->n == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 16;
 		struct stat_row *r = realloc(t->rows, cap * sizeof(*r));
-		struct stat_dev **s;
+		struct agg_dev **s;
 
 		if (!r)
 			return NULL;
@@ -275,13 +275,13 @@ static struct stat_row *table_add(struct table *t)
 
 /* The last row's own sum, zeroed: only a disk whose partitions have slots
  * needs one (a row otherwise shows its slot's figures as they are). */
-static struct stat_dev *row_sum(struct table *t, const struct stat_trace *st)
+static struct agg_dev *row_sum(struct table *t, const struct agg_trace *st)
 {
-	struct stat_dev **s = &t->sums[t->n - 1];
+	struct agg_dev **s = &t->sums[t->n - 1];
 
-	if (!*s && !(*s = stat_dev_new(st)))
+	if (!*s && !(*s = agg_dev_new(st)))
 		return NULL;
-	stat_dev_zero(*s);
+	agg_dev_zero(*s);
 	return *s;
 }
 
@@ -312,7 +312,7 @@ static int idle_cache(struct table *t, const struct diskstat *ds, int n)
 
 /* Lines of devices that did nothing since we started, as iostat prints
  * them: those -d names, else every one that did I/O since boot. */
-static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
+static int idle_rows(const struct stat_opts *o, const struct agg_trace *st,
 		     struct table *t)
 {
 	struct diskstat *ds = NULL;
@@ -341,7 +341,7 @@ static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
 		if (!desc->info.dev || !shown(o, &desc->info))
 			continue;
 		if (!t->zero)
-			t->zero = stat_dev_new(st);
+			t->zero = agg_dev_new(st);
 		r = t->zero ? table_add(t) : NULL;
 		if (!r)
 			err = -ENOMEM;
@@ -358,10 +358,10 @@ static int idle_rows(const struct stat_opts *o, const struct stat_trace *st,
  * A device that went away is left out; one that appeared gets its slot at
  * its first request.
  */
-static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
+static int build_rows(const struct stat_opts *o, const struct agg_trace *st,
 		      struct table *t)
 {
-	int nslots = stat_trace_nslots(st), err;
+	int nslots = agg_trace_nslots(st), err;
 
 	t->n = 0;
 	if (!t->slot && (!(t->slot = calloc(nslots, sizeof(*t->slot))) ||
@@ -376,7 +376,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	 * was gone: the read of its stat (d->gone) says it is still there.
 	 * A loop device detached and attached again may be another disk. */
 	for (int i = 0; i < nslots; i++) {
-		const struct stat_dev *d = stat_trace_dev(st, i);
+		const struct agg_dev *d = agg_trace_dev(st, i);
 
 		t->here[i] = d && !d->gone;
 		if (!t->here[i])
@@ -386,7 +386,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 	}
 	for (int i = 0; i < nslots; i++) {
 		const struct dev_info *disk = &t->slot[i].info;
-		struct stat_dev *sum = NULL;
+		struct agg_dev *sum = NULL;
 		struct stat_row *r;
 		bool parts = false;
 
@@ -406,10 +406,10 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 					return -ENOMEM;
 				for (int k = 0; k < nslots; k++)
 					if (t->here[k] && t->slot[k].info.disk == disk->dev)
-						stat_dev_add(sum, stat_trace_dev(st, k));
-				sum->io_ticks_ns = stat_trace_dev(st, i)->io_ticks_ns;
+						agg_dev_add(sum, agg_trace_dev(st, k));
+				sum->io_ticks_ns = agg_trace_dev(st, i)->io_ticks_ns;
 			}
-			row_from(r, &t->slot[i], sum ? sum : stat_trace_dev(st, i), false, o);
+			row_from(r, &t->slot[i], sum ? sum : agg_trace_dev(st, i), false, o);
 		}
 		for (int k = 0; k < nslots; k++) {
 			if (k == i || !t->here[k] || t->slot[k].info.disk != disk->dev ||
@@ -418,7 +418,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 			r = table_add(t);
 			if (!r)
 				return -ENOMEM;
-			row_from(r, &t->slot[k], stat_trace_dev(st, k), true, o);
+			row_from(r, &t->slot[k], agg_trace_dev(st, k), true, o);
 		}
 	}
 	err = idle_rows(o, st, t);
@@ -439,7 +439,7 @@ static int build_rows(const struct stat_opts *o, const struct stat_trace *st,
 
 struct tick_ctx {
 	const struct stat_opts *o;
-	struct stat_trace *st;
+	struct agg_trace *st;
 	struct table *t;
 };
 
@@ -447,14 +447,14 @@ struct tick_ctx {
 static int tick(void *arg)
 {
 	struct tick_ctx *c = arg;
-	int err = stat_trace_read(c->st);
+	int err = agg_trace_read(c->st);
 
 	err = err ?: build_rows(c->o, c->st, c->t);
 	if (err) {
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	stat_report(c->t->rows, c->t->n, stat_trace_interval_s(c->st), false, c->st,
+	stat_report(c->t->rows, c->t->n, agg_trace_interval_s(c->st), false, c->st,
 		    c->o->json, c->o->human);
 	return 0;
 }
@@ -480,10 +480,10 @@ static int add_members(struct stat_opts *o)
 
 static int run(const struct stat_opts *o)
 {
-	struct stat_trace_opts so = {
+	struct agg_trace_opts so = {
 		.devs = o->devs, .ndev = o->ndev, .partitions = o->partitions,
 		.own_clock = o->own_clock,
-		.kinds = STAT_KINDS_STAT,
+		.kinds = AGG_KINDS_STAT,
 		.proc = &o->proc,
 	};
 	struct table t = {};
@@ -498,13 +498,13 @@ static int run(const struct stat_opts *o)
 		if (count && !--count)
 			return 0;
 	}
-	c.st = stat_trace_start(CMD, &so);
+	c.st = agg_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
-	err = stop_every(stat_trace_read_ns(c.st), o->interval_ns, count, true, tick, &c);
+	err = stop_every(agg_trace_read_ns(c.st), o->interval_ns, count, true, tick, &c);
 	for (int i = 0; i < t.cap; i++)
-		stat_dev_free(t.sums[i]);
-	stat_dev_free(t.zero);
+		agg_dev_free(t.sums[i]);
+	agg_dev_free(t.zero);
 	free(t.sums);
 	free(t.rows);
 	free(t.slot);
@@ -512,7 +512,7 @@ static int run(const struct stat_opts *o)
 	free(t.idle_dev);
 	free(t.idle);
 	free(t.looked);
-	stat_trace_stop(c.st);
+	agg_trace_stop(c.st);
 	return err ? 1 : 0;
 }
 

@@ -123,14 +123,14 @@ static void print_row(const struct stat_row *r, double secs, bool human)
 }
 
 /* The p-th percentile of a histogram of `d`, if it has samples. */
-static bool pct(const struct stat_dev *d, int g, int kind, double p, __u64 *v,
+static bool pct(const struct agg_dev *d, int g, int kind, double p, __u64 *v,
 		bool *overflow)
 {
 	return d->hist[g][kind] &&
 	       hist_percentile_n(d->hist[g][kind], d->hist_n[g][kind], p, v, overflow);
 }
 
-static void print_pct(const struct stat_dev *d, int g, int kind, double p)
+static void print_pct(const struct agg_dev *d, int g, int kind, double p)
 {
 	char buf[32];
 	bool over;
@@ -163,7 +163,7 @@ static void print_extras(const struct stat_row *rows, int n)
 	       "ios", "p50", "p99", "max", "queue", "device", "qd-avg",
 	       "qd-max", "misalign");
 	for (int i = 0; i < n; i++) {
-		const struct stat_dev *d = rows[i].d;
+		const struct agg_dev *d = rows[i].d;
 
 		for (int g = 0; g < IOLENS_SG_NR; g++) {
 			const struct iolens_stat *o = &d->op[g];
@@ -195,7 +195,7 @@ static void print_extras(const struct stat_row *rows, int n)
 	}
 }
 
-static void json_pct(struct json *j, const char *key, const struct stat_dev *d,
+static void json_pct(struct json *j, const char *key, const struct agg_dev *d,
 		     int g, int kind, double p)
 {
 	bool over;
@@ -216,7 +216,7 @@ static void json_avg(struct json *j, const char *key, double sum, double n)
 		json_null(j, key);
 }
 
-static void json_ops(struct json *j, const struct stat_dev *d)
+static void json_ops(struct json *j, const struct agg_dev *d)
 {
 	json_obj_open(j, "ops");
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
@@ -297,7 +297,7 @@ static void json_row(struct json *j, const struct stat_row *r, double secs)
 }
 
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct stat_trace *st, bool json, bool human)
+		 const struct agg_trace *st, bool json, bool human)
 {
 	char ts[64];
 	time_t now = time(NULL);
@@ -320,7 +320,7 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 		if (st) {
 			struct iolens_stat_counters lost;
 
-			stat_trace_losses(st, &lost);
+			agg_trace_losses(st, &lost);
 			json_u64(&j, "untracked_device_events", lost.no_slot);
 			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 		}

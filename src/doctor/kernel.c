@@ -300,7 +300,7 @@ static bool bio_based(const char *disk)
 
 /*
  * Which path stat/lat take per disk: a bio-based disk's bios are timed
- * (stat_bio.bpf.h).  Otherwise the kernel stamps issues
+ * (agg_bio.bpf.h).  Otherwise the kernel stamps issues
  * (rq->io_start_time_ns) only on queues with QUEUE_FLAG_STATS, which
  * blk-stat users set: wbt, iolatency, iocost.  wbt is the common one and
  * the one sysfs shows; without it stat stamps issues itself in a map.

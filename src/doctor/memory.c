@@ -8,26 +8,26 @@
 #include "doctor/doctor.h"
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "trace/task_trace.h"
 
 /* The commands' map sets, as they start with no option. */
 static const struct {
 	const char *check;
 	const char *who;
-	struct stat_trace_opts stat;	/* kinds 0: no aggregation */
+	struct agg_trace_opts agg;	/* kinds 0: no aggregation */
 	int rings;			/* block tracer's; -1: a ring per consumer */
 	bool tasks, write_checks;
 } uses[] = {
-	{ .check = "memory stat", .who = "stat", .stat = { .kinds = STAT_KINDS_STAT } },
+	{ .check = "memory stat", .who = "stat", .agg = { .kinds = AGG_KINDS_STAT } },
 	{ .check = "memory lat", .who = "lat",
-	  .stat = { .kinds = STAT_KINDS_LAT, .lat = true } },
+	  .agg = { .kinds = AGG_KINDS_LAT, .lat = true } },
 	{ .check = "memory top", .who = "top",
-	  .stat = { .kinds = STAT_KINDS_TOP, .by_proc = true }, .tasks = true },
+	  .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true },
 	{ .check = "memory serve", .who = "serve",
-	  .stat = { .kinds = STAT_KINDS_SERVE, .rmw = true } },
+	  .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
 	{ .check = "memory serve labels", .who = "serve --labels comm,cgroup",
-	  .stat = { .kinds = STAT_KINDS_SERVE, .rmw = true, .max_labels = 1000,
+	  .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true, .max_labels = 1000,
 		    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } },
 	{ .check = "memory snoop", .who = "snoop", .rings = -1 },
 	{ .check = "memory record", .who = "record, attach, bench", .rings = 1 },
@@ -47,8 +47,8 @@ void doctor_check_memory(struct doctor *d)
 				   "not made");
 			continue;
 		}
-		if (uses[i].stat.kinds) {
-			__u64 n = stat_trace_memory(&uses[i].stat);
+		if (uses[i].agg.kinds) {
+			__u64 n = agg_trace_memory(&uses[i].agg);
 
 			bytes += n;
 			failed |= !n;

@@ -22,8 +22,8 @@
 #include "lib/cgroups.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
-#include "bpf/stat.h"
-#include "trace/stat_trace.h"
+#include "bpf/agg.h"
+#include "trace/agg_trace.h"
 #include "lib/vec.h"
 #include "trace/block_trace.h"	/* mono_ns() */
 
@@ -196,11 +196,11 @@ static void hist_into(struct mhist *h, const __u64 *src, const __u64 *limits,
 			h->b[metrics_fold(b, limits, n)] += src[b];
 }
 
-static void add_dev(struct metrics *m, struct mdev *md, const struct stat_dev *d)
+static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 {
 	/* Where ours is unknown the kernel's io_ticks stands in, as in
 	 * `iolens stat`. */
-	md->busy_ns += stat_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
+	md->busy_ns += agg_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
 	md->io_ticks_ns += d->io_ticks_ns;
 	md->missed += d->missed;
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
@@ -305,22 +305,22 @@ static int labels_merge(struct metrics *m, const struct stat_label *v, int n)
 	return 0;
 }
 
-int metrics_collect(struct metrics *m, const struct stat_trace *st)
+int metrics_collect(struct metrics *m, const struct agg_trace *st)
 {
 	struct iolens_stat_counters lost;
-	int n = stat_trace_nslots(st), err = 0, nl = 0;
+	int n = agg_trace_nslots(st), err = 0, nl = 0;
 	struct stat_label *lv = NULL;
 
 	/* Outside the lock: they read maps. */
-	stat_trace_losses(st, &lost);
+	agg_trace_losses(st, &lost);
 	if (m->labels) {
-		nl = stat_trace_labels(st, &lv);
+		nl = agg_trace_labels(st, &lv);
 		if (nl < 0)
 			return nl;
 	}
 	pthread_mutex_lock(&m->lock);
 	for (int i = 0; i < n; i++) {
-		const struct stat_dev *d = stat_trace_dev(st, i);
+		const struct agg_dev *d = agg_trace_dev(st, i);
 		struct mdev *md;
 
 		if (!d)

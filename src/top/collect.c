@@ -2,7 +2,7 @@
 /*
  * The frames of `iolens top`: task I/O from one task-iterator pass per
  * frame (task_trace.c), block requests per submitter and per device from
- * the aggregation core (stat_trace.c).
+ * the aggregation core (agg_trace.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include "lib/hist.h"
 #include "lib/log.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "trace/task_trace.h"
 #include "top/top.h"
 #include "lib/vec.h"
@@ -27,7 +27,7 @@ struct dev_graph {
 struct top_collector {
 	struct top_opts *o;
 	struct task_trace *tt;
-	struct stat_trace *st;
+	struct agg_trace *st;
 	struct proctable *pt;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
 	__u64 start_ns;			/* the time base of the graphs */
@@ -79,8 +79,8 @@ static int stack_order(const struct top_collector *s, struct top_frame *f)
 static int fold_block(struct top_collector *s, struct top_frame *f)
 {
 	f->nwb = 0;
-	for (int i = 0; i < stat_trace_nkeyed(s->st); i++) {
-		const struct stat_keyed *k = stat_trace_keyed(s->st, i);
+	for (int i = 0; i < agg_trace_nkeyed(s->st); i++) {
+		const struct agg_keyed *k = agg_trace_keyed(s->st, i);
 		__u64 n = hist_count(k->hist);
 
 		if (!n)
@@ -136,8 +136,8 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 	struct graph *g;
 	int n = 0;
 
-	for (int i = 0; i < stat_trace_nslots(s->st); i++)
-		n += stat_trace_dev(s->st, i) != NULL;
+	for (int i = 0; i < agg_trace_nslots(s->st); i++)
+		n += agg_trace_dev(s->st, i) != NULL;
 	if (n > f->ndev) {
 		struct top_dev *v = realloc(f->devs, n * sizeof(*v));
 
@@ -152,8 +152,8 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		}
 	}
 	n = 0;
-	for (int i = 0; i < stat_trace_nslots(s->st); i++) {
-		const struct stat_dev *d = stat_trace_dev(s->st, i);
+	for (int i = 0; i < agg_trace_nslots(s->st); i++) {
+		const struct agg_dev *d = agg_trace_dev(s->st, i);
 		const struct iolens_stat *r, *w;
 		struct top_dev *t;
 		__u64 *h, size;
@@ -184,7 +184,7 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 			t->aqu_sz += d->op[g].total_ns / 1e9 / secs;
 		/* %util is iostat's (io_ticks); busy% iolens's exact one. */
 		t->util = 100.0 * d->io_ticks_ns / 1e9 / secs;
-		t->busy = stat_dev_busy_unknown(d) ? NAN : 100.0 * d->busy_ns / 1e9 / secs;
+		t->busy = agg_dev_busy_unknown(d) ? NAN : 100.0 * d->busy_ns / 1e9 / secs;
 		t->bio_based = d->bio_based;
 		g = dev_graph(s, d->dev);
 		if (g)
@@ -214,11 +214,11 @@ int top_collect(struct top_frame *f, void *arg)
 	if (err)
 		return err;
 	proctable_end(s->pt);
-	err = stat_trace_read(s->st);
+	err = agg_trace_read(s->st);
 	if (err)
 		return err;
-	f->secs = stat_trace_interval_s(s->st);
-	f->at = (stat_trace_read_ns(s->st) - s->start_ns) / 1e9;
+	f->secs = agg_trace_interval_s(s->st);
+	f->at = (agg_trace_read_ns(s->st) - s->start_ns) / 1e9;
 	proctable_graph(s->pt, f->at - f->secs, f->at);
 	err = build_devs(s, f, f->secs > 0 ? f->secs : 1);
 	if (err)
@@ -276,8 +276,8 @@ int top_collect(struct top_frame *f, void *arg)
 struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 {
 	struct task_trace_opts to = { .syscalls = true };
-	struct stat_trace_opts so = {
-		.kinds = STAT_KINDS_TOP,
+	struct agg_trace_opts so = {
+		.kinds = AGG_KINDS_TOP,
 		.by_proc = true,
 	};
 	struct top_collector *s = calloc(1, sizeof(*s));
@@ -298,9 +298,9 @@ struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 	s->tt = task_trace_start(cmd, &to);
 	if (!s->tt)
 		goto fail;
-	s->st = stat_trace_start(cmd, &so);
+	s->st = agg_trace_start(cmd, &so);
 	s->pt = proctable_new(o->threads);
-	s->start_ns = s->st ? stat_trace_read_ns(s->st) : 0;
+	s->start_ns = s->st ? agg_trace_read_ns(s->st) : 0;
 	if (!s->st || !s->pt)
 		goto fail;
 	for (int c = 0; c < IOLENS_SC_NR; c++)
@@ -321,7 +321,7 @@ fail:
 
 __u64 top_collect_read_ns(const struct top_collector *c)
 {
-	return stat_trace_read_ns(c->st);
+	return agg_trace_read_ns(c->st);
 }
 
 void top_collect_stop(struct top_collector *s)
@@ -331,7 +331,7 @@ void top_collect_stop(struct top_collector *s)
 	for (int c = 0; c < IOLENS_SC_NR; c++)
 		free(s->sys_prev[c]);
 	proctable_free(s->pt);
-	stat_trace_stop(s->st);
+	agg_trace_stop(s->st);
 	task_trace_stop(s->tt);
 	for (int i = 0; i < s->ndg; i++)
 		free(s->dg[i].g);

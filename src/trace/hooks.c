@@ -5,12 +5,12 @@
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
 #include "trace/hooks.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "trace/task_trace.h"
 
 const struct trace_object trace_objects[] = {
 	{ "block", "snoop record attach bench", block_trace_elf },
-	{ "stat", "stat lat serve top", stat_trace_elf },
+	{ "agg", "stat lat serve top", agg_trace_elf },
 	{ "tasks", "top", task_trace_elf },
 	{ "check", "check bench", check_trace_elf },
 };
@@ -30,15 +30,15 @@ static const struct trace_hook notes[] = {
 	{ "block", "block_rq_merge", false, NULL, "merges into requests not counted" },
 	{ "block", "block_rq_complete", true, NULL, NULL },
 
-	{ "stat", "block_io_start", false, "6.5",
+	{ "agg", "block_io_start", false, "6.5",
 	  "submitter, --pid/--comm/--cgroup and RMW reads " SUBMITTER_AT_ISSUE },
-	{ "stat", "block_rq_issue", true, NULL, NULL },
-	{ "stat", "block_rq_requeue", true, NULL, NULL },
-	{ "stat", "block_rq_complete", true, NULL, NULL },
-	{ "stat", "block_io_done", false, "6.5",
+	{ "agg", "block_rq_issue", true, NULL, NULL },
+	{ "agg", "block_rq_requeue", true, NULL, NULL },
+	{ "agg", "block_rq_complete", true, NULL, NULL },
+	{ "agg", "block_io_done", false, "6.5",
 	  "times end at block_rq_complete, before the bios are ended: await up to a few us shorter than iostat's" },
-	{ "stat", "block_bio_queue", true, NULL, NULL },
-	{ "stat", "block_bio_complete", true, NULL, NULL },
+	{ "agg", "block_bio_queue", true, NULL, NULL },
+	{ "agg", "block_bio_complete", true, NULL, NULL },
 
 	{ "tasks", "task", false, NULL, "tasks read from /proc: slower, and no syscall level" },
 	{ "tasks", "syscalls", false, NULL,

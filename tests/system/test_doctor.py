@@ -54,9 +54,9 @@ def test_doctor_hooks_and_commands(iolens, root):
     block_io_done) those that use them say what takes their place."""
     p, doc, checks = doctor_json()
     hooks = {k: c for k, c in checks.items()
-             if k.split(":")[0] in ("block", "stat", "tasks", "check")}
+             if k.split(":")[0] in ("block", "agg", "tasks", "check")}
     # Every object's programs, as built: the tracepoints each one uses.
-    for name in ("block:block_rq_issue", "stat:block_io_done", "tasks:task",
+    for name in ("block:block_rq_issue", "agg:block_io_done", "tasks:task",
                  "tasks:syscalls", "check:syscalls", "check:block_rq_issue"):
         assert name in hooks, sorted(hooks)
     for c in hooks.values():
@@ -66,7 +66,7 @@ def test_doctor_hooks_and_commands(iolens, root):
                          "serve", "top", "check"}
     release = tuple(int(x) for x in os.uname().release.split(".")[:2])
     io_start = release >= (6, 5)
-    assert (hooks["stat:block_io_done"]["status"] == "ok") == io_start
+    assert (hooks["agg:block_io_done"]["status"] == "ok") == io_start
     for name, v in cmds.items():
         assert v["verdict"] in ("ok", "degraded"), (name, v)
         if io_start:

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "cli/filters.h"
 #include "cli/optable.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 
 enum { OPT_LONG_ONLY = CLI_LONG };
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stat.bpf.c's hooks for bio-based disks (zram, device-mapper, md, NVMe
+ * agg.bpf.c's hooks for bio-based disks (zram, device-mapper, md, NVMe
  * multipath heads), which take bios straight to their driver: no request,
  * no block_rq_* event.  Their bios are timed from block_bio_queue to
  * block_bio_complete; their counts are the kernel's (userspace reads them
- * from diskstats).  Included once, at the end of stat.bpf.c.
+ * from diskstats).  Included once, at the end of agg.bpf.c.
  */
 #ifndef IOLENS_STAT_BIO_BPF_H
 #define IOLENS_STAT_BIO_BPF_H
 
-/* A bio of a bio-based disk in flight (see stat_bio_queue). */
+/* A bio of a bio-based disk in flight (see agg_bio_queue). */
 struct bio_start {
 	__u64 ns;
 	__u32 bytes;		/* at queue: its size, before the driver
@@ -50,7 +50,7 @@ static __always_inline __u32 bio_group(__u32 opf, __u32 bytes)
  * left to the request hooks.
  */
 SEC("tp_btf/block_bio_queue")
-int BPF_PROG(stat_bio_queue, struct bio *bio)
+int BPF_PROG(agg_bio_queue, struct bio *bio)
 {
 	struct block_device *bdev = bio->bi_bdev;
 	struct task_struct *t;
@@ -88,7 +88,7 @@ int BPF_PROG(stat_bio_queue, struct bio *bio)
 /* Its end: its time and size, and with a process filter its count (the
  * kernel's own counts are every process's). */
 SEC("tp_btf/block_bio_complete")
-int BPF_PROG(stat_bio_complete, struct request_queue *q, struct bio *bio)
+int BPF_PROG(agg_bio_complete, struct request_queue *q, struct bio *bio)
 {
 	__u64 key = (__u64)bio, now = bpf_ktime_get_ns();
 	struct iolens_stat *st;

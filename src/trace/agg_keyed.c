@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The split histograms of lat_hists, read as differences (trace/stat_keyed.h). */
+/* The split histograms of lat_hists, read as differences (trace/agg_keyed.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include "lib/vec.h"
-#include "trace/stat_keyed.h"
+#include "trace/agg_keyed.h"
 
 /* A split histogram and its per-map counts at the last read. */
 struct keyed {
-	struct stat_keyed out;
+	struct agg_keyed out;
 	__u64 prev_sum;
 	__u32 prev[HIST_BUCKETS];
 };
@@ -111,7 +111,7 @@ int keyed_set_count(const struct keyed_set *ks)
 	return ks->nkeyed;
 }
 
-const struct stat_keyed *keyed_set_get(const struct keyed_set *ks, int i)
+const struct agg_keyed *keyed_set_get(const struct keyed_set *ks, int i)
 {
 	return &ks->keyed[i]->out;
 }

@@ -6,7 +6,7 @@
 #include "hist_layout.h"
 
 /*
- * In-kernel aggregation of `iolens stat` and `iolens lat` (bpf/stat.bpf.c).
+ * In-kernel aggregation of `iolens stat` and `iolens lat` (bpf/agg.bpf.c).
  *
  * Everything is kept per device slot (map `devs`: which disk, or partition
  * with IOLENS_STAT_PARTS, holds the slot), per operation group as
@@ -187,7 +187,7 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_LABEL_COMM	(1U << 8)	/* label_counts by comm */
 #define IOLENS_STAT_LABEL_CGROUP (1U << 9)	/* label_counts by cgroup */
 
-/* Read-only configuration of stat.bpf.c, set before load. */
+/* Read-only configuration of agg.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8
 
 /*

@@ -17,7 +17,7 @@
  *
  * Bio-based disks (zram, device-mapper, md, NVMe multipath heads) take bios
  * straight from submit_bio(): no request, no block_rq_* event.  Their bios
- * are timed from block_bio_queue to block_bio_complete (stat_bio.bpf.h);
+ * are timed from block_bio_queue to block_bio_complete (agg_bio.bpf.h);
  * their counts are the kernel's own (userspace reads them from diskstats).
  *
  * Counting follows block/blk-mq.c and block/blk-flush.c so that the totals
@@ -33,7 +33,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "stat.h"
+#include "agg.h"
 #include "devfilter.bpf.h"
 #include "hist.bpf.h"
 #include "rmw.bpf.h"
@@ -88,7 +88,7 @@ struct {
 
 /* What needs each request's submitter remembered (map `owners`). */
 #define OWNED (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | IOLENS_STAT_LABEL_COMM)
-/* What stat_start is loaded for. */
+/* What agg_start is loaded for. */
 #define STARTED (OWNED | IOLENS_STAT_RMW)
 
 /* The submitter of each request, with OWNED flags. */
@@ -255,7 +255,7 @@ static __always_inline struct iolens_stat *counters_of(struct request *rq,
 	return stat_of(w->slot, w->sg);
 }
 
-#include "stat_hist.bpf.h"
+#include "agg_hist.bpf.h"
 
 static __always_inline bool lat_mode(void)
 {
@@ -407,14 +407,14 @@ static __always_inline void started(struct request *rq)
 }
 
 SEC("tp_btf/block_io_start")
-int BPF_PROG(stat_start, struct request *rq)
+int BPF_PROG(agg_start, struct request *rq)
 {
 	started(rq);
 	return 0;
 }
 
 SEC("tp_btf/block_rq_issue")
-int BPF_PROG(stat_issue, struct request *rq)
+int BPF_PROG(agg_issue, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
@@ -462,7 +462,7 @@ int BPF_PROG(stat_issue, struct request *rq)
 
 /* Back to the queue: it will be issued (and counted) again. */
 SEC("tp_btf/block_rq_requeue")
-int BPF_PROG(stat_requeue, struct request *rq)
+int BPF_PROG(agg_requeue, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
@@ -616,7 +616,7 @@ static __always_inline void stat_done_at(struct request *rq, struct where *w,
  * `iolens lat` times the request here instead, at the driver's completion.
  */
 SEC("tp_btf/block_rq_complete")
-int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
+int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
 	struct iolens_dev_slot *s, *ds;
@@ -682,7 +682,7 @@ int BPF_PROG(stat_complete, struct request *rq, blk_status_t error,
  * Not attached for `iolens lat`.
  */
 SEC("tp_btf/block_io_done")
-int BPF_PROG(stat_done, struct request *rq)
+int BPF_PROG(agg_done, struct request *rq)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
@@ -695,4 +695,4 @@ int BPF_PROG(stat_done, struct request *rq)
 	return 0;
 }
 
-#include "stat_bio.bpf.h"
+#include "agg_bio.bpf.h"

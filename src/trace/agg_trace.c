@@ -10,10 +10,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
-#include "bpf/stat.h"
-#include "stat.skel.h"	/* after its ABI header: its rodata holds our cfg */
+#include "bpf/agg.h"
+#include "agg.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/kfacts.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 #include "lib/hist.h"
 #include "trace/block_trace.h"
 #include "lib/devices.h"
@@ -22,7 +22,7 @@
 #include "lib/priv.h"
 #include "lib/vec.h"
 #include "trace/mapmem.h"
-#include "trace/stat_keyed.h"
+#include "trace/agg_keyed.h"
 
 #define NPROGS 7
 
@@ -48,8 +48,8 @@ struct slot_state {
 	bool stat_open;
 };
 
-struct stat_trace {
-	struct stat *skel;
+struct agg_trace {
+	struct agg *skel;
 	struct bpf_link *links[NPROGS];
 	int nlinks;
 	int ncpu;
@@ -66,7 +66,7 @@ struct stat_trace {
 	size_t pend_len;
 	size_t hstride;			/* of its values: 8-byte aligned */
 	struct slot_state *prev;
-	struct stat_dev *cur;
+	struct agg_dev *cur;
 	void *buf;			/* one lookup's per-CPU values */
 	struct keyed_set *keyed;	/* lat_hists, when split */
 	struct diskstat *ds0;		/* diskstats of every device at attach */
@@ -98,7 +98,7 @@ static int count_sized(const char *dir)
 }
 
 /* A power of two (the BPF side masks its hash with nslots - 1). */
-static int slots_needed(const struct stat_trace_opts *o)
+static int slots_needed(const struct agg_trace_opts *o)
 {
 	int want, n = 1;
 
@@ -112,14 +112,14 @@ static int slots_needed(const struct stat_trace_opts *o)
 	return n;
 }
 
-static bool filtered(const struct stat_trace_opts *o)
+static bool filtered(const struct agg_trace_opts *o)
 {
 	return o->proc && stat_proc_filter_set(o->proc);
 }
 
 /* Whether the bio hooks may see a device asked for: they run for every bio
  * of every disk, so not where -d names only request-based ones. */
-static bool bio_wanted(const struct stat_trace_opts *o)
+static bool bio_wanted(const struct agg_trace_opts *o)
 {
 	struct dev_info info;
 
@@ -129,7 +129,7 @@ static bool bio_wanted(const struct stat_trace_opts *o)
 	return !o->ndev;
 }
 
-static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
+static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 {
 	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
 	const struct kfacts *kf = kfacts_get();
@@ -190,18 +190,18 @@ static int configure(struct stat_trace *st, const struct stat_trace_opts *o)
 	 * even when it does nothing. */
 	st->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
 	st->skel->rodata->have_io_start = kf->io_start_done;
-	bpf_program__set_autoload(st->skel->progs.stat_done,
+	bpf_program__set_autoload(st->skel->progs.agg_done,
 				  !o->lat && kf->io_start_done);
-	bpf_program__set_autoload(st->skel->progs.stat_bio_queue, bio_wanted(o));
-	bpf_program__set_autoload(st->skel->progs.stat_bio_complete, bio_wanted(o));
-	bpf_program__set_autoload(st->skel->progs.stat_start, kf->io_start_done &&
+	bpf_program__set_autoload(st->skel->progs.agg_bio_queue, bio_wanted(o));
+	bpf_program__set_autoload(st->skel->progs.agg_bio_complete, bio_wanted(o));
+	bpf_program__set_autoload(st->skel->progs.agg_start, kf->io_start_done &&
 				  (cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
 						 IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW)));
 	return err;
 }
 
 /* Gives `d` histograms of the kinds `st` keeps. */
-static int stat_dev_init(const struct stat_trace *st, struct stat_dev *d)
+static int agg_dev_init(const struct agg_trace *st, struct agg_dev *d)
 {
 	__u64 *h = calloc((size_t)IOLENS_SG_NR * st->nkinds * HIST_BUCKETS + 1,
 			  sizeof(__u64));
@@ -215,7 +215,7 @@ static int stat_dev_init(const struct stat_trace *st, struct stat_dev *d)
 	return 0;
 }
 
-static int alloc_state(struct stat_trace *st)
+static int alloc_state(struct agg_trace *st)
 {
 	st->prev = calloc(st->nslots, sizeof(*st->prev));
 	st->cur = calloc(st->nslots, sizeof(*st->cur));
@@ -233,11 +233,11 @@ static int alloc_state(struct stat_trace *st)
 /* A slot's histograms, at its first read: memory for the disks there
  * are, not for every slot (a slot's are 4 op groups of up to 4 kinds,
  * 18 KiB each). */
-static int slot_alloc(struct stat_trace *st, int s)
+static int slot_alloc(struct agg_trace *st, int s)
 {
 	if (st->cur[s].hist_mem)
 		return 0;
-	if (stat_dev_init(st, &st->cur[s]))
+	if (agg_dev_init(st, &st->cur[s]))
 		return -ENOMEM;
 	if (!st->split) {
 		st->prev[s].raw = calloc((size_t)IOLENS_SG_NR * st->nkinds,
@@ -248,10 +248,10 @@ static int slot_alloc(struct stat_trace *st, int s)
 	return 0;
 }
 
-struct stat_trace *stat_trace_start(const char *cmd,
-				    const struct stat_trace_opts *o)
+struct agg_trace *agg_trace_start(const char *cmd,
+				    const struct agg_trace_opts *o)
 {
-	struct stat_trace *st;
+	struct agg_trace *st;
 	struct bpf_program *progs[NPROGS];
 	int err;
 
@@ -265,13 +265,13 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	if (!st)
 		return NULL;
 	st->ncpu = libbpf_num_possible_cpus();
-	st->skel = stat__open();
+	st->skel = agg__open();
 	err = st->skel ? configure(st, o) : -errno;
-	err = err ?: stat__load(st->skel);
+	err = err ?: agg__load(st->skel);
 	if (err) {
 		fprintf(stderr, "iolens %s: cannot load the aggregation programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
 			cmd, strerror(-err));
-		stat_trace_stop(st);
+		agg_trace_stop(st);
 		return NULL;
 	}
 	mapmem_say(cmd, "the aggregation", st->skel->obj, NULL, 0);
@@ -285,18 +285,18 @@ struct stat_trace *stat_trace_start(const char *cmd,
 	err = err ?: st->ncpu > 0 ? alloc_state(st) : st->ncpu;
 	if (err) {
 		fprintf(stderr, "iolens %s: %s\n", cmd, strerror(-err));
-		stat_trace_stop(st);
+		agg_trace_stop(st);
 		return NULL;
 	}
 	/* Completion first, so that no issue we count lacks its completion;
 	 * attach_ns (below) makes that exact. */
-	progs[0] = st->skel->progs.stat_done;
-	progs[1] = st->skel->progs.stat_complete;
-	progs[2] = st->skel->progs.stat_requeue;
-	progs[3] = st->skel->progs.stat_issue;
-	progs[4] = st->skel->progs.stat_start;
-	progs[5] = st->skel->progs.stat_bio_complete;
-	progs[6] = st->skel->progs.stat_bio_queue;
+	progs[0] = st->skel->progs.agg_done;
+	progs[1] = st->skel->progs.agg_complete;
+	progs[2] = st->skel->progs.agg_requeue;
+	progs[3] = st->skel->progs.agg_issue;
+	progs[4] = st->skel->progs.agg_start;
+	progs[5] = st->skel->progs.agg_bio_complete;
+	progs[6] = st->skel->progs.agg_bio_queue;
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_link *l;
 
@@ -306,7 +306,7 @@ struct stat_trace *stat_trace_start(const char *cmd,
 		if (!l) {
 			fprintf(stderr, "iolens %s: cannot attach %s: %s (see 'iolens doctor')\n",
 				cmd, bpf_program__section_name(progs[i]), strerror(errno));
-			stat_trace_stop(st);
+			agg_trace_stop(st);
 			return NULL;
 		}
 		st->links[st->nlinks++] = l;
@@ -365,7 +365,7 @@ static __u64 hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64
 /* The first `n` numbers of a device's sysfs file `file` ("stat", whose
  * fields Documentation/block/stat.rst lists, or "inflight"). */
 /*
- * See stat_trace_read().  Only a disk idle for a whole interval is trusted:
+ * See agg_trace_read().  Only a disk idle for a whole interval is trusted:
  * under load the kernel's count (requests in state MQ_RQ_IN_FLIGHT) and
  * ours disagree for a moment around every completion.
  */
@@ -387,7 +387,7 @@ static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p
 
 /* The kernel's counters of `dev` when we attached: 0 for a disk made
  * since, whose every tick is ours. */
-static void stats_at_attach(const struct stat_trace *st, __u32 dev,
+static void stats_at_attach(const struct agg_trace *st, __u32 dev,
 			    struct diskstat *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -402,7 +402,7 @@ static void stats_at_attach(const struct stat_trace *st, __u32 dev,
  * zram per bio): the diskstats deltas.  Not with a process filter: those
  * counts are every process's, so the bios we timed are counted instead.
  */
-static void kernel_counts(struct stat_dev *d, const struct diskstat *now,
+static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
 			  const struct diskstat *prev)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
@@ -416,11 +416,11 @@ static void kernel_counts(struct stat_dev *d, const struct diskstat *now,
 	}
 }
 
-static int read_slot(struct stat_trace *st, int s)
+static int read_slot(struct agg_trace *st, int s)
 {
 	volatile struct iolens_dev_slot *ds = &st->slots[s];
 	struct slot_state *p = &st->prev[s];
-	struct stat_dev *d = &st->cur[s];
+	struct agg_dev *d = &st->cur[s];
 	int sfd = bpf_map__fd(st->skel->maps.stats);
 	struct iolens_stat sum[IOLENS_SG_NR];
 	struct diskstat kernel;
@@ -520,12 +520,12 @@ static int read_slot(struct stat_trace *st, int s)
 	return 0;
 }
 
-int stat_trace_nkeyed(const struct stat_trace *st)
+int agg_trace_nkeyed(const struct agg_trace *st)
 {
 	return st->keyed ? keyed_set_count(st->keyed) : 0;
 }
 
-const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
+const struct agg_keyed *agg_trace_keyed(const struct agg_trace *st, int i)
 {
 	return keyed_set_get(st->keyed, i);
 }
@@ -536,10 +536,10 @@ const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i)
  * counts of a bio-based disk include its partitions': theirs are taken
  * off.
  */
-static void disk_own_counts(struct stat_trace *st)
+static void disk_own_counts(struct agg_trace *st)
 {
 	for (int s = 0; s < st->nslots; s++) {
-		struct stat_dev *disk = &st->cur[s];
+		struct agg_dev *disk = &st->cur[s];
 
 		if (!disk->dev || !st->prev[s].bio_based || st->filtered ||
 		    st->prev[s].disk != disk->dev)
@@ -570,7 +570,7 @@ static void disk_own_counts(struct stat_trace *st)
  * pending; a pending value later added to the bucket leaves the sum as it
  * was, and the arithmetic is modulo 2^32 as the counts are.
  */
-static void add_pending(struct stat_trace *st)
+static void add_pending(struct agg_trace *st)
 {
 	if (!st->pend)
 		return;
@@ -604,7 +604,7 @@ static void add_pending(struct stat_trace *st)
 	}
 }
 
-int stat_trace_read(struct stat_trace *st)
+int agg_trace_read(struct agg_trace *st)
 {
 	__u64 now = mono_ns();
 	int err;
@@ -629,27 +629,27 @@ int stat_trace_read(struct stat_trace *st)
 	return 0;
 }
 
-__u64 stat_trace_read_ns(const struct stat_trace *st)
+__u64 agg_trace_read_ns(const struct agg_trace *st)
 {
 	return st->read_ns;
 }
 
-double stat_trace_interval_s(const struct stat_trace *st)
+double agg_trace_interval_s(const struct agg_trace *st)
 {
 	return (st->read_ns - st->prev_read_ns) / 1e9;
 }
 
-int stat_trace_nslots(const struct stat_trace *st)
+int agg_trace_nslots(const struct agg_trace *st)
 {
 	return st->nslots;
 }
 
-const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i)
+const struct agg_dev *agg_trace_dev(const struct agg_trace *st, int i)
 {
 	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
 }
 
-int stat_trace_labels(const struct stat_trace *st, struct stat_label **out)
+int agg_trace_labels(const struct agg_trace *st, struct stat_label **out)
 {
 	int fd = bpf_map__fd(st->skel->maps.label_counts);
 	struct iolens_label_key key, next;
@@ -677,7 +677,7 @@ int stat_trace_labels(const struct stat_trace *st, struct stat_label **out)
 	return n;
 }
 
-void stat_trace_losses(const struct stat_trace *st,
+void agg_trace_losses(const struct agg_trace *st,
 		       struct iolens_stat_counters *lost)
 {
 	struct iolens_stat_counters *v = calloc(st->ncpu, sizeof(*v));
@@ -696,18 +696,18 @@ void stat_trace_losses(const struct stat_trace *st,
 	free(v);
 }
 
-struct stat_dev *stat_dev_new(const struct stat_trace *st)
+struct agg_dev *agg_dev_new(const struct agg_trace *st)
 {
-	struct stat_dev *d = calloc(1, sizeof(*d));
+	struct agg_dev *d = calloc(1, sizeof(*d));
 
-	if (d && stat_dev_init(st, d)) {
+	if (d && agg_dev_init(st, d)) {
 		free(d);
 		d = NULL;
 	}
 	return d;
 }
 
-int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max)
+int agg_trace_prog_fds(const struct agg_trace *st, int *fds, int max)
 {
 	struct bpf_program *p;
 	int n = 0;
@@ -719,7 +719,7 @@ int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max)
 	return n;
 }
 
-void stat_trace_stop(struct stat_trace *st)
+void agg_trace_stop(struct agg_trace *st)
 {
 	if (!st)
 		return;
@@ -731,7 +731,7 @@ void stat_trace_stop(struct stat_trace *st)
 		munmap((void *)st->hists, st->hists_len);
 	if (st->pend)
 		munmap((void *)st->pend, st->pend_len);
-	stat__destroy(st->skel);
+	agg__destroy(st->skel);
 	for (int s = 0; s < st->nslots; s++) {
 		if (st->prev && st->prev[s].stat_open)
 			close(st->prev[s].stat_fd);
@@ -748,19 +748,19 @@ void stat_trace_stop(struct stat_trace *st)
 	free(st);
 }
 
-__u64 stat_trace_memory(const struct stat_trace_opts *o)
+__u64 agg_trace_memory(const struct agg_trace_opts *o)
 {
-	struct stat_trace st = { .ncpu = libbpf_num_possible_cpus() };
+	struct agg_trace st = { .ncpu = libbpf_num_possible_cpus() };
 	__u64 bytes = 0;
 
-	st.skel = stat__open();
+	st.skel = agg__open();
 	if (st.skel && !configure(&st, o))
 		bytes = mapmem_of_maps(st.skel->obj);
-	stat__destroy(st.skel);
+	agg__destroy(st.skel);
 	return bytes;
 }
 
-const void *stat_trace_elf(size_t *sz)
+const void *agg_trace_elf(size_t *sz)
 {
-	return stat__elf_bytes(sz);
+	return agg__elf_bytes(sz);
 }

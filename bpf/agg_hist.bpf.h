@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stat.bpf.c's histograms: one copy of each shared by all CPUs (`hists`),
+ * agg.bpf.c's histograms: one copy of each shared by all CPUs (`hists`),
  * the per-CPU tier in front of it for values that repeat (`hist_pend`),
  * and the splits of `iolens lat -P/-F` and top (`lat_hists`).  Included
- * once by stat.bpf.c, after struct where.
+ * once by agg.bpf.c, after struct where.
  */
 #ifndef IOLENS_STAT_HIST_BPF_H
 #define IOLENS_STAT_HIST_BPF_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A device's figures over an interval: sums and tests (trace/stat_trace.h). */
+/* A device's figures over an interval: sums and tests (trace/agg_trace.h). */
 #include <string.h>
 #include <stdlib.h>
 #include "lib/hist.h"
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 
 /*
  * io_ticks counts whole jiffies: each busy period is rounded to them (the
@@ -14,13 +14,13 @@
  */
 #define JIFFY_MAX_NS 10000000ULL
 
-bool stat_dev_busy_unknown(const struct stat_dev *d)
+bool agg_dev_busy_unknown(const struct agg_dev *d)
 {
 	return d->missed || d->bio_based ||
 	       d->busy_ns > d->io_ticks_ns + (d->busy_periods + 2) * JIFFY_MAX_NS;
 }
 
-void stat_dev_zero(struct stat_dev *d)
+void agg_dev_zero(struct agg_dev *d)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++)
 		for (int k = 0; k < IOLENS_H_NR; k++)
@@ -35,7 +35,7 @@ void stat_dev_zero(struct stat_dev *d)
 	d->bio_based = false;
 }
 
-void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
+void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		const __u64 *x = (const __u64 *)&src->op[g];
@@ -56,7 +56,7 @@ void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src)
 	dst->bio_based |= src->bio_based;
 }
 
-void stat_dev_free(struct stat_dev *d)
+void agg_dev_free(struct agg_dev *d)
 {
 	if (!d)
 		return;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The in-kernel aggregation (bpf/stat.bpf.c): load, attach, and read its
+/* The in-kernel aggregation (bpf/agg.bpf.c): load, attach, and read its
  * per-CPU maps as per-device differences between two reads. */
 #ifndef IOLENS_STAT_TRACE_H
 #define IOLENS_STAT_TRACE_H
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "bpf/stat.h"
+#include "bpf/agg.h"
 
 /* Whether `f` filters anything. */
 static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
@@ -17,14 +17,14 @@ static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
 
 /* The histograms each command keeps (it adds its options' own): one
  * place, for the commands and for what doctor says they take. */
-#define STAT_KINDS_STAT		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD)
-#define STAT_KINDS_LAT		(1U << IOLENS_H_DEVICE)	/* biolatency's default */
-#define STAT_KINDS_TOP		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE | \
+#define AGG_KINDS_STAT		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QD)
+#define AGG_KINDS_LAT		(1U << IOLENS_H_DEVICE)	/* biolatency's default */
+#define AGG_KINDS_TOP		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE | \
 				 1U << IOLENS_H_MISALIGNED)
-#define STAT_KINDS_SERVE	(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE | \
+#define AGG_KINDS_SERVE	(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE | \
 				 1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD)
 
-struct stat_trace_opts {
+struct agg_trace_opts {
 	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
 	int ndev;
 	bool partitions;	/* one slot per partition */
@@ -40,7 +40,7 @@ struct stat_trace_opts {
 	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */
 	bool rmw;
 	/* IOLENS_STAT_LABEL_* bits: requests and bytes by label set, at most
-	 * max_labels sets (stat_trace_labels()). */
+	 * max_labels sets (agg_trace_labels()). */
 	unsigned int labels;
 	int max_labels;
 };
@@ -54,7 +54,7 @@ struct stat_label {
 };
 
 /* One histogram of a split by process or flags, over the last interval. */
-struct stat_keyed {
+struct agg_keyed {
 	struct iolens_lat_key key;
 	__u32 dev;			/* of key.slot */
 	char comm[IOLENS_COMM_LEN];	/* of key.tgid */
@@ -63,12 +63,12 @@ struct stat_keyed {
 };
 
 /* One device over one interval: CPUs summed, previous read subtracted. */
-struct stat_dev {
+struct agg_dev {
 	__u32 dev;		/* 0 = slot unused */
 	struct iolens_stat op[IOLENS_SG_NR];
 	__u64 busy_ns;		/* time with a request issued and not completed */
 	/* Completions the kernel did not run our hook for, found in this
-	 * interval: busy_ns is then unknown (see stat_trace_read()). */
+	 * interval: busy_ns is then unknown (see agg_trace_read()). */
 	__u64 missed;
 	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
 	__u64 busy_periods;	/* idle to busy, in this interval */
@@ -86,75 +86,75 @@ struct stat_dev {
 	__u64 *hist_mem;	/* owns them */
 };
 
-struct stat_trace;
+struct agg_trace;
 
 /* Checks privileges, loads and attaches.  On failure prints one line for
  * `cmd` and returns NULL. */
-struct stat_trace *stat_trace_start(const char *cmd,
-				    const struct stat_trace_opts *o);
+struct agg_trace *agg_trace_start(const char *cmd,
+				    const struct agg_trace_opts *o);
 
 /*
- * Reads the maps: afterwards stat_trace_dev() holds what happened since the
+ * Reads the maps: afterwards agg_trace_dev() holds what happened since the
  * previous read (or since the start).  A disk idle for a whole interval
  * that our count still has requests in flight on, while the kernel has
  * none, lost completions (the kernel now and then skips the hook): they are
  * taken off its in-flight count, counted in `missed`, and its busy time of
  * this interval is unknown.  0 or -errno.
  */
-int stat_trace_read(struct stat_trace *st);
+int agg_trace_read(struct agg_trace *st);
 
 /* CLOCK_MONOTONIC of the last read (of the start before any). */
-__u64 stat_trace_read_ns(const struct stat_trace *st);
+__u64 agg_trace_read_ns(const struct agg_trace *st);
 
 /* Seconds between the last two reads (the start and the first read). */
-double stat_trace_interval_s(const struct stat_trace *st);
+double agg_trace_interval_s(const struct agg_trace *st);
 
 /* Whether d's busy_ns is unknown, so that the kernel's io_ticks must stand
  * in: a completion was missed, or ours exceeds io_ticks by more than its
  * jiffy rounding allows. */
-bool stat_dev_busy_unknown(const struct stat_dev *d);
+bool agg_dev_busy_unknown(const struct agg_dev *d);
 
-int stat_trace_nslots(const struct stat_trace *st);
+int agg_trace_nslots(const struct agg_trace *st);
 
 /* Slot `i` over the last interval; NULL if no device holds it. */
-const struct stat_dev *stat_trace_dev(const struct stat_trace *st, int i);
+const struct agg_dev *agg_trace_dev(const struct agg_trace *st, int i);
 
 /* With by_proc or by_flags: the split histograms over the last interval
- * (those without a value in it too), 0 <= i < stat_trace_nkeyed(). */
-int stat_trace_nkeyed(const struct stat_trace *st);
-const struct stat_keyed *stat_trace_keyed(const struct stat_trace *st, int i);
+ * (those without a value in it too), 0 <= i < agg_trace_nkeyed(). */
+int agg_trace_nkeyed(const struct agg_trace *st);
+const struct agg_keyed *agg_trace_keyed(const struct agg_trace *st, int i);
 
 /* With labels: every label set so far, in *out (malloc'd, the caller
  * frees it).  How many, or -errno. */
-int stat_trace_labels(const struct stat_trace *st, struct stat_label **out);
+int agg_trace_labels(const struct agg_trace *st, struct stat_label **out);
 
 /* Events the aggregation could not keep: devices beyond the slot table,
  * issue stamps lost from the own-clock map, values of splits beyond the
  * table of them. */
-void stat_trace_losses(const struct stat_trace *st,
+void agg_trace_losses(const struct agg_trace *st,
 		       struct iolens_stat_counters *lost);
 
 /* A zeroed device with histograms of the kinds `st` keeps, to sum slots
  * into (a disk and its partitions, all disks); NULL if out of memory. */
-struct stat_dev *stat_dev_new(const struct stat_trace *st);
-void stat_dev_zero(struct stat_dev *d);
+struct agg_dev *agg_dev_new(const struct agg_trace *st);
+void agg_dev_zero(struct agg_dev *d);
 /* dst += src: counters, busy time, missed completions, io_ticks and
  * histograms. */
-void stat_dev_add(struct stat_dev *dst, const struct stat_dev *src);
-void stat_dev_free(struct stat_dev *d);
+void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src);
+void agg_dev_free(struct agg_dev *d);
 
 /* Descriptors of the programs loaded, at most `max` of them, for their run
  * statistics (struct bpf_prog_info run_time_ns, run_cnt); owned by `st`.
  * Returns how many. */
-int stat_trace_prog_fds(const struct stat_trace *st, int *fds, int max);
+int agg_trace_prog_fds(const struct agg_trace *st, int *fds, int max);
 
-void stat_trace_stop(struct stat_trace *st);
+void agg_trace_stop(struct agg_trace *st);
 
-/* The object file of bpf/stat.bpf.c, for trace/hooks.c. */
+/* The object file of bpf/agg.bpf.c, for trace/hooks.c. */
 /* The kernel memory the maps of `o` take on this machine (made, not
  * used: no program is loaded); 0 if they cannot be made. */
-__u64 stat_trace_memory(const struct stat_trace_opts *o);
+__u64 agg_trace_memory(const struct agg_trace_opts *o);
 
-const void *stat_trace_elf(size_t *sz);
+const void *agg_trace_elf(size_t *sz);
 
 #endif

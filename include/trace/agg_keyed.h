@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The histograms stat_trace splits by process and flags (map lat_hists:
+/* The histograms agg_trace splits by process and flags (map lat_hists:
  * entries only ever added, counts never reset), kept sorted by key with
  * their last counts, so that each read gives the interval's differences. */
 #ifndef IOLENS_STAT_KEYED_H
 #define IOLENS_STAT_KEYED_H
 
-#include "trace/stat_trace.h"
+#include "trace/agg_trace.h"
 
 struct keyed_set;
 
@@ -20,6 +20,6 @@ int keyed_set_read(struct keyed_set *ks, int fd,
 
 /* The entries, in key order; valid until the next read. */
 int keyed_set_count(const struct keyed_set *ks);
-const struct stat_keyed *keyed_set_get(const struct keyed_set *ks, int i);
+const struct agg_keyed *keyed_set_get(const struct keyed_set *ks, int i);
 
 #endif
