@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks that the source tree keeps its layers (make check-layers).
 
-    cli  ->  features (top, load, report, serve, check, doctor)  ->  trace  ->  ABI
+    cli  ->  bench  ->  commands (a folder each: top, stat, lat, snoop, record,
+                        report, load, attach, check, serve, doctor)  ->  trace  ->  ABI
                               lib: usable from all of them, uses only ABI
+
+  bench composes a load and the tracers, so it sits above the commands.
 
 - An include runs down the layers or stays in its folder: a file in src/X/
   or include/X/ includes "Y/name.h" only if Y is X, or below X; every layer
@@ -23,8 +26,10 @@ import re
 import subprocess
 import sys
 
-RANK = {'bpf': 0, 'lib': 1, 'trace': 2, 'top': 3, 'load': 3, 'report': 3,
-        'serve': 3, 'check': 3, 'doctor': 3, 'cli': 4}
+RANK = {'bpf': 0, 'lib': 1, 'trace': 2,
+        'top': 3, 'stat': 3, 'lat': 3, 'snoop': 3, 'record': 3, 'report': 3,
+        'load': 3, 'attach': 3, 'check': 3, 'serve': 3, 'doctor': 3,
+        'bench': 4, 'cli': 5}
 FEATURES = {k for k, v in RANK.items() if v == 3}
 MAX_LINES = 800
 SKEL_OWNER = {'block': 'block_trace', 'agg': 'agg_trace',
