@@ -121,6 +121,8 @@ def check_calls(build, errors):
     owner, uses = {}, {}
     for o in sorted(objs):
         src = os.path.relpath(o, build)[:-2] + '.c'
+        if not os.path.exists(src):
+            continue  # left in the build by a file since moved
         d, u = symbols(o)
         for s in d:
             owner[s] = src

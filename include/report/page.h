@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "bpf/block.h"
-#include "report/rqsum.h"
+#include "trace/rqsum.h"
 
 #define PAGE_TBINS	200		/* time bins, the x of every chart over time */
 #define PAGE_T0_WIDTH	10000000ULL	/* the first bins' width: 10 ms */

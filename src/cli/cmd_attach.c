@@ -25,7 +25,7 @@
 #include "lib/proctree.h"
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
-#include "report/rqsum.h"
+#include "trace/rqsum.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "lib/vec.h"

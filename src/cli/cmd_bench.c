@@ -32,7 +32,7 @@
 #include "load/load.h"
 #include "lib/log.h"
 #include "trace/reqflags.h"
-#include "report/rqsum.h"
+#include "trace/rqsum.h"
 #include "lib/units.h"
 
 #define CMD "bench"

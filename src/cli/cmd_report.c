@@ -16,7 +16,7 @@
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "trace/rqfilter.h"
-#include "report/rqfmt.h"
+#include "trace/rqfmt.h"
 #include "report/tracefile.h"
 
 #define CMD "report"

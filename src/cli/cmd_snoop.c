@@ -19,7 +19,7 @@
 #include "lib/parse.h"
 #include "lib/proctree.h"
 #include "trace/rqfilter.h"
-#include "report/rqfmt.h"
+#include "trace/rqfmt.h"
 
 struct snoop {
 	struct rqfilter filter;

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "report/rqfmt.h"
+#include "trace/rqfmt.h"
 
 static char line[4096];
 

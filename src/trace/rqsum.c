@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include "lib/hist.h"
 #include "lib/json.h"
-#include "report/rqsum.h"
+#include "trace/rqsum.h"
 
 const char *const rqsum_lat_names[RQSUM_LAT_NR] = { "total", "queue", "device" };
 

@@ -9,7 +9,7 @@
 #include "lib/devices.h"
 #include "trace/block_trace.h"
 #include "trace/reqflags.h"
-#include "report/rqfmt.h"
+#include "trace/rqfmt.h"
 
 static const char *const ctx_names[] = {
 	[IOLENS_CTX_NONE] = "none",
