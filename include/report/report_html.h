@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include "bpf/block.h"
 #include "report/charts.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 struct html;
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/block.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 struct perfetto;
 

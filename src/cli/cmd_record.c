@@ -16,7 +16,7 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "trace/rqfilter.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 #define SEEN_SLOTS 4096
 

@@ -17,7 +17,7 @@
 #include "report/report_perfetto.h"
 #include "trace/rqfilter.h"
 #include "trace/rqfmt.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 #define CMD "report"
 

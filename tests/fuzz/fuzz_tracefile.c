@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 #include "fuzz.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

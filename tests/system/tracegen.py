@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Trace files written here from the format's description
-(include/report/tracefile.h, version 2), independent of iolens's writer:
+(include/lib/tracefile.h, version 2), independent of iolens's writer:
 for tests and benchmarks that need traces larger than a test can record."""
 import gzip
 import random

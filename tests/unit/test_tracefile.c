@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 #define NPATH 2
 #define NRQ 300

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include "lib/gzpar.h"
-#include "report/tracefile.h"
+#include "lib/tracefile.h"
 
 #define MAGIC_LEN	8
 #define REC_HDR_LEN	8
