@@ -11,7 +11,7 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "cli/filters.h"
-#include "cli/stat_print.h"
+#include "stat/print.h"
 #include "lib/clock.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <time.h>
-#include "cli/stat_print.h"
+#include "stat/print.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/units.h"
