@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iolens stat: iostat -x from in-kernel aggregation, plus what iostat cannot
- * show: latency percentiles, the queue/device split, queue depth at issue
- * and misaligned writes.
+ * iolens stat's rows: the report since boot from /proc/diskstats, then one
+ * per interval from the in-kernel aggregation (print.c prints them).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/commands.h"
-#include "cli/filters.h"
 #include "stat/print.h"
+#include "stat/stat.h"
 #include "lib/clock.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
@@ -21,58 +19,6 @@
 #include "lib/vec.h"
 
 #define CMD "stat"
-
-struct stat_opts {
-	__u32 devs[IOLENS_MAX_DEV_FILTER];
-	int ndev;
-	bool partitions, skip_boot, active_only, json, human, own_clock, stack, names;
-	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
-	unsigned long long interval_ns;	/* 0: one report since boot */
-	unsigned long count;	/* 0: until interrupted */
-};
-
-enum { OPT_OWN_CLOCK = CLI_LONG };
-
-static const struct cli_opt opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
-	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too"),
-	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
-	CLI_GROUP(cli_proc_opts),
-	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
-	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
-	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
-	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
-	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
-	CLI_END,
-};
-
-const struct cli_cmd stat_cli = {
-	.name = CMD,
-	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
-	.about =
-		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
-		"queue vs device time, queue depth at issue and misaligned writes.\n"
-		"Without INTERVAL: one report since boot from /proc/diskstats, as iostat.\n"
-		"With it: the first report is since boot (unless -y), then one per\n"
-		"INTERVAL (seconds, or 500ms), COUNT times or until Ctrl-C, which prints\n"
-		"the interval so far.\n",
-	.opts = opts,
-	.more =
-		"columns: iostat -x's, and\n"
-		"  %util  the kernel's io_ticks over the interval, as iostat: time with a\n"
-		"         request in the block layer, queued or at the device, counted in\n"
-		"         whole jiffies (1-10 ms)\n"
-		"  busy%  iolens's exact time with a request issued to the device and not\n"
-		"         completed; - where unknown (a completion never delivered, a\n"
-		"         partition, a bio-based device)\n"
-		"bio-based devices (zram, dm, md, NVMe multipath heads): counts and times\n"
-		"are the kernel's (diskstats), latency percentiles those of their bios.\n"
-		"examples:\n"
-		"  iolens stat -y 1\n"
-		"  iolens stat -d loop0 -j 2 5\n",
-	.numbers = true,
-};
 
 static bool listed(const struct stat_opts *o, __u32 dev)
 {
@@ -516,37 +462,10 @@ static int run(const struct stat_opts *o)
 	return err ? 1 : 0;
 }
 
-int cmd_stat(int argc, char **argv)
+int stat_run(const struct stat_opts *opts)
 {
-	struct stat_opts o = {};
-	struct cli_parser p;
-	int c, r;
+	struct stat_opts o = *opts;
 
-	cli_begin(&p, &stat_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		switch (c) {
-		case 'd':
-			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
-				return 2;
-			break;
-		case 'p': o.partitions = true; break;
-		case 'S': o.stack = true; break;
-		case 'N': o.names = true; break;
-		case 'y': o.skip_boot = true; break;
-		case 'z': o.active_only = true; break;
-		case 'j': o.json = true; break;
-		case 'H': o.human = true; break;
-		case OPT_OWN_CLOCK: o.own_clock = true; break;
-		default:
-			r = cli_proc_opt(&o.proc, CMD, c, optarg);
-			if (r != 1)
-				return 2;
-		}
-	}
-	if (c < 0)
-		return cli_exit(c);
-	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
-		return 2;
 	if (o.stack && add_members(&o))
 		return 2;
 	if (stat_proc_filter_set(&o.proc)) {

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `iolens lat`'s options, parsed into a struct lat_opts for lat_run()
+ * (src/lat/). */
+#include "cli/commands.h"
+#include "cli/filters.h"
+#include "lat/lat.h"
+
+#define CMD "lat"
+
+enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_OWN_CLOCK };
+
+static const struct cli_opt opts[] = {
+	CLI_SECTION("what"),
+	CLI_OPT('Q', "queued", NULL, "queue time, device time and total latency\n(biolatency -Q is the total)"),
+	CLI_OPT(OPT_TOTAL, "total", NULL, "total latency only: accounting start to completion"),
+	CLI_OPT('S', "size", NULL, "request size at issue"),
+	CLI_OPT(OPT_QD, "qd", NULL, "requests in flight on the disk at issue"),
+	CLI_SECTION("split"),
+	CLI_OPT('D', "disks", NULL, "a histogram per disk"),
+	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)"),
+	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)"),
+	CLI_SECTION("options"),
+	CLI_OPT_DEV,
+	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket"),
+	CLI_GROUP(cli_proc_opts),
+	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included"),
+	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_END,
+};
+
+const struct cli_cmd lat_cli = {
+	.name = CMD,
+	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
+	.about =
+		"Histograms aggregated in the kernel, like biolatency: by default the\n"
+		"device time of each request, from issue to the driver's completion.\n"
+		"Rows are powers of two; percentiles come from buckets 1/64 of a power\n"
+		"of two wide (within 0.78%).  Without INTERVAL: one report at Ctrl-C.\n"
+		"With it: one per INTERVAL (seconds, or 500ms), COUNT times or until\n"
+		"Ctrl-C, which prints the interval so far.\n",
+	.opts = opts,
+	.more =
+		"examples:\n"
+		"  iolens lat -D 1 10\n"
+		"  iolens lat -Q -P -d loop0\n",
+	.numbers = true,
+};
+
+int cmd_lat(int argc, char **argv)
+{
+	struct lat_opts o = {};
+	struct cli_parser p;
+	int c, r;
+
+	cli_begin(&p, &lat_cli, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case 'Q':
+			o.kinds |= 1U << IOLENS_H_QUEUE | 1U << IOLENS_H_DEVICE |
+				   1U << IOLENS_H_TOTAL;
+			break;
+		case OPT_TOTAL: o.kinds |= 1U << IOLENS_H_TOTAL; break;
+		case 'S': o.kinds |= 1U << IOLENS_H_SIZE; break;
+		case OPT_QD: o.kinds |= 1U << IOLENS_H_QD; break;
+		case 'D': o.per_disk = true; break;
+		case 'F': o.per_flags = true; break;
+		case 'P': o.per_proc = true; break;
+		case 'd':
+			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
+				return 2;
+			break;
+		case OPT_FINE: o.fine = true; break;
+		case 'j': o.json = true; break;
+		case OPT_OWN_CLOCK: o.own_clock = true; break;
+		default:
+			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			if (r != 1)
+				return 2;
+		}
+	}
+	if (c < 0)
+		return cli_exit(c);
+	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+		return 2;
+	return lat_run(&o);
+}

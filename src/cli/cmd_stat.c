@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `iolens stat`'s options, parsed into a struct stat_opts for stat_run()
+ * (src/stat/). */
+#include "cli/commands.h"
+#include "cli/filters.h"
+#include "stat/stat.h"
+
+#define CMD "stat"
+
+enum { OPT_OWN_CLOCK = CLI_LONG };
+
+static const struct cli_opt opts[] = {
+	CLI_OPT_DEV,
+	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
+	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too"),
+	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
+	CLI_GROUP(cli_proc_opts),
+	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
+	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
+	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
+	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_END,
+};
+
+const struct cli_cmd stat_cli = {
+	.name = CMD,
+	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
+	.about =
+		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
+		"queue vs device time, queue depth at issue and misaligned writes.\n"
+		"Without INTERVAL: one report since boot from /proc/diskstats, as iostat.\n"
+		"With it: the first report is since boot (unless -y), then one per\n"
+		"INTERVAL (seconds, or 500ms), COUNT times or until Ctrl-C, which prints\n"
+		"the interval so far.\n",
+	.opts = opts,
+	.more =
+		"columns: iostat -x's, and\n"
+		"  %util  the kernel's io_ticks over the interval, as iostat: time with a\n"
+		"         request in the block layer, queued or at the device, counted in\n"
+		"         whole jiffies (1-10 ms)\n"
+		"  busy%  iolens's exact time with a request issued to the device and not\n"
+		"         completed; - where unknown (a completion never delivered, a\n"
+		"         partition, a bio-based device)\n"
+		"bio-based devices (zram, dm, md, NVMe multipath heads): counts and times\n"
+		"are the kernel's (diskstats), latency percentiles those of their bios.\n"
+		"examples:\n"
+		"  iolens stat -y 1\n"
+		"  iolens stat -d loop0 -j 2 5\n",
+	.numbers = true,
+};
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = {};
+	struct cli_parser p;
+	int c, r;
+
+	cli_begin(&p, &stat_cli, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		switch (c) {
+		case 'd':
+			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
+				return 2;
+			break;
+		case 'p': o.partitions = true; break;
+		case 'S': o.stack = true; break;
+		case 'N': o.names = true; break;
+		case 'y': o.skip_boot = true; break;
+		case 'z': o.active_only = true; break;
+		case 'j': o.json = true; break;
+		case 'H': o.human = true; break;
+		case OPT_OWN_CLOCK: o.own_clock = true; break;
+		default:
+			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			if (r != 1)
+				return 2;
+		}
+	}
+	if (c < 0)
+		return cli_exit(c);
+	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+		return 2;
+	return stat_run(&o);
+}
