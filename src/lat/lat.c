@@ -14,9 +14,9 @@
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
-#include "lib/log.h"
 #include "lib/stop.h"
 #include "trace/reqflags.h"
+#include "trace/agg_loop.h"
 #include "trace/agg_trace.h"
 #include "lib/units.h"
 #include "lib/vec.h"
@@ -443,18 +443,14 @@ struct tick_ctx {
 	struct groups *gs;
 };
 
-/* Interrupted by Ctrl-C: reports the interval so far. */
-static int tick(void *arg)
+static int tick(void *arg, double secs)
 {
 	struct tick_ctx *c = arg;
-	int err = agg_trace_read(c->st);
+	int err = build_groups(c->o, c->st, c->gs);
 
-	err = err ?: build_groups(c->o, c->st, c->gs);
-	if (err) {
-		pr_err("reading the aggregation maps: %s", strerror(-err));
+	if (err)
 		return err;
-	}
-	report(c->o, c->gs, c->st, agg_trace_interval_s(c->st));
+	report(c->o, c->gs, c->st, secs);
 	return 0;
 }
 
@@ -477,7 +473,7 @@ static int run(const struct lat_opts *o)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	err = stop_every(agg_trace_read_ns(c.st), o->interval_ns, o->count, true, tick, &c);
+	err = agg_loop(c.st, o->interval_ns, o->count, tick, &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);

@@ -14,7 +14,7 @@
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/log.h"
-#include "lib/stop.h"
+#include "trace/agg_loop.h"
 #include "trace/agg_trace.h"
 #include "lib/vec.h"
 
@@ -389,19 +389,15 @@ struct tick_ctx {
 	struct table *t;
 };
 
-/* Interrupted by Ctrl-C: reports the interval so far. */
-static int tick(void *arg)
+static int tick(void *arg, double secs)
 {
 	struct tick_ctx *c = arg;
-	int err = agg_trace_read(c->st);
+	int err = build_rows(c->o, c->st, c->t);
 
-	err = err ?: build_rows(c->o, c->st, c->t);
-	if (err) {
-		pr_err("reading the aggregation maps: %s", strerror(-err));
+	if (err)
 		return err;
-	}
-	stat_report(c->t->rows, c->t->n, agg_trace_interval_s(c->st), false, c->st,
-		    c->o->json, c->o->human);
+	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->json,
+		    c->o->human);
 	return 0;
 }
 
@@ -447,7 +443,7 @@ static int run(const struct stat_opts *o)
 	c.st = agg_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
-	err = stop_every(agg_trace_read_ns(c.st), o->interval_ns, count, true, tick, &c);
+	err = agg_loop(c.st, o->interval_ns, count, tick, &c);
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
