@@ -43,10 +43,6 @@ struct groups {
 	int n;
 };
 
-static const char *const sg_names[IOLENS_SG_NR] = {
-	"read", "write", "discard", "flush",
-};
-
 static const struct {
 	const char *name;	/* JSON "kind" */
 	const char *title;
@@ -200,7 +196,7 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 	printf("%s", g->dev ? dev_name(g->dev) : "all disks");
 	if (o->per_flags) {
 		group_flags(g, flags, sizeof(flags));
-		printf(" %s%s%s", sg_names[g->sg], *flags ? " " : "", flags);
+		printf(" %s%s%s", agg_group_names[g->sg], *flags ? " " : "", flags);
 	}
 	if (o->per_proc) {
 		if (g->tgid)
@@ -225,7 +221,7 @@ static void json_hist(struct json *j, const struct group *g,
 		json_null(j, "disk");
 	if (o->per_flags) {
 		group_flags(g, flags, sizeof(flags));
-		json_str(j, "op", sg_names[g->sg]);
+		json_str(j, "op", agg_group_names[g->sg]);
 		json_str(j, "flags", flags);
 	}
 	if (o->per_proc) {
