@@ -439,6 +439,7 @@ struct tick_ctx {
 	struct groups *gs;
 };
 
+/* Each interval's report (agg_loop() says a failure). */
 static int tick(void *arg, double secs)
 {
 	struct tick_ctx *c = arg;

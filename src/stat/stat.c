@@ -389,6 +389,7 @@ struct tick_ctx {
 	struct table *t;
 };
 
+/* Each interval's report (agg_loop() says a failure). */
 static int tick(void *arg, double secs)
 {
 	struct tick_ctx *c = arg;
