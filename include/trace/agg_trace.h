@@ -24,6 +24,10 @@ static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
 #define AGG_KINDS_SERVE	(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE | \
 				 1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD)
 
+/* The op groups' names (enum iolens_sgrp), as stat, lat and serve print
+ * them: one spelling in every report. */
+extern const char *const agg_group_names[IOLENS_SG_NR];
+
 struct agg_trace_opts {
 	const __u32 *devs;	/* whole disks to keep, ndev of them; 0 = all */
 	int ndev;

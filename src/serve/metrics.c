@@ -46,11 +46,6 @@ static const int mh_kind[MH_NR] = {
 };
 #define MAX_BOUNDS METRICS_DUR_BOUNDS
 
-static const char *const op_name[IOLENS_SG_NR] = {
-	[IOLENS_SG_READ] = "read", [IOLENS_SG_WRITE] = "write",
-	[IOLENS_SG_DISCARD] = "discard", [IOLENS_SG_FLUSH] = "flush",
-};
-
 struct mhist {
 	__u64 b[MAX_BOUNDS + 1];	/* per bound, not cumulative; last +Inf */
 	__u64 sum;			/* ns, or requests in flight */
@@ -410,7 +405,7 @@ static void labels(FILE *f, const struct mdev *d, int g)
 	fputs("{device=\"", f);
 	label(f, d->name);
 	if (g >= 0)
-		fprintf(f, "\",op=\"%s", op_name[g]);
+		fprintf(f, "\",op=\"%s", agg_group_names[g]);
 	fputc('"', f);
 }
 

@@ -26,6 +26,11 @@
 
 #define NPROGS 7
 
+const char *const agg_group_names[IOLENS_SG_NR] = {
+	[IOLENS_SG_READ] = "read", [IOLENS_SG_WRITE] = "write",
+	[IOLENS_SG_DISCARD] = "discard", [IOLENS_SG_FLUSH] = "flush",
+};
+
 /* Splits by process and flags: entries of lat_hists, and of the owner map
  * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* `iolens stat`'s report: its rows as iostat -x prints them, with iolens's
  * own columns, in text or JSON. */
-#ifndef IOLENS_CLI_STAT_PRINT_H
-#define IOLENS_CLI_STAT_PRINT_H
+#ifndef IOLENS_STAT_PRINT_H
+#define IOLENS_STAT_PRINT_H
 
 #include <stdbool.h>
 #include "lib/devices.h"

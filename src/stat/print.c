@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <time.h>
-#include "cli/stat_print.h"
+#include "stat/print.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/units.h"
 
-static const char *const sg_names[IOLENS_SG_NR] = {
-	"read", "write", "discard", "flush",
-};
+/* iostat's prefixes of its columns per op group (r/s, w_await, ...); the
+ * groups' own names are agg_group_names. */
+static const char *const iostat_grp[IOLENS_SG_NR] = { "r", "w", "d", "f" };
 
 static double per_s(double v, double secs)
 {
@@ -49,18 +49,16 @@ static double aqu_sz(const struct stat_row *r, double secs)
 
 static void print_header(void)
 {
-	static const char *const grp[] = { "r", "w", "d" };
-
 	printf("%-13s", "Device");
 	for (int g = 0; g < 3; g++) {
 		char a[16], b[16], c[16], d[16], e[16], f[16];
 
-		snprintf(a, sizeof(a), "%s/s", grp[g]);
-		snprintf(b, sizeof(b), "%skB/s", grp[g]);
-		snprintf(c, sizeof(c), "%srqm/s", grp[g]);
-		snprintf(d, sizeof(d), "%%%srqm", grp[g]);
-		snprintf(e, sizeof(e), "%s_await", grp[g]);
-		snprintf(f, sizeof(f), "%sareq-sz", grp[g]);
+		snprintf(a, sizeof(a), "%s/s", iostat_grp[g]);
+		snprintf(b, sizeof(b), "%skB/s", iostat_grp[g]);
+		snprintf(c, sizeof(c), "%srqm/s", iostat_grp[g]);
+		snprintf(d, sizeof(d), "%%%srqm", iostat_grp[g]);
+		snprintf(e, sizeof(e), "%s_await", iostat_grp[g]);
+		snprintf(f, sizeof(f), "%sareq-sz", iostat_grp[g]);
 		printf(" %8s %9s %8s %6s %7s %8s", a, b, c, d, e, f);
 	}
 	printf(" %8s %7s %7s %6s %6s\n", "f/s", "f_await", "aqu-sz", "%util", "busy%");
@@ -173,7 +171,7 @@ static void print_extras(const struct stat_row *rows, int n)
 			if (!o->ios && !o->issues)
 				continue;
 			print_name(&rows[i]);
-			printf(" %-7s %9llu", sg_names[g], (unsigned long long)o->ios);
+			printf(" %-7s %9llu", agg_group_names[g], (unsigned long long)o->ios);
 			print_pct(d, g, IOLENS_H_TOTAL, 50);
 			print_pct(d, g, IOLENS_H_TOTAL, 99);
 			print_pct(d, g, IOLENS_H_TOTAL, 100);
@@ -224,7 +222,7 @@ static void json_ops(struct json *j, const struct agg_dev *d)
 		bool over;
 		__u64 v;
 
-		json_obj_open(j, sg_names[g]);
+		json_obj_open(j, agg_group_names[g]);
 		json_u64(j, "ios", o->ios);
 		json_u64(j, "bytes", o->bytes);
 		json_u64(j, "merges", o->merges);
@@ -254,7 +252,6 @@ static void json_ops(struct json *j, const struct agg_dev *d)
 
 static void json_row(struct json *j, const struct stat_row *r, double secs)
 {
-	static const char *const grp[] = { "r", "w", "d", "f" };
 	char key[16];
 
 	json_obj_open(j, NULL);
@@ -264,7 +261,7 @@ static void json_row(struct json *j, const struct stat_row *r, double secs)
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		struct cols c = cols_of(r, g, secs);
 
-#define KEY(fmt) (snprintf(key, sizeof(key), fmt, grp[g]), key)
+#define KEY(fmt) (snprintf(key, sizeof(key), fmt, iostat_grp[g]), key)
 		json_f64(j, KEY("%s/s"), c.ps, 2);
 		if (g == IOLENS_SG_FLUSH) {
 			json_f64(j, KEY("%s_await"), c.await_ms, 2);

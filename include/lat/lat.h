@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iolens lat: histograms of device time, queue time, total latency, request
+ * size and queue depth, aggregated in the kernel (biolatency's job, with
+ * 0.78%-fine buckets and percentiles), split per disk, per op and flags, per
+ * submitting process.
+ */
+#ifndef IOLENS_LAT_LAT_H
+#define IOLENS_LAT_LAT_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "bpf/agg.h"
+
+/* What `iolens lat`'s options ask for. */
+struct lat_opts {
+	__u32 devs[IOLENS_MAX_DEV_FILTER];
+	int ndev;
+	unsigned int kinds;	/* bits 1 << IOLENS_H_*; 0: device time */
+	bool per_disk, per_flags, per_proc, fine, json, own_clock;
+	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
+	unsigned long long interval_ns;	/* 0: one report at Ctrl-C */
+	unsigned long count;		/* 0: until interrupted */
+};
+
+/* Runs `iolens lat`: 0, or 1 on a runtime failure. */
+int lat_run(const struct lat_opts *o);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The periodic reports of the aggregating commands (stat, lat): the maps of
+ * the aggregation read every interval, each read made into one report. */
+#ifndef IOLENS_TRACE_AGG_LOOP_H
+#define IOLENS_TRACE_AGG_LOOP_H
+
+#include <linux/types.h>
+#include "trace/agg_trace.h"
+
+/*
+ * From the last read of `st` on, every `interval_ns` (0: never on time),
+ * at most `count` times (0: no limit), until a stop is requested (Ctrl-C,
+ * SIGTERM; caught from now on), and then once more for the interval so
+ * far: reads the maps and calls report(arg, seconds since the previous
+ * read).  A read or report failing (-errno) is said in one line and ends
+ * the loop.  Returns that error, or 0.
+ */
+int agg_loop(struct agg_trace *st, __u64 interval_ns, unsigned long count,
+	     int (*report)(void *arg, double secs), void *arg);
+
+#endif

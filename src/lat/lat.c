@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iolens lat's histograms: what the kernel aggregated, folded into the
+ * groups the options ask for, printed as log2 rows with percentiles or as
+ * JSON.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "trace/block_trace.h"
+#include "lat/lat.h"
+#include "lib/devices.h"
+#include "lib/hist.h"
+#include "lib/json.h"
+#include "lib/stop.h"
+#include "trace/reqflags.h"
+#include "trace/agg_loop.h"
+#include "trace/agg_trace.h"
+#include "lib/units.h"
+#include "lib/vec.h"
+
+#define CMD "lat"
+#define BAR_WIDTH 40
+/* Rows of the log2 view: one for 0, one per power of two up to
+ * 2^HIST_MAX_BITS, one for the overflow bucket. */
+#define ROWS (HIST_MAX_BITS + 2)
+
+/* One histogram shown: what it is of, and its counts over the interval. */
+struct group {
+	__u32 dev;		/* 0: all disks */
+	int sg;			/* enum iolens_sgrp; -1: all ops */
+	__u32 kflags;		/* cmd_flags above the op, with -F */
+	__u32 tgid;		/* with -P; 0: submitter not seen */
+	char comm[IOLENS_COMM_LEN];
+	int kind;		/* enum iolens_hist_kind */
+	__u64 h[HIST_BUCKETS];
+};
+
+struct groups {
+	struct group **v;
+	int n;
+};
+
+static const struct {
+	const char *name;	/* JSON "kind" */
+	const char *title;
+	const char *unit;	/* JSON "unit" */
+} kinds[IOLENS_H_NR] = {
+	[IOLENS_H_TOTAL] = { "total", "total latency (start to completion)", "ns" },
+	[IOLENS_H_QUEUE] = { "queue", "queue time (start to issue)", "ns" },
+	[IOLENS_H_DEVICE] = { "device", "device time (issue to completion)", "ns" },
+	[IOLENS_H_SIZE] = { "size", "request size at issue", "bytes" },
+	[IOLENS_H_QD] = { "qd", "requests in flight at issue", "requests" },
+	[IOLENS_H_MISALIGNED] = { "misaligned", "size of misaligned writes", "bytes" },
+};
+
+/* Row of the log2 view that fine bucket `i` belongs to: powers of two are
+ * whole groups of fine buckets, so no bucket straddles two rows. */
+static int row_of(__u32 i)
+{
+	__u64 lo = hist_lower(i);
+
+	if (i == HIST_OVERFLOW)
+		return ROWS - 1;
+	return lo ? (int)hist_msb(lo) + 1 : 0;
+}
+
+static __u64 row_lower(int r)
+{
+	return r ? 1ULL << (r - 1) : 0;
+}
+
+static void fmt_value(char *buf, size_t len, int kind, __u64 v)
+{
+	if (kind == IOLENS_H_SIZE)
+		fmt_bytes(buf, len, v);
+	else if (kind == IOLENS_H_QD)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		fmt_ns(buf, len, v);
+}
+
+/* "lo - hi" of values in [lo, hi); a single value when that is all. */
+static void fmt_range(char *buf, size_t len, int kind, __u64 lo, __u64 hi,
+		      bool open_ended)
+{
+	char a[32], b[32];
+
+	fmt_value(a, sizeof(a), kind, lo);
+	if (open_ended) {
+		snprintf(buf, len, ">= %s", a);
+	} else if (hi == lo + 1) {
+		snprintf(buf, len, "%s", a);
+	} else {
+		/* Counts have integer values: show the last one, not hi. */
+		fmt_value(b, sizeof(b), kind, kind == IOLENS_H_QD ? hi - 1 : hi);
+		snprintf(buf, len, "%s - %s", a, b);
+	}
+}
+
+static void print_bar(__u64 n, __u64 max)
+{
+	int w = max ? (int)((n * BAR_WIDTH + max - 1) / max) : 0;
+
+	printf("|%.*s%*s|", w, "****************************************",
+	       BAR_WIDTH - w, "");
+}
+
+static const double pcts[] = { 50, 90, 99, 99.9, 100 };
+static const char *const pct_names[] = { "p50", "p90", "p99", "p99.9", "max" };
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+/*
+ * The p-th percentile of a group: the midpoint of its bucket (within 0.78%),
+ * but for sizes the bucket's lower bound.  Requests are whole sectors, and
+ * the bounds are every 4 KiB multiple below 512 KiB and every power of two:
+ * 64 KiB requests show as 64.0k, not as the midpoint 64.5k, and any size is
+ * at most 1/64 low.  *overflow: only a lower bound is known.
+ */
+static bool pct_value(const struct group *g, double p, __u64 *v, bool *overflow)
+{
+	__u32 i;
+
+	if (g->kind != IOLENS_H_SIZE)
+		return hist_percentile(g->h, p, v, overflow);
+	if (!hist_rank_bucket(g->h, p, &i))
+		return false;
+	*v = hist_lower(i);
+	*overflow = i == HIST_OVERFLOW;
+	return true;
+}
+
+static void print_hist(const struct group *g, bool fine)
+{
+	__u64 rows[ROWS] = {}, max = 0, n = 0, seen = 0, v;
+	int first = ROWS, last = -1;
+	char range[80], val[32];
+	bool over;
+
+	for (__u32 i = 0; i < HIST_BUCKETS; i++) {
+		int r = row_of(i);
+
+		if (!g->h[i])
+			continue;
+		rows[r] += g->h[i];
+		n += g->h[i];
+		first = r < first ? r : first;
+		last = r > last ? r : last;
+	}
+	for (int r = first; r <= last; r++)
+		max = rows[r] > max ? rows[r] : max;
+	printf("%22s : %-8s %s\n", "range", "count", "distribution");
+	for (int r = first; r <= last; r++) {
+		fmt_range(range, sizeof(range), g->kind, row_lower(r),
+			  row_lower(r + 1), r == ROWS - 1);
+		printf("%22s : %-8llu ", range, (unsigned long long)rows[r]);
+		print_bar(rows[r], max);
+		putchar('\n');
+	}
+	for (size_t p = 0; p < NPCTS; p++) {
+		if (!pct_value(g, pcts[p], &v, &over))
+			break;
+		fmt_value(val, sizeof(val), g->kind, v);
+		printf("  %s %s%s", pct_names[p], over ? ">=" : "", val);
+	}
+	printf("   (%llu)\n", (unsigned long long)n);
+	if (!fine)
+		return;
+	printf("%22s : %-8s %s\n", "fine bucket", "count", "cumulative");
+	for (__u32 i = 0; i < HIST_BUCKETS; i++) {
+		if (!g->h[i])
+			continue;
+		seen += g->h[i];
+		fmt_range(range, sizeof(range), g->kind, hist_lower(i),
+			  hist_lower(i) + hist_width(i), i == HIST_OVERFLOW);
+		printf("%22s : %-8llu %6.2f%%\n", range,
+		       (unsigned long long)g->h[i], 100.0 * seen / n);
+	}
+}
+
+/* "sync,fua" for a group's flags. */
+static void group_flags(const struct group *g, char *buf, size_t len)
+{
+	struct iolens_rq rq = { .kflags = g->kflags };
+
+	reqflags_normalize(&rq);
+	flags_str(rq.flags, buf, len);
+}
+
+static void print_title(const struct group *g, const struct lat_opts *o)
+{
+	char flags[128];
+
+	printf("%s", g->dev ? dev_name(g->dev) : "all disks");
+	if (o->per_flags) {
+		group_flags(g, flags, sizeof(flags));
+		printf(" %s%s%s", agg_group_names[g->sg], *flags ? " " : "", flags);
+	}
+	if (o->per_proc) {
+		if (g->tgid)
+			printf(", pid %u %s", g->tgid, g->comm);
+		else
+			printf(", submitter not seen");
+	}
+	printf(": %s\n", kinds[g->kind].title);
+}
+
+static void json_hist(struct json *j, const struct group *g,
+		      const struct lat_opts *o)
+{
+	__u64 rows[ROWS] = {}, v;
+	char flags[128];
+	bool over;
+
+	json_obj_open(j, NULL);
+	if (g->dev)
+		json_str(j, "disk", dev_name(g->dev));
+	else
+		json_null(j, "disk");
+	if (o->per_flags) {
+		group_flags(g, flags, sizeof(flags));
+		json_str(j, "op", agg_group_names[g->sg]);
+		json_str(j, "flags", flags);
+	}
+	if (o->per_proc) {
+		json_u64(j, "pid", g->tgid);
+		json_str(j, "comm", g->tgid ? g->comm : NULL);
+	}
+	json_str(j, "kind", kinds[g->kind].name);
+	json_str(j, "unit", kinds[g->kind].unit);
+	json_u64(j, "count", hist_count(g->h));
+	for (size_t p = 0; p < NPCTS; p++) {
+		if (pct_value(g, pcts[p], &v, &over) && !over)
+			json_u64(j, pct_names[p], v);
+		else
+			json_null(j, pct_names[p]);
+	}
+	json_arr_open(j, "log2");
+	for (__u32 i = 0; i < HIST_BUCKETS; i++)
+		rows[row_of(i)] += g->h[i];
+	for (int r = 0; r < ROWS; r++) {
+		if (!rows[r])
+			continue;
+		json_obj_open(j, NULL);
+		json_u64(j, "from", row_lower(r));
+		if (r < ROWS - 1)
+			json_u64(j, "to", row_lower(r + 1));
+		else
+			json_null(j, "to");
+		json_u64(j, "count", rows[r]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	/* Fine buckets: values v with from <= v < to. */
+	json_arr_open(j, "buckets");
+	for (__u32 i = 0; i < HIST_BUCKETS; i++) {
+		if (!g->h[i])
+			continue;
+		json_obj_open(j, NULL);
+		json_u64(j, "from", hist_lower(i));
+		if (i < HIST_OVERFLOW)
+			json_u64(j, "to", hist_lower(i) + hist_width(i));
+		else
+			json_null(j, "to");
+		json_u64(j, "count", g->h[i]);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_obj_close(j);
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a;
+	const struct group *y = *(struct group *const *)b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->sg != y->sg)
+		return x->sg - y->sg;
+	if (x->kflags != y->kflags)
+		return x->kflags < y->kflags ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+/* Adds histogram `h` to the group `proto` describes, created if new. */
+static int group_add(struct groups *gs, const struct group *proto,
+		     const __u64 *h)
+{
+	struct group *g = NULL, **v;
+
+	for (int i = 0; i < gs->n && !g; i++) {
+		struct group *c = gs->v[i];
+
+		if (c->dev == proto->dev && c->sg == proto->sg &&
+		    c->kflags == proto->kflags && c->tgid == proto->tgid &&
+		    c->kind == proto->kind)
+			g = c;
+	}
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		v = realloc(gs->v, (gs->n + 1) * sizeof(*v));
+		if (!g || !v) {
+			free(g);
+			if (v)
+				gs->v = v;
+			return -ENOMEM;
+		}
+		gs->v = v;
+		gs->v[gs->n++] = g;
+		memcpy(g, proto, offsetof(struct group, h));
+	}
+	/* A pid's comm as it last submitted. */
+	memcpy(g->comm, proto->comm, sizeof(g->comm));
+	hist_add(g->h, h);
+	return 0;
+}
+
+/* Folds what the kernel kept into the histograms the options ask for. */
+static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
+			struct groups *gs)
+{
+	struct group proto = { .sg = -1 };
+	int err = 0;
+
+	for (int i = 0; i < gs->n; i++)
+		memset(gs->v[i]->h, 0, sizeof(gs->v[i]->h));
+	if (o->per_proc || o->per_flags) {
+		for (int i = 0; i < agg_trace_nkeyed(st) && !err; i++) {
+			const struct agg_keyed *k = agg_trace_keyed(st, i);
+
+			proto.dev = o->per_disk ? k->dev : 0;
+			proto.sg = o->per_flags ? k->key.sg : -1;
+			proto.kflags = k->key.flags;
+			proto.tgid = k->key.tgid;
+			proto.kind = k->key.kind;
+			memcpy(proto.comm, k->comm, sizeof(proto.comm));
+			err = group_add(gs, &proto, k->hist);
+		}
+	} else {
+		for (int s = 0; s < agg_trace_nslots(st) && !err; s++) {
+			const struct agg_dev *d = agg_trace_dev(st, s);
+
+			if (!d)
+				continue;
+			proto.dev = o->per_disk ? d->dev : 0;
+			for (int g = 0; g < IOLENS_SG_NR && !err; g++) {
+				for (int k = 0; k < IOLENS_H_NR && !err; k++) {
+					if (!(o->kinds & (1U << k)) ||
+					    !d->hist_n[g][k])
+						continue;
+					proto.kind = k;
+					err = group_add(gs, &proto, d->hist[g][k]);
+				}
+			}
+		}
+	}
+	vec_sort(gs->v, gs->n, sizeof(*gs->v), group_cmp);
+	return err;
+}
+
+static void report(const struct lat_opts *o, const struct groups *gs,
+		   const struct agg_trace *st, double secs)
+{
+	struct iolens_stat_counters lost;
+	char ts[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	bool any = false;
+	__u64 missed = 0;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	agg_trace_losses(st, &lost);
+	for (int s = 0; s < agg_trace_nslots(st); s++)
+		if (agg_trace_dev(st, s))
+			missed += agg_trace_dev(st, s)->missed;
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_obj_open(&j, NULL);
+		json_str(&j, "timestamp", ts);
+		json_f64(&j, "seconds", secs, 6);
+		json_arr_open(&j, "histograms");
+		for (int i = 0; i < gs->n; i++)
+			if (hist_count(gs->v[i]->h))
+				json_hist(&j, gs->v[i], o);
+		json_arr_close(&j);
+		json_u64(&j, "untracked_device_events", lost.no_slot);
+		json_u64(&j, "issue_stamps_missing", lost.no_stamp);
+		json_u64(&j, "split_values_dropped", lost.no_key);
+		if (o->kinds & (1U << IOLENS_H_QD))
+			json_u64(&j, "completions_missed", missed);
+		json_obj_close(&j);
+		json_newline(&j);
+		fflush(stdout);
+		return;
+	}
+	printf("--- %s, %.2f s\n", ts, secs);
+	for (int i = 0; i < gs->n; i++) {
+		if (!hist_count(gs->v[i]->h))
+			continue;
+		putchar('\n');
+		print_title(gs->v[i], o);
+		print_hist(gs->v[i], o->fine);
+		if (gs->v[i]->kind == IOLENS_H_QUEUE && !o->own_clock &&
+		    gs->v[i]->h[0] == hist_count(gs->v[i]->h))
+			printf("  (all 0: the kernel stamps start and issue from one clock reading cached per plug; --own-clock measures)\n");
+		any = true;
+	}
+	if (!any)
+		printf("no requests\n");
+	/* Counts since start: a loss is never silent. */
+	if (lost.no_slot)
+		printf("(%llu events of disks beyond the slot table were not counted)\n",
+		       (unsigned long long)lost.no_slot);
+	if (lost.no_stamp)
+		printf("(%llu requests had no issue time: not in queue/device histograms)\n",
+		       (unsigned long long)lost.no_stamp);
+	/* Found only once a disk is idle for an interval (agg_trace_read()). */
+	if (missed)
+		printf("(%llu completions never reached iolens: queue depths after them were counted too high)\n",
+		       (unsigned long long)missed);
+	if (lost.no_key)
+		printf("(%llu values were dropped: more than the split table holds)\n",
+		       (unsigned long long)lost.no_key);
+	putchar('\n');
+	fflush(stdout);
+}
+
+struct tick_ctx {
+	const struct lat_opts *o;
+	struct agg_trace *st;
+	struct groups *gs;
+};
+
+/* Each interval's report (agg_loop() says a failure). */
+static int tick(void *arg, double secs)
+{
+	struct tick_ctx *c = arg;
+	int err = build_groups(c->o, c->st, c->gs);
+
+	if (err)
+		return err;
+	report(c->o, c->gs, c->st, secs);
+	return 0;
+}
+
+static int run(const struct lat_opts *o)
+{
+	struct agg_trace_opts so = {
+		.devs = o->devs, .ndev = o->ndev, .own_clock = o->own_clock,
+		.kinds = o->kinds, .lat = true,
+		.by_proc = o->per_proc, .by_flags = o->per_flags,
+		.proc = &o->proc,
+	};
+	struct groups gs = {};
+	struct tick_ctx c = { .o = o, .gs = &gs };
+	int err;
+
+	if (o->per_flags)
+		reqflags_init();
+	c.st = agg_trace_start(CMD, &so);
+	if (!c.st)
+		return 1;
+	stop_catch();
+	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
+	err = agg_loop(c.st, o->interval_ns, o->count, tick, &c);
+	for (int i = 0; i < gs.n; i++)
+		free(gs.v[i]);
+	free(gs.v);
+	agg_trace_stop(c.st);
+	return err ? 1 : 0;
+}
+
+int lat_run(const struct lat_opts *opts)
+{
+	struct lat_opts o = *opts;
+
+	if (!o.kinds)
+		o.kinds = AGG_KINDS_LAT;
+	/* One disk asked for: name it. */
+	if (o.ndev == 1)
+		o.per_disk = true;
+	return run(&o);
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+#include "trace/agg_loop.h"
+#include "lib/log.h"
+#include "lib/stop.h"
+
+struct loop {
+	struct agg_trace *st;
+	int (*report)(void *arg, double secs);
+	void *arg;
+};
+
+/* Interrupted by Ctrl-C: reports the interval so far. */
+static int loop_tick(void *arg)
+{
+	struct loop *l = arg;
+	int err = agg_trace_read(l->st);
+
+	err = err ?: l->report(l->arg, agg_trace_interval_s(l->st));
+	if (err) {
+		pr_err("reading the aggregation maps: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int agg_loop(struct agg_trace *st, __u64 interval_ns, unsigned long count,
+	     int (*report)(void *arg, double secs), void *arg)
+{
+	struct loop l = { .st = st, .report = report, .arg = arg };
+
+	return stop_every(agg_trace_read_ns(st), interval_ns, count, true,
+			  loop_tick, &l);
+}
