@@ -12,16 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "attach/attach.h"
 #include "lib/clock.h"
 #include "trace/block_trace.h"
 #include "lib/cgroups.h"
-#include "cli/commands.h"
-#include "cli/filters.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/parse.h"
 #include "lib/proctree.h"
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
@@ -31,7 +29,6 @@
 #include "lib/vec.h"
 
 #define CMD "attach"
-#define MAX_ROOTS RQFILTER_MAX
 
 /* One op's requests. */
 struct opsum {
@@ -46,46 +43,14 @@ struct proc {
 };
 
 struct attach {
-	struct rqfilter filter;		/* -d -c -G -O; -p goes to tree */
-	int roots[MAX_ROOTS];
-	int nroots;
-	struct proctree tree;
-	bool json, follow_exit;
-	__u64 duration_ns;
+	const struct attach_opts *o;
+	struct proctree tree;	/* of o->roots */
 	struct block_trace *bt;
 	struct opsum op[IOLENS_OP_NR];
 	struct proc *procs;
 	int nprocs;
 	/* Writes of kernel threads (the flusher) not otherwise matched. */
 	__u64 wb_requests, wb_bytes;
-};
-
-static const struct cli_opt opts[] = {
-	CLI_GROUP(cli_rqfilter_opts),
-	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
-	CLI_OPT('j', "json", NULL, "JSON"),
-	CLI_END,
-};
-
-const struct cli_cmd attach_cli = {
-	.name = CMD,
-	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
-	.about =
-		"Follows running processes (with -p: they, their children and all their\n"
-		"threads) and, at Ctrl-C, --duration or when every -p process has exited,\n"
-		"sums up what the disks did for them: requests, bytes, average size,\n"
-		"latency (total = queue + device) percentiles, queue depth at issue,\n"
-		"misaligned writes, per process; and the writes the kernel's flusher\n"
-		"threads did meanwhile (writeback: found under the cgroup that dirtied the\n"
-		"pages with -G on cgroup v2, else shown apart, unattributed).\n",
-	.opts = opts,
-	.more =
-		"A child is known by its parent chain in /proc when its first request is\n"
-		"read (within 20 ms): one that does I/O and exits faster is missed.\n"
-		"\n"
-		"examples:\n"
-		"  fio job.fio & iolens attach -p $!\n"
-		"  iolens attach -c postgres -D 60 -j\n",
 };
 
 static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
@@ -122,9 +87,9 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	struct opsum *s;
 	struct proc *p;
 
-	if (rq->op >= IOLENS_OP_NR || !rqfilter_match(&a->filter, rq, dev, cg, iocg))
+	if (rq->op >= IOLENS_OP_NR || !rqfilter_match(&a->o->filter, rq, dev, cg, iocg))
 		return 0;
-	if (a->nroots && !proctree_has(&a->tree, rq->pid)) {
+	if (a->o->nroots && !proctree_has(&a->tree, rq->pid)) {
 		/* Writeback: a kernel thread writing dirty pages. */
 		if (rq->op == IOLENS_OP_WRITE && rq->ctx == IOLENS_CTX_SUBMIT &&
 		    !strncmp(rq->comm, "kworker", 7)) {
@@ -148,7 +113,7 @@ static void on_tick(void *ctx)
 {
 	struct attach *a = ctx;
 
-	if (a->nroots && !proctree_alive(&a->tree))
+	if (a->o->nroots && !proctree_alive(&a->tree))
 		stop_request();
 }
 
@@ -161,10 +126,10 @@ static void show_text(const struct attach *a, double secs,
 	char sz[32], v[32];
 
 	printf("iolens attach: %.1f s", secs);
-	if (a->nroots) {
+	if (a->o->nroots) {
 		printf(", pid");
-		for (int i = 0; i < a->nroots; i++)
-			printf(" %d", a->roots[i]);
+		for (int i = 0; i < a->o->nroots; i++)
+			printf(" %d", a->o->roots[i]);
 		printf(" with children and threads");
 	}
 	printf("\n\n%-8s %10s %10s %10s %9s %8s %11s\n", "op", "requests", "IOPS",
@@ -212,7 +177,7 @@ static void show_text(const struct attach *a, double secs,
 			printf("\n");
 		}
 	}
-	if (a->nroots) {
+	if (a->o->nroots) {
 		fmt_bytes(sz, sizeof(sz), a->wb_bytes);
 		printf("\nwriteback meanwhile (kernel flusher threads, owner not known here): %llu write requests, %s\n",
 		       (unsigned long long)a->wb_requests, sz);
@@ -231,8 +196,8 @@ static void show_json(const struct attach *a, double secs,
 	json_obj_open(&j, NULL);
 	json_f64(&j, "seconds", secs, 3);
 	json_arr_open(&j, "pids");
-	for (int i = 0; i < a->nroots; i++)
-		json_u64(&j, NULL, a->roots[i]);
+	for (int i = 0; i < a->o->nroots; i++)
+		json_u64(&j, NULL, a->o->roots[i]);
 	json_arr_close(&j);
 	json_u64(&j, "lost", block_trace_dropped(bs));
 	json_u64(&j, "unseen", bs->unseen);
@@ -277,7 +242,7 @@ static void show_json(const struct attach *a, double secs,
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
-	if (a->nroots) {
+	if (a->o->nroots) {
 		json_obj_open(&j, "writeback");
 		json_u64(&j, "requests", a->wb_requests);
 		json_u64(&j, "bytes", a->wb_bytes);
@@ -288,74 +253,34 @@ static void show_json(const struct attach *a, double secs,
 	json_newline(&j);
 }
 
-static int parse_opts(struct attach *a, int argc, char **argv)
+int attach_run(const struct attach_opts *o)
 {
-	struct cli_parser p;
-	int opt, r;
-
-	cli_begin(&p, &attach_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		switch (opt) {
-		case 'D':
-			if (parse_duration(optarg, 1e9, &a->duration_ns) ||
-			    !a->duration_ns)
-				return usage_err(CMD, "--duration takes a time (10, 2.5s, 500ms), not '%s'", optarg);
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		default:
-			r = cli_rqfilter_opt(&a->filter, CMD, opt, optarg);
-			if (r != 1)
-				return 2;
-		}
-	}
-	if (opt < 0)
-		return opt == CLI_HELP ? -1 : 2;
-	if (cli_no_operands(&p))
-		return 2;
-	if (!a->filter.npid && !a->filter.ncomm && !a->filter.cgroup)
-		return usage_err(CMD, "say what to follow: -p PID, -c NAME or -G CGROUP");
-	/* -p is matched with children here, not as the filter's exact pid. */
-	if (cli_pids_live(CMD, a->filter.pid, a->filter.npid))
-		return 2;
-	for (int i = 0; i < a->filter.npid; i++)
-		a->roots[a->nroots++] = (int)a->filter.pid[i];
-	a->filter.npid = 0;
-	return 0;
-}
-
-int cmd_attach(int argc, char **argv)
-{
-	struct attach a = {};
+	struct attach a = { .o = o };
 	struct block_trace_stats bs;
 	__u32 devs[RQFILTER_MAX];
 	__u64 start;
 	double secs;
 	int rc;
 
-	rc = parse_opts(&a, argc, argv);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	rc = block_trace_devs(CMD, &a.filter, devs);
+	rc = block_trace_devs(CMD, &o->filter, devs);
 	if (rc)
 		return rc;
-	proctree_init(&a.tree, a.roots, a.nroots);
+	proctree_init(&a.tree, o->roots, o->nroots);
 	/* The roots are known before the first request is read. */
-	for (int i = 0; i < a.nroots; i++)
-		proctree_has(&a.tree, a.roots[i]);
-	a.bt = block_trace_start(CMD, devs, a.filter.ndev, 0);
+	for (int i = 0; i < o->nroots; i++)
+		proctree_has(&a.tree, o->roots[i]);
+	a.bt = block_trace_start(CMD, devs, o->filter.ndev, 0);
 	if (!a.bt)
 		return 1;
 	fprintf(stderr, "Attached%s... Ctrl-C to end.\n",
-		a.nroots ? " (until they exit)" : "");
+		o->nroots ? " (until they exit)" : "");
 	start = mono_ns();
-	rc = block_trace_run(a.bt, a.duration_ns, on_rq, on_tick, &a);
+	rc = block_trace_run(a.bt, o->duration_ns, on_rq, on_tick, &a);
 	secs = (mono_ns() - start) / 1e9;
 	block_trace_stats(a.bt, &bs);
 	block_trace_stop(a.bt);
 	if (!rc) {
-		if (a.json)
+		if (o->json)
 			show_json(&a, secs, &bs);
 		else
 			show_text(&a, secs, &bs);

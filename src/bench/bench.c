@@ -20,11 +20,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "bench/bench.h"
 #include "lib/clock.h"
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
-#include "cli/commands.h"
-#include "cli/optable.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/hist.h"
@@ -59,33 +58,6 @@ struct bench {
 	__u64 runtime_ns;
 	bool direct_read, buffered_read;
 	bool json;
-};
-
-static const struct cli_opt opts[] = {
-	CLI_OPT('j', "json", NULL, "JSON (before the load options)"),
-	CLI_END,
-};
-
-const struct cli_cmd bench_cli = {
-	.name = "bench",
-	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
-	.about =
-		"Runs the load of 'iolens load' with the same options and job files, traces\n"
-		"its block requests, and shows the application's view beside the device's:\n"
-		"IOPS, bytes, average size, latency percentiles (the load's completion\n"
-		"latency; the device's total = queue + device time), block requests per\n"
-		"application I/O, queue depth, reads caused by writes (page-cache RMW),\n"
-		"misaligned writes, write amplification, page-cache hit ratio.\n",
-	.opts = opts,
-	.more =
-		"Writeback of buffered writes is done by the kernel's flusher threads: it\n"
-		"is counted from the target disks while the load runs, whoever dirtied\n"
-		"the pages.  Tracing costs the load: the figures are of a traced run.\n"
-		"\n"
-		"examples:\n"
-		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
-		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
-		"  iolens bench -j job.fio\n",
 };
 
 static int dir_of(unsigned int op)
@@ -393,30 +365,17 @@ static void json_report(const struct bench *b, double secs, __u64 lost)
 	json_newline(&j);
 }
 
-int cmd_bench(int argc, char **argv)
+int bench_run(const struct bench_opts *o)
 {
-	struct bench b = { .self = (__u32)getpid() };
+	struct bench b = { .self = (__u32)getpid(), .json = o->json };
 	struct tracer_thread tb = { .b = &b }, tc = { .b = &b };
 	struct block_trace_stats bs;
 	struct load_jobs js = {};
-	int rc, first = 1;
+	int rc;
 	__u64 start, lost, m0[LOAD_DIRS];
 	double secs;
 
-	for (; first < argc; first++) {
-		int key = cli_match(&bench_cli, argv[first]);
-
-		if (key == 'j') {
-			b.json = true;
-		} else if (key == 'h') {
-			cli_help(stdout, &bench_cli);
-			return 0;
-		} else {
-			break;
-		}
-	}
-	/* load's parser takes its argv[0] as the command name. */
-	rc = load_parse_args(argc - first + 1, argv + first - 1, &js);
+	rc = load_parse_args(o->load_argc, o->load_argv, &js);
 	if (rc) {
 		load_jobs_free(&js);
 		return rc < 0 ? 0 : rc;

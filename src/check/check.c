@@ -23,111 +23,15 @@
 #include <bpf/libbpf.h>
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
-#include "cli/commands.h"
-#include "cli/filters.h"
-#include "lib/devices.h"
-#include "lib/json.h"
-#include "load/load.h"
-#include "lib/log.h"
-#include "lib/parse.h"
+#include "check/check.h"
+#include "check/findings.h"
 #include "check/partalign.h"
+#include "lib/devices.h"
+#include "lib/log.h"
 #include "lib/proctree.h"
-#include "lib/units.h"
 #include "lib/vec.h"
 
 #define CMD "check"
-#define MAX_PIDS 16
-#define MAX_EXAMPLES 5
-#define TOP 5
-
-struct check_opts {
-	__u32 devs[IOLENS_MAX_DEV_FILTER];
-	int ndev;
-	int pids[MAX_PIDS];
-	int npid;
-	const char *comm;
-	unsigned int align;	/* 0: each disk's physical block */
-	double threshold;	/* percent */
-	__u64 duration_ns;
-	bool json;
-};
-
-/* What one process did to one file (or, for writeback, the kernel to
- * one file), for one finding. */
-struct offender {
-	__u32 tgid;
-	char comm[IOLENS_COMM_LEN];
-	__u32 sdev;
-	__u64 ino;
-	char path[PATH_MAX];	/* "" when it could not be resolved */
-	char name[IOLENS_CHECK_DEPTH][32];	/* see struct iolens_check_name */
-	__u64 count, bytes;
-	/* Syscalls that caused it: offset (-1 unknown) and size (0 unknown). */
-	struct { __s64 pos; __u64 count; } ex[MAX_EXAMPLES];
-	int nex;
-};
-
-struct finding {
-	__u64 count, bytes;
-	struct offender *v;
-	int n;
-};
-
-struct disk {
-	__u32 dev;
-	unsigned int lbs, pbs;
-	__u64 writes, write_bytes;
-	__u64 misaligned, small_direct;
-};
-
-struct check {
-	const struct check_opts *o;
-	struct disk *disks;
-	int ndisks;
-	struct finding misaligned, rmw, small_direct;
-	struct proctree tree;	/* of -p */
-	__u64 writes;		/* write requests traced (after filters) */
-};
-
-static const struct cli_opt opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "pid", "PID", "only I/O of this process and its children; repeatable"),
-	CLI_OPT('c', "comm", "NAME", "only I/O of processes with this command name"),
-	CLI_OPT('a', "align", "BYTES", "judge against BYTES (a RAID stripe, a flash page;\nk, m suffixes) instead of each disk's physical block"),
-	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
-	CLI_OPT('t', "threshold", "PCT", "a finding fails above PCT percent of its total\n(default 0: any finding fails)"),
-	CLI_OPT('j', "json", NULL, "JSON"),
-	CLI_END,
-};
-
-const struct cli_cmd check_cli = {
-	.name = CMD,
-	.usage =
-		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
-		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
-	.about =
-		"Validates an I/O pattern while a workload runs, with a verdict and a fix:\n"
-		"  misaligned writes   write requests whose start or length is not a multiple\n"
-		"                      of the disk's physical block (or --align), by process\n"
-		"                      and file;\n"
-		"  page-cache RMW      reads the page cache issues inside a buffered write to a\n"
-		"                      page it does not hold (partial-page writes), with the\n"
-		"                      offsets and sizes of the writes that caused them;\n"
-		"  small direct I/O    O_DIRECT writes below the physical sector of a 512e disk\n"
-		"                      (logical 512, physical 4096): the disk does the RMW;\n"
-		"  partitions          starts not on the physical block (or --align), read from\n"
-		"                      sysfs or from the partition table itself (libblkid).\n",
-	.opts = opts,
-	.more =
-		"An image file has no physical block: without --align it is judged against\n"
-		"4096 bytes, and says so.  Exit 0 when every check passes, 1 when one fails\n"
-		"(or on a runtime error), 2 on a usage error.\n"
-		"\n"
-		"examples:\n"
-		"  iolens check -D 30 -p $(pidof postgres)\n"
-		"  iolens check --align 64k -d md0 -D 10\n"
-		"  iolens check disk.img\n",
-};
 
 /* ---- filters ---- */
 
@@ -254,7 +158,7 @@ static void find(struct finding *f, const struct iolens_check_event *e)
 	for (int i = 0; i < of->nex; i++)
 		if (of->ex[i].pos == e->sys.pos && of->ex[i].count == e->sys.count)
 			return;
-	if (of->nex < MAX_EXAMPLES) {
+	if (of->nex < CHECK_MAX_EXAMPLES) {
 		of->ex[of->nex].pos = e->sys.pos;
 		of->ex[of->nex++].count = e->sys.count;
 	}
@@ -276,11 +180,6 @@ static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 	return d;
 }
 
-static unsigned int basis_of(const struct check *c, unsigned int pbs)
-{
-	return c->o->align ? c->o->align : pbs;
-}
-
 static void on_event(void *ctx, const struct iolens_check_event *e)
 {
 	struct check *c = ctx;
@@ -299,7 +198,7 @@ static void on_event(void *ctx, const struct iolens_check_event *e)
 	c->writes++;
 	d->writes++;
 	d->write_bytes += e->bytes;
-	basis = basis_of(c, e->pbs);
+	basis = check_basis(c, e->pbs);
 	if (!basis || ((e->sector << 9) % basis == 0 && e->bytes % basis == 0))
 		return;
 	d->misaligned++;
@@ -313,176 +212,8 @@ static void on_event(void *ctx, const struct iolens_check_event *e)
 	}
 }
 
-/* ---- the report ---- */
-
-static int by_count(const void *a, const void *b)
-{
-	const struct offender *x = a, *y = b;
-
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
-
-static double pct(__u64 part, __u64 whole)
-{
-	return whole ? 100.0 * part / whole : 0;
-}
-
-static void file_name(char *buf, size_t len, const struct offender *of)
-{
-	if (of->path[0])
-		snprintf(buf, len, "%s", of->path);
-	else if (of->name[0][0])
-		snprintf(buf, len, "%s (inode %llu on %u:%u)", of->name[0],
-			 (unsigned long long)of->ino, of->sdev >> 20, of->sdev & 0xfffff);
-	else if (of->ino)
-		snprintf(buf, len, "inode %llu on %u:%u", (unsigned long long)of->ino,
-			 of->sdev >> 20, of->sdev & 0xfffff);
-	else
-		snprintf(buf, len, "(file unknown)");
-}
-
-struct outcome {
-	const char *name;	/* JSON "check" */
-	const char *title;
-	struct finding *f;
-	__u64 total;		/* what count is a share of */
-	const char *total_of;	/* "write requests", ... */
-	const char *fix;
-	bool fail;
-};
-
-static void text_offenders(const struct finding *f, bool examples)
-{
-	char file[PATH_MAX + 64], sz[32];
-
-	for (int i = 0; i < f->n && i < TOP; i++) {
-		const struct offender *of = &f->v[i];
-
-		file_name(file, sizeof(file), of);
-		fmt_bytes(sz, sizeof(sz), of->bytes);
-		if (of->tgid)
-			printf("         pid %-7u %-15s %8llu  %9s  %s\n", of->tgid,
-			       of->comm, (unsigned long long)of->count, sz, file);
-		else
-			printf("         %-27s %8llu  %9s  %s\n", "(started before check)",
-			       (unsigned long long)of->count, sz, file);
-		for (int k = 0; examples && k < of->nex; k++) {
-			printf("           from a write of ");
-			if (of->ex[k].count)
-				printf("%llu bytes", (unsigned long long)of->ex[k].count);
-			else
-				printf("a vector");
-			if (of->ex[k].pos >= 0)
-				printf(" at offset %lld", (long long)of->ex[k].pos);
-			printf("\n");
-		}
-	}
-	if (f->n > TOP)
-		printf("         ... and %d more\n", f->n - TOP);
-}
-
-static void json_offenders(struct json *j, const struct finding *f)
-{
-	json_arr_open(j, "offenders");
-	for (int i = 0; i < f->n; i++) {
-		const struct offender *of = &f->v[i];
-
-		json_obj_open(j, NULL);
-		if (of->tgid)
-			json_u64(j, "pid", of->tgid);
-		else
-			json_null(j, "pid");
-		json_str(j, "comm", of->comm);
-		json_str(j, "file", of->path[0] ? of->path : NULL);
-		json_str(j, "name", of->name[0][0] ? of->name[0] : NULL);
-		json_u64(j, "ino", of->ino);
-		json_u64(j, "count", of->count);
-		json_u64(j, "bytes", of->bytes);
-		json_arr_open(j, "writes");
-		for (int k = 0; k < of->nex; k++) {
-			json_obj_open(j, NULL);
-			if (of->ex[k].pos >= 0)
-				json_i64(j, "offset", of->ex[k].pos);
-			else
-				json_null(j, "offset");
-			json_u64(j, "size", of->ex[k].count);
-			json_obj_close(j);
-		}
-		json_arr_close(j);
-		json_obj_close(j);
-	}
-	json_arr_close(j);
-}
-
-static void json_parts(struct json *j, const struct partalign *pa, int n)
-{
-	json_arr_open(j, "disks");
-	for (int i = 0; i < n; i++) {
-		json_obj_open(j, NULL);
-		json_str(j, "path", pa[i].path);
-		json_str(j, "source", pa[i].source);
-		json_str(j, "table", pa[i].table[0] ? pa[i].table : NULL);
-		json_u64(j, "logical_block", pa[i].lbs);
-		json_u64(j, "physical_block", pa[i].pbs);
-		json_u64(j, "optimal_io", pa[i].optimal_io);
-		json_u64(j, "basis", pa[i].basis);
-		json_str(j, "basis_from", pa[i].basis_from);
-		json_arr_open(j, "partitions");
-		for (int k = 0; k < pa[i].nparts; k++) {
-			const struct partalign_part *p = &pa[i].parts[k];
-
-			json_obj_open(j, NULL);
-			json_u64(j, "number", p->number);
-			json_u64(j, "start", p->start);
-			json_u64(j, "start_sector", p->start / 512);
-			json_u64(j, "size", p->size);
-			json_bool(j, "aligned", p->start_ok);
-			json_bool(j, "size_aligned", p->size_ok);
-			json_bool(j, "optimal_io_aligned", p->opt_ok);
-			json_obj_close(j);
-		}
-		json_arr_close(j);
-		json_obj_close(j);
-	}
-	json_arr_close(j);
-}
-
-static void text_parts(const struct partalign *pa, int n)
-{
-	for (int i = 0; i < n; i++) {
-		if (!pa[i].nparts) {
-			printf("         %s: no partition table\n", pa[i].path);
-			continue;
-		}
-		printf("         %s: %d partition%s (%s%s%s), judged against %u B (%s%s)\n",
-		       pa[i].path, pa[i].nparts, pa[i].nparts == 1 ? "" : "s",
-		       pa[i].table[0] ? pa[i].table : "", pa[i].table[0] ? " table, " : "",
-		       pa[i].source, pa[i].basis, pa[i].basis_from,
-		       !strcmp(pa[i].basis_from, "assumed") ?
-		       ": an image has no physical block; set --align" : "");
-		for (int k = 0; k < pa[i].nparts; k++) {
-			const struct partalign_part *p = &pa[i].parts[k];
-
-			printf("           %-3d start sector %-10llu %s", p->number,
-			       (unsigned long long)(p->start / 512),
-			       p->start_ok ? "aligned" : "MISALIGNED");
-			if (!p->start_ok)
-				printf(" (%llu bytes = %llu * %u + %llu)",
-				       (unsigned long long)p->start,
-				       (unsigned long long)(p->start / pa[i].basis),
-				       pa[i].basis, (unsigned long long)(p->start % pa[i].basis));
-			else if (!p->opt_ok)
-				printf(" (not on the optimal I/O size %u)", pa[i].optimal_io);
-			printf("\n");
-		}
-	}
-}
-
-static const char *const fix_parts =
-	"recreate the partition starting at a multiple of 2048 sectors (1 MiB), as parted and fdisk do by default";
-
 /* The partitions of `paths` into pa[]; 0, or the exit code after a line. */
-static int read_parts(const struct check_opts *o, char **paths, int n,
+static int read_parts(const struct check_opts *o, char *const *paths, int n,
 		      struct partalign *pa, int *npa)
 {
 	const char *why = "";
@@ -497,128 +228,6 @@ static int read_parts(const struct check_opts *o, char **paths, int n,
 		(*npa)++;
 	}
 	return 0;
-}
-
-static int report(const struct check *c, struct outcome *out, int nout,
-		  const struct partalign *pa, int npa, __u64 lost,
-		  double seconds, bool traced)
-{
-	const struct check_opts *o = c->o;
-	int fails = 0, bad = 0, nparts = 0;
-	char sz[32];
-
-	for (int i = 0; i < npa; i++) {
-		bad += partalign_bad(&pa[i]);
-		nparts += pa[i].nparts;
-	}
-	for (int i = 0; i < nout; i++) {
-		out[i].fail = pct(out[i].f->count, out[i].total) > o->threshold ||
-			      (out[i].f->count && !out[i].total);
-		fails += out[i].fail;
-		vec_sort(out[i].f->v, out[i].f->n, sizeof(*out[i].f->v), by_count);
-	}
-	fails += pct(bad, nparts) > o->threshold;
-	if (o->json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_obj_open(&j, NULL);
-		if (traced) {
-			json_f64(&j, "seconds", seconds, 3);
-			json_u64(&j, "lost", lost);
-			json_u64(&j, "align", o->align);
-		}
-		json_f64(&j, "threshold_pct", o->threshold, 2);
-		json_arr_open(&j, "findings");
-		for (int i = 0; i < nout; i++) {
-			json_obj_open(&j, NULL);
-			json_str(&j, "check", out[i].name);
-			json_str(&j, "verdict", out[i].fail ? "fail" : "pass");
-			json_u64(&j, "count", out[i].f->count);
-			json_u64(&j, "bytes", out[i].f->bytes);
-			json_u64(&j, "total", out[i].total);
-			json_str(&j, "total_of", out[i].total_of);
-			json_f64(&j, "pct", pct(out[i].f->count, out[i].total), 2);
-			json_str(&j, "fix", out[i].fix);
-			json_offenders(&j, out[i].f);
-			json_obj_close(&j);
-		}
-		json_obj_open(&j, NULL);
-		json_str(&j, "check", "partitions");
-		json_str(&j, "verdict", pct(bad, nparts) > o->threshold ? "fail" : "pass");
-		json_u64(&j, "count", bad);
-		json_u64(&j, "total", nparts);
-		json_str(&j, "total_of", "partitions");
-		json_str(&j, "fix", fix_parts);
-		json_parts(&j, pa, npa);
-		json_obj_close(&j);
-		json_arr_close(&j);
-		if (traced) {
-			json_arr_open(&j, "disks");
-			for (int i = 0; i < c->ndisks; i++) {
-				const struct disk *d = &c->disks[i];
-
-				json_obj_open(&j, NULL);
-				json_str(&j, "disk", dev_name(d->dev));
-				json_u64(&j, "logical_block", d->lbs);
-				json_u64(&j, "physical_block", d->pbs);
-				json_u64(&j, "basis", basis_of(c, d->pbs));
-				json_u64(&j, "writes", d->writes);
-				json_u64(&j, "write_bytes", d->write_bytes);
-				json_u64(&j, "misaligned", d->misaligned);
-				json_u64(&j, "small_direct", d->small_direct);
-				json_obj_close(&j);
-			}
-			json_arr_close(&j);
-		}
-		json_obj_close(&j);
-		json_newline(&j);
-		return fails ? 1 : 0;
-	}
-	if (traced) {
-		printf("iolens check: %.1f s, %llu write requests traced", seconds,
-		       (unsigned long long)c->writes);
-		if (lost)
-			printf(", %llu events LOST (ring buffer full or hook skipped): counts below are short",
-			       (unsigned long long)lost);
-		printf("\n");
-		for (int i = 0; i < c->ndisks; i++) {
-			const struct disk *d = &c->disks[i];
-
-			printf("  %-10s logical %u B, physical %u B, judged against %u B%s: %llu writes, %llu misaligned\n",
-			       dev_name(d->dev), d->lbs, d->pbs, basis_of(c, d->pbs),
-			       o->align ? " (--align)" : "", (unsigned long long)d->writes,
-			       (unsigned long long)d->misaligned);
-		}
-		printf("\n");
-		for (int i = 0; i < nout; i++) {
-			fmt_bytes(sz, sizeof(sz), out[i].f->bytes);
-			printf("[%s] %s: ", out[i].fail ? "FAIL" : " ok ", out[i].title);
-			if (!out[i].f->count)
-				printf("none (of %llu %s)\n", (unsigned long long)out[i].total,
-				       out[i].total_of);
-			else
-				printf("%llu, %s (%.1f%% of %llu %s)\n",
-				       (unsigned long long)out[i].f->count, sz,
-				       pct(out[i].f->count, out[i].total),
-				       (unsigned long long)out[i].total, out[i].total_of);
-			if (!out[i].f->count)
-				continue;
-			text_offenders(out[i].f, !strcmp(out[i].name, "page_cache_rmw"));
-			printf("       fix: %s\n", out[i].fix);
-		}
-	}
-	printf("[%s] partitions: ", pct(bad, nparts) > o->threshold ? "FAIL" : " ok ");
-	if (!npa)
-		printf("no disk with partitions\n");
-	else if (!bad)
-		printf("%d on %d disk%s, all aligned\n", nparts, npa, npa == 1 ? "" : "s");
-	else
-		printf("%d of %d misaligned\n", bad, nparts);
-	text_parts(pa, npa);
-	if (bad)
-		printf("       fix: %s\n", fix_parts);
-	return fails ? 1 : 0;
 }
 
 /* Write syscalls of the processes wanted, from the kernel's table. */
@@ -660,95 +269,35 @@ static int traced_parts(const struct check *c, struct partalign *pa, int *npa)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct check_opts *o)
+int check_run(const struct check_opts *o)
 {
-	struct cli_parser p;
-	int opt, rc;
-	char *end;
-	__u32 pid;
-	__u64 v;
-
-	cli_begin(&p, &check_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		switch (opt) {
-		case 'd':
-			rc = cli_disk(CMD, optarg, o->devs, &o->ndev);
-			if (rc)
-				return rc;
-			break;
-		case 'p':
-			if (parse_pid(optarg, &pid))
-				return usage_err(CMD, "--pid takes a process id, not '%s'", optarg);
-			if (cli_pids_live(CMD, &pid, 1))
-				return 2;
-			if (o->npid == MAX_PIDS)
-				return usage_err(CMD, "at most %d --pid", MAX_PIDS);
-			o->pids[o->npid++] = (int)pid;
-			break;
-		case 'c':
-			o->comm = optarg;
-			break;
-		case 'a':
-			if (parse_size(optarg, &v) || !v || v > (1U << 30) || v % 512)
-				return usage_err(CMD, "--align takes a size in bytes, a multiple of 512 (4096, 64k), not '%s'", optarg);
-			o->align = (unsigned int)v;
-			break;
-		case 'D':
-			if (parse_duration(optarg, 1e9, &o->duration_ns) ||
-			    !o->duration_ns)
-				return usage_err(CMD, "--duration takes a time (10, 2.5s, 500ms), not '%s'", optarg);
-			break;
-		case 't':
-			o->threshold = strtod(optarg, &end);
-			if (*end || end == optarg || o->threshold < 0 || o->threshold > 100)
-				return usage_err(CMD, "--threshold takes a percentage from 0 to 100, not '%s'", optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		}
-	}
-	if (opt < 0)
-		return opt == CLI_HELP ? -1 : 2;
-	return 0;
-}
-
-int cmd_check(int argc, char **argv)
-{
-	struct check_opts o = {};
-	struct check c = { .o = &o };
+	struct check c = { .o = o };
 	struct partalign *pa;
 	struct check_trace *ct;
 	__u64 traced = 0, calls = 0, direct = 0, lost;
 	int rc, npa = 0;
 	double seconds;
 
-	rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	proctree_init(&c.tree, o.pids, o.npid);
-	pa = calloc(optind < argc ? argc - optind : IOLENS_MAX_DEV_FILTER * 4, sizeof(*pa));
+	proctree_init(&c.tree, o->pids, o->npid);
+	pa = calloc(o->npaths ? o->npaths : IOLENS_MAX_DEV_FILTER * 4, sizeof(*pa));
 	if (!pa)
 		return 1;
-	if (optind < argc) {
-		if (o.ndev || o.npid || o.comm || o.duration_ns) {
-			free(pa);
-			return usage_err(CMD, "DISK or IMAGE arguments check partitions only: -d, -p, -c and -D trace, and take none");
-		}
-		rc = read_parts(&o, argv + optind, argc - optind, pa, &npa);
+	if (o->npaths) {
+		rc = read_parts(o, o->paths, o->npaths, pa, &npa);
 		if (!rc)
-			rc = report(&c, NULL, 0, pa, npa, 0, 0, false);
+			rc = check_report(&c, NULL, 0, pa, npa, 0, 0, false);
+		proctree_free(&c.tree);
 		free(pa);
 		return rc;
 	}
-	ct = check_trace_start(CMD, o.devs, o.ndev);
+	ct = check_trace_start(CMD, o->devs, o->ndev);
 	if (!ct) {
 		free(pa);
 		return 1;
 	}
 	fprintf(stderr, "Checking writes%s... Ctrl-C to end.\n",
-		o.duration_ns ? " for the given duration" : "");
-	rc = check_trace_run(ct, o.duration_ns, on_event, &c, &traced);
+		o->duration_ns ? " for the given duration" : "");
+	rc = check_trace_run(ct, o->duration_ns, on_event, &c, &traced);
 	seconds = traced / 1e9;
 	lost = check_trace_lost(ct);
 	count_calls(&c, check_trace_calls_fd(ct), &calls, &direct);
@@ -767,7 +316,7 @@ int cmd_check(int argc, char **argv)
 		};
 
 		traced_parts(&c, pa, &npa);
-		rc = report(&c, out, 3, pa, npa, lost, seconds, true);
+		rc = check_report(&c, out, 3, pa, npa, lost, seconds, true);
 	}
 	free(c.disks);
 	free(c.misaligned.v);
