@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,12 @@ struct attach {
 
 static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 {
-	struct proc *p;
+	struct proc *p = vec_find(a->procs, a->nprocs, sizeof(*p),
+				  offsetof(struct proc, tgid), &rq->pid,
+				  sizeof(rq->pid));
 
-	for (int i = 0; i < a->nprocs; i++)
-		if (a->procs[i].tgid == rq->pid)
-			return &a->procs[i];
+	if (p)
+		return p;
 	p = vec_add(&a->procs, &a->nprocs, sizeof(*p));
 	if (!p)
 		return NULL;

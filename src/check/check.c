@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,11 +167,12 @@ static void find(struct finding *f, const struct iolens_check_event *e)
 
 static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 {
-	struct disk *d;
+	struct disk *d = vec_find(c->disks, c->ndisks, sizeof(*d),
+				  offsetof(struct disk, dev), &e->dev,
+				  sizeof(e->dev));
 
-	for (int i = 0; i < c->ndisks; i++)
-		if (c->disks[i].dev == e->dev)
-			return &c->disks[i];
+	if (d)
+		return d;
 	d = vec_add(&c->disks, &c->ndisks, sizeof(*d));
 	if (!d)
 		return NULL;
