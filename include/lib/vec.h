@@ -20,6 +20,20 @@ static inline void *vec_add(void *pv, int *n, size_t size)
 	return nv + (*n)++ * size;
 }
 
+/* The first of the n elements of `size` bytes at v whose key, keylen bytes
+ * at offset `off` in it (offsetof), equals *key; NULL if none.  The lookup
+ * of the small tables before a vec_add() of what is not in them yet. */
+static inline void *vec_find(const void *v, int n, size_t size, size_t off,
+			     const void *key, size_t keylen)
+{
+	const char *e = v;
+
+	for (int i = 0; i < n; i++, e += size)
+		if (!memcmp(e + off, key, keylen))
+			return (void *)e;
+	return NULL;
+}
+
 /* qsort() of a table that may be empty, and then NULL: C leaves qsort(NULL,
  * 0, ...) undefined (glibc declares the base nonnull; UBSan stops on it). */
 static inline void vec_sort(void *base, size_t n, size_t size,
