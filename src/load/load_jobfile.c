@@ -53,6 +53,14 @@ int load_jobs_add_failed(void)
 	return 1;
 }
 
+void load_jobs_free(struct load_jobs *js)
+{
+	free(js->v);
+	for (int i = 0; i < js->ntexts; i++)
+		free(js->texts[i]);
+	free(js->texts);
+}
+
 /* fio's add_job(): a stonewall or new_group after some job opens a group. */
 void load_jobs_group(struct load_jobs *js)
 {
