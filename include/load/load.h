@@ -481,7 +481,8 @@ typedef void (*load_done_fn)(void *ctx, const struct load_result *r, int n);
 /*
  * Runs the jobs, after every safety check of every job, and prints fio's
  * report; with `done`, hands the results to it instead (`iolens bench`).
- * Returns the exit code.
+ * With --sweep, runs the sweep of load_sweep.c instead, which reports
+ * itself (bench refuses --sweep).  Returns the exit code.
  */
 int load_run(struct load_jobs *js, load_done_fn done, void *ctx);
 

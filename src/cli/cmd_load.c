@@ -16,7 +16,7 @@ int cmd_load(int argc, char **argv)
 	if (rc < 0)
 		rc = 0;
 	else if (!rc)
-		rc = js.global.sweep ? load_sweep_run(&js) : load_run(&js, NULL, NULL);
+		rc = load_run(&js, NULL, NULL);
 	load_jobs_free(&js);
 	return rc;
 }

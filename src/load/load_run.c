@@ -2,7 +2,8 @@
 /*
  * A run of iolens load: every safety check of every job (load_target.c),
  * then the job threads (load_job.c) under the monitor (load_monitor.c),
- * and fio's report (load_report.c) or the results handed to `iolens bench`.
+ * and fio's report (load_report.c) or the results handed to `iolens bench`;
+ * or, with --sweep, the sweep of load_sweep.c.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -59,7 +60,7 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 	return 0;
 }
 
-int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
+static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 {
 	struct load_target *targets = calloc(js->n, sizeof(*targets));
 	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
@@ -187,4 +188,11 @@ out:
 	free(claimed);
 	free(claimed_dev);
 	return rc;
+}
+
+int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
+{
+	if (js->global.sweep)
+		return load_sweep_run(js);
+	return run_jobs(js, done, ctx);
 }
