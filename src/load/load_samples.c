@@ -34,36 +34,6 @@ struct load_sampler {
 	struct thread_samples *ts;
 };
 
-void load_rate_add(struct load_rate *r, __u64 v)
-{
-	double delta = (double)v - r->mean;
-
-	if (!r->n || v < r->min)
-		r->min = v;
-	if (v > r->max)
-		r->max = v;
-	r->mean += delta / (r->n + 1.0);
-	r->S += delta * ((double)v - r->mean);
-	r->n++;
-}
-
-void load_rate_merge(struct load_rate *dst, const struct load_rate *src)
-{
-	if (!src->n)
-		return;
-	if (!dst->n) {
-		*dst = *src;
-		return;
-	}
-	/* Not a pooled statistic: fio adds each part, so that a group's
-	 * min and mean are those of the jobs' sum of bandwidths. */
-	dst->n += src->n;
-	dst->min += src->min;
-	dst->max += src->max;
-	dst->mean += src->mean;
-	dst->S += src->S;
-}
-
 struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n)
 {
 	struct load_sampler *s = calloc(1, sizeof(*s));
