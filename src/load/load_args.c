@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "load/engine.h"
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/opts.h"
 
 #define CMD LOAD_CMD
 

@@ -7,8 +7,11 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "load/engine.h"
 #include "lib/hist.h"
+#include "load/job.h"
 #include "load/load.h"
+#include "load/stats.h"
 
 void load_job_err(struct load_thread *t, const char *what, __u64 offset,
 		  int err)

@@ -16,8 +16,11 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include "lib/clock.h"
-#include "lib/hist.h"
+#include "load/cpus.h"
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
+#include "load/opts.h"
 #include "lib/stop.h"
 
 /* ---- offsets ---- */

@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/opts.h"
 
 #define CMD LOAD_CMD
 

@@ -13,9 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/monitor.h"
+#include "load/opts.h"
+#include "load/report.h"
 #include "lib/stop.h"
+#include "load/sweep.h"
+#include "load/target.h"
 
 static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthreads)
 {

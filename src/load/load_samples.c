@@ -13,7 +13,10 @@
  * early takes none; the last, partial interval of a job is dropped.
  */
 #include <stdlib.h>
+#include "load/job.h"
 #include "load/load.h"
+#include "load/monitor.h"
+#include "load/stats.h"
 
 /* One kind of sample (bw or IOPS) of one thread. */
 struct clock {

@@ -6,6 +6,7 @@
  */
 #include "lib/hist.h"
 #include "load/load.h"
+#include "load/stats.h"
 
 /* The directions of the statistics (dir[] of struct load_stats): their
  * names in fio's reports. */
