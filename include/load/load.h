@@ -8,8 +8,9 @@
  * completion lists the options with load_opts_each(); the fuzzers and unit
  * tests set options and read job files.
  *
- * The parts, in src/load/ (their headers here, in include/load/, are load's
- * own):
+ * The parts, in src/load/, each with the header of include/load/ that
+ * declares what it gives the other parts (load's own; no other layer
+ * includes them):
  *   load_args.c     the command line; load_opts.c the option table
  *                   every source of options feeds; load_jobfile.c fio's
  *                   INI job files and the list of jobs (opts.h)
@@ -17,6 +18,7 @@
  *   load_target.c   opening the file or device, and the safety checks
  *                   before any write (target.h)
  *   load_run.c      a run: the checks of every job, the threads, the report
+ *                   (load_run() here)
  *   load_job.c      one thread per job: offsets, timing; load_gate.c the
  *                   stonewalls between jobs (job.h)
  *   engines.c       the engine table; engines/ one file per engine
