@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "load/load.h"
+#include "load/engine.h"
 
 /* Rows in the order --help lists them; the first is the default. */
 #define LOAD_ENGINES(X) X(psync) X(io_uring) X(libaio)

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "load/cpus.h"
 #include "load/load.h"
 
 /* "names a CPU this process may not run on (it may: 0-1,4)" */

@@ -16,7 +16,9 @@
 #include <sys/sysmacros.h>
 #include "lib/clock.h"
 #include "lib/devices.h"
+#include "lib/json.h"
 #include "load/load.h"
+#include "load/report.h"
 
 #define MAX_DISKS 16
 

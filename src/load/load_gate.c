@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include "load/load.h"
+#include "load/job.h"
 #include "lib/stop.h"
 
 int load_gate_init(struct load_gate *g, const struct load_thread *th,

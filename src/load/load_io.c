@@ -2,29 +2,16 @@
 /*
  * What an engine calls when an I/O completes: the job's statistics.  Apart
  * from the job loop, which calls the engines, so that the engines call
- * nothing that calls them.
+ * nothing that calls them: the loop calls load_opts.c, which finds the
+ * engines by name.
  */
 #include <stdio.h>
 #include <string.h>
+#include "load/engine.h"
+#include "lib/hist.h"
+#include "load/job.h"
 #include "load/load.h"
-
-const char *load_dir_name(int dir)
-{
-	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
-
-	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
-}
-
-void load_lat_add(struct load_lat *l, __u64 ns)
-{
-	if (!l->n || ns < l->min)
-		l->min = ns;
-	if (ns > l->max)
-		l->max = ns;
-	l->n++;
-	l->sum += ns;
-	l->sumsq += (unsigned __int128)ns * ns;
-}
+#include "load/stats.h"
 
 void load_job_err(struct load_thread *t, const char *what, __u64 offset,
 		  int err)

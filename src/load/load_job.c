@@ -16,52 +16,12 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include "lib/clock.h"
-#include "lib/hist.h"
+#include "load/cpus.h"
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
+#include "load/opts.h"
 #include "lib/stop.h"
-
-static void lat_merge(struct load_lat *d, const struct load_lat *s)
-{
-	if (!s->n)
-		return;
-	if (!d->n || s->min < d->min)
-		d->min = s->min;
-	if (s->max > d->max)
-		d->max = s->max;
-	d->n += s->n;
-	d->sum += s->sum;
-	d->sumsq += s->sumsq;
-}
-
-void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
-{
-	for (int i = 0; i < LOAD_DIRS; i++) {
-		struct load_dir_stats *d = &dst->dir[i];
-		const struct load_dir_stats *s = &src->dir[i];
-
-		d->ios += s->ios;
-		d->bytes += s->bytes;
-		d->short_ios += s->short_ios;
-		lat_merge(&d->slat, &s->slat);
-		lat_merge(&d->clat, &s->clat);
-		lat_merge(&d->lat, &s->lat);
-		hist_add(d->clat_hist, s->clat_hist);
-		load_rate_merge(&d->bw_rate, &s->bw_rate);
-		load_rate_merge(&d->iops_rate, &s->iops_rate);
-	}
-	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
-		dst->depth[i] += src->depth[i];
-	if (src->runtime_ns > dst->runtime_ns)
-		dst->runtime_ns = src->runtime_ns;
-	dst->thread_ns += src->thread_ns;
-	dst->usr_ns += src->usr_ns;
-	dst->sys_ns += src->sys_ns;
-	dst->ctx += src->ctx;
-	dst->majf += src->majf;
-	dst->minf += src->minf;
-	if (!dst->error)
-		dst->error = src->error;
-}
 
 /* ---- offsets ---- */
 

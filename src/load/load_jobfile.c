@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/opts.h"
 
 #define CMD LOAD_CMD
 
@@ -51,6 +52,14 @@ int load_jobs_add_failed(void)
 		return usage_err(CMD, "more than %d jobs: use numjobs=N for copies of one", LOAD_MAX_JOBS);
 	pr_err("out of memory");
 	return 1;
+}
+
+void load_jobs_free(struct load_jobs *js)
+{
+	free(js->v);
+	for (int i = 0; i < js->ntexts; i++)
+		free(js->texts[i]);
+	free(js->texts);
 }
 
 /* fio's add_job(): a stonewall or new_group after some job opens a group. */

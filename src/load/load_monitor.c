@@ -11,8 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include "lib/clock.h"
-#include "load/load.h"
+#include "load/job.h"
 #include "lib/log.h"
+#include "load/monitor.h"
 #include "lib/stop.h"
 
 #define PROGRESS_NS 1000000000ULL

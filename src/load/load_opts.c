@@ -10,8 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "lib/parse.h"
+#include "load/cpus.h"
+#include "load/engine.h"
 #include "load/load.h"
+#include "load/opts.h"
+#include "lib/parse.h"
 
 enum opt_type {
 	T_STR, T_SIZE, T_UINT, T_BOOL, T_TIME, T_ENUM, T_U64,

@@ -15,7 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "load/job.h"
 #include "load/load.h"
+#include "load/monitor.h"
+#include "load/opts.h"
+#include "load/report.h"
 
 struct load_progress {
 	FILE *f;

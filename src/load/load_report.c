@@ -15,6 +15,7 @@
 #include "lib/json.h"
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/report.h"
 
 /* fio's default percentile list. */
 static const double pcts[] = {

@@ -13,7 +13,10 @@
  * early takes none; the last, partial interval of a job is dropped.
  */
 #include <stdlib.h>
+#include "load/job.h"
 #include "load/load.h"
+#include "load/monitor.h"
+#include "load/stats.h"
 
 /* One kind of sample (bw or IOPS) of one thread. */
 struct clock {
@@ -33,36 +36,6 @@ struct load_sampler {
 	unsigned int n;
 	struct thread_samples *ts;
 };
-
-void load_rate_add(struct load_rate *r, __u64 v)
-{
-	double delta = (double)v - r->mean;
-
-	if (!r->n || v < r->min)
-		r->min = v;
-	if (v > r->max)
-		r->max = v;
-	r->mean += delta / (r->n + 1.0);
-	r->S += delta * ((double)v - r->mean);
-	r->n++;
-}
-
-void load_rate_merge(struct load_rate *dst, const struct load_rate *src)
-{
-	if (!src->n)
-		return;
-	if (!dst->n) {
-		*dst = *src;
-		return;
-	}
-	/* Not a pooled statistic: fio adds each part, so that a group's
-	 * min and mean are those of the jobs' sum of bandwidths. */
-	dst->n += src->n;
-	dst->min += src->min;
-	dst->max += src->max;
-	dst->mean += src->mean;
-	dst->S += src->S;
-}
 
 struct load_sampler *load_samples_new(struct load_thread *th, unsigned int n)
 {

@@ -28,11 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "load/engine.h"
 #include "lib/hist.h"
+#include "load/job.h"
 #include "lib/json.h"
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/opts.h"
+#include "load/report.h"
 #include "lib/stop.h"
+#include "load/sweep.h"
+#include "load/target.h"
 
 #define CMD LOAD_CMD
 

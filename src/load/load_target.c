@@ -22,6 +22,8 @@
 #include <sys/sysmacros.h>
 #include "load/load.h"
 #include "lib/log.h"
+#include "load/opts.h"
+#include "load/target.h"
 
 /* Refusals are the user's request we will not do: the usage exit code,
  * as issue 5 asks, so that scripts tell them from failed I/O. */

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "lib/log.h"
+#include "load/engine.h"
 #include "load/load.h"
+#include "lib/log.h"
+#include "load/opts.h"
 
 #define NPATH 2
 

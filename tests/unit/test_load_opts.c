@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "load/engine.h"
 #include "load/load.h"
 
 /* load_opt_set(): 0, -1 for an unknown option, -2 for a bad value. */

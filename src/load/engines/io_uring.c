@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <liburing.h>
 #include "lib/clock.h"
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
 
 struct uring {

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <libaio.h>
 #include "lib/clock.h"
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
 
 struct aio {

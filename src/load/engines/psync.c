@@ -3,6 +3,8 @@
  * meaning) and one I/O in flight per job. */
 #include <errno.h>
 #include <unistd.h>
+#include "load/engine.h"
+#include "load/job.h"
 #include "load/load.h"
 
 static int psync_queue(struct load_thread *t, struct load_io *io, long *res)

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * load's own: the I/O engines (engines.c, the table; engines/NAME.c, one
+ * each) and the completions they call back (load_io.c).
+ */
+#ifndef IOLENS_LOAD_ENGINE_H
+#define IOLENS_LOAD_ENGINE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/* One I/O slot: iodepth of them per thread, each with its own buffer. */
+struct load_io {
+	void *buf;
+	__u64 offset;
+	__u32 len;
+	__u16 index;		/* slot number, the fixed-buffer index */
+	__u8 dir;		/* enum load_dir */
+	bool counted;		/* issued after the ramp: goes in the stats */
+	__u64 t_start;		/* before it was prepared */
+	__u64 t_issue;		/* after the submit call returned */
+	void *engine_priv;
+};
+
+struct load_thread;
+
+enum load_queued { LOAD_Q_QUEUED, LOAD_Q_COMPLETED };
+
+/* An engine's operations.  queue is required; a sync engine needs nothing
+ * else, an asynchronous one also commit and reap; init and exit are
+ * optional for both. */
+struct load_engine {
+	const char *name;	/* fio's --ioengine name */
+	const char *help;	/* one line for --help */
+	bool sync;		/* queue() does the I/O: no slat, depth 1 */
+	int (*init)(struct load_thread *t);
+	/* Adds io to the batch; a sync engine does it and returns
+	 * LOAD_Q_COMPLETED with *res the byte count or -errno. */
+	int (*queue)(struct load_thread *t, struct load_io *io, long *res);
+	/* Submits the batch; returns how many went, or -errno. */
+	int (*commit)(struct load_thread *t);
+	/* Waits for at least `min` completions and hands each to
+	 * load_io_done(); returns how many, or -errno. */
+	int (*reap)(struct load_thread *t, unsigned int min);
+	void (*exit)(struct load_thread *t);
+};
+
+/* The engine called `name` (NULL: the default), or NULL. */
+const struct load_engine *load_engine_find(const char *name);
+/* "want one of: psync io_uring libaio" */
+const char *load_engines_text(void);
+/* A line per engine, for --help. */
+void load_engines_help(FILE *f);
+
+/* ---- completions: load_io.c ---- */
+
+/* For engines: a completion of `io` with `res` bytes or -errno at `now`. */
+void load_io_done(struct load_thread *t, struct load_io *io, long res,
+		  __u64 now);
+/* Stops the job after printing what failed; its first error is kept. */
+void load_job_err(struct load_thread *t, const char *what, __u64 offset,
+		  int err);
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * load's own: one job thread (load_job.c), what its engine works with, and
+ * the stonewalls between jobs (load_gate.c).
+ */
+#ifndef IOLENS_LOAD_JOB_H
+#define IOLENS_LOAD_JOB_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <linux/types.h>
+#include "load/load.h"
+
+/*
+ * The stonewall between jobs: the threads of wave w start once every thread
+ * of the waves before has ended.
+ */
+struct load_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int wave;	/* the wave allowed to run */
+	unsigned int left;	/* its threads not yet ended */
+	unsigned int nwaves;
+	unsigned int *count;	/* threads per wave */
+};
+
+struct load_usage {
+	__u64 usr_ns, sys_ns, ctx, majf, minf;
+};
+
+enum load_sync { LOAD_SYNC_FSYNC = 1, LOAD_SYNC_DATA };
+
+struct load_target;
+struct load_io;
+
+struct load_thread {
+	pthread_t tid;
+	struct load_gate *gate;	/* NULL: start at once */
+	unsigned int wave;
+	const struct load_job_opts *o;
+	const struct load_target *target;
+	const struct load_engine *eng;
+	int job_index;		/* among all threads: seeds the generators */
+	int fd;
+	unsigned int depth;
+	struct load_io *ios;
+	struct load_io **queued;	/* the batch not yet submitted */
+	unsigned int nqueued;
+	struct load_io **free;
+	unsigned int nfree;
+	void *bufs;
+	__u64 buf_len;		/* of each slot's buffer: the largest bs */
+	void *engine_data;
+
+	/* Offsets in [offset, offset + size): bytes from offset. */
+	__u64 seq_pos[LOAD_DIRS];
+	bool randommap;		/* one block size: the permutation below */
+	__u64 nblocks;		/* of that size, for the permutation */
+	__u64 perm_pos;		/* next index of the permutation */
+	__u64 rng;		/* xorshift state for mix and norandommap */
+	__u64 feistel_keys[4];
+	unsigned int feistel_half;	/* bits per half */
+	__u8 deck[LOAD_DIRS][100];	/* bssplit: the next 100 sizes */
+	unsigned int deck_pos[LOAD_DIRS];
+
+	__u64 issued, budget;	/* bytes issued after the ramp; budget 0: none */
+	bool exhausted;		/* no I/O left in the range */
+	__u64 writes;		/* for --fsync and --fdatasync */
+	int sync_pending;	/* 0, or LOAD_SYNC_* due before the next I/O */
+	__u64 rate_bps[LOAD_DIRS];	/* --rate_iops times the smallest bs */
+	__u64 rate_bytes[LOAD_DIRS], rate_start_ns;
+	__u64 wake_ns;		/* ahead of the rate: sleep until then */
+	bool ramping;
+	bool stop;
+	__u64 start_ns;		/* of the statistics; 0 before (the sampler
+				 * reads it, with acquire) */
+	__u64 deadline_ns, ramp_end_ns;
+	struct load_usage ru0;	/* at the start of the statistics */
+	struct load_stats st;
+};
+
+/* ---- the job loop: load_job.c ---- */
+
+/* The thread body; `arg` is a struct load_thread. */
+void *load_thread_run(void *arg);
+
+/* ---- stonewalls: load_gate.c ---- */
+
+/* Counts the threads per wave; 0, or -ENOMEM. */
+int load_gate_init(struct load_gate *g, const struct load_thread *th,
+		   unsigned int n);
+void load_gate_free(struct load_gate *g);
+/* Waits for the thread's wave; false when a stop came first. */
+bool load_gate_enter(struct load_gate *g, unsigned int wave);
+/* The thread has ended: the next wave may start once its wave is done. */
+void load_gate_leave(struct load_gate *g);
+
+#endif

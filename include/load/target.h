@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* load's own: the file or device a job reads and writes (load_target.c). */
+#ifndef IOLENS_LOAD_TARGET_H
+#define IOLENS_LOAD_TARGET_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "load/load.h"
+
+struct load_target {
+	bool is_blkdev;
+	bool writes;
+	__u64 dev_size;		/* bytes of the device or the file */
+	unsigned int lbs;	/* logical block size; 0 if unknown */
+	char lbs_from[64];	/* what lbs is of: "loop0" or "vda" */
+};
+
+/*
+ * Checks the job's target before anything starts: creates or extends a
+ * regular file, refuses a device that is mounted, held or carries a
+ * signature when the job writes (unless --allow-destroy), and direct I/O
+ * the device cannot take.  Fills in size when it was 0.  Returns 0, or the
+ * exit code after printing one line.
+ */
+int load_target_prepare(struct load_job_opts *o, struct load_target *t);
+
+/* Claims a block device the job writes with an O_EXCL open, kept for the
+ * whole run: *fd, or -1 when there is nothing to claim.  0, or after one
+ * line 2 (in use: mounted or held) or 1. */
+int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
+		      int *fd);
+
+/* Opens the target for one thread. */
+int load_target_open(const struct load_job_opts *o, const struct load_target *t);
+
+#endif

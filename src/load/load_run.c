@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A run of iolens load: every safety check of every job (load_target.c),
+ * then the job threads (load_job.c) under the monitor (load_monitor.c),
+ * and fio's report (load_report.c) or the results handed to `iolens bench`;
+ * or, with --sweep, the sweep of load_sweep.c.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "load/engine.h"
+#include "load/job.h"
+#include "load/load.h"
+#include "lib/log.h"
+#include "load/monitor.h"
+#include "load/opts.h"
+#include "load/report.h"
+#include "lib/stop.h"
+#include "load/sweep.h"
+#include "load/target.h"
+
+static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthreads)
+{
+	for (int i = 0; i < js->n; i++) {
+		const struct load_job_opts *o = &js->v[i];
+
+		fprintf(f, "%s: (g=%d): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
+			o->name, o->groupid, load_rw_name(o->rw),
+			(unsigned long long)o->bsz[LOAD_READ].min,
+			(unsigned long long)o->bsz[LOAD_READ].max,
+			(unsigned long long)o->bsz[LOAD_WRITE].min,
+			(unsigned long long)o->bsz[LOAD_WRITE].max,
+			(unsigned long long)o->bsz[LOAD_TRIM].min,
+			(unsigned long long)o->bsz[LOAD_TRIM].max,
+			o->ioengine->name,
+			o->ioengine->sync ? 1 : o->iodepth);
+	}
+	fprintf(f, "iolens-%s\nStarting %u thread%s\n\n", IOLENS_VERSION, nthreads,
+		nthreads == 1 ? "" : "s");
+	fflush(f);
+}
+
+/* Claims each block device written to, once: a second O_EXCL open of
+ * the same device would fail against our own first one. */
+static int claim(const struct load_job_opts *o, const struct load_target *t,
+		 int *fds, dev_t *devs, int *nclaimed)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (!t->is_blkdev || !t->writes || stat(o->filename, &st))
+		return 0;
+	for (int i = 0; i < *nclaimed; i++) {
+		if (devs[i] == st.st_rdev)
+			return 0;
+	}
+	rc = load_target_claim(o, t, &fd);
+	if (rc)
+		return rc;
+	fds[*nclaimed] = fd;
+	devs[(*nclaimed)++] = st.st_rdev;
+	return 0;
+}
+
+static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
+{
+	struct load_target *targets = calloc(js->n, sizeof(*targets));
+	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
+	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
+	struct load_thread *th = NULL;
+	struct load_result *res = NULL;
+	struct load_gate gate = {};
+	struct load_disks *disks = NULL;
+	unsigned int nth = 0, started = 0;
+	int rc = 0, nres = 0;
+	sigset_t block, old;
+	FILE *out = stdout;
+
+	if (!targets || !claimed || !claimed_dev) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
+	}
+	/* Every check of every job before any job starts: a refusal must
+	 * come before a single byte is written anywhere. */
+	for (int i = 0; i < js->n && !rc; i++) {
+		rc = load_target_prepare(&js->v[i], &targets[i]);
+		nth += js->v[i].numjobs;
+	}
+	for (int i = 0; i < js->n && !rc; i++)
+		rc = claim(&js->v[i], &targets[i], claimed, claimed_dev, &nclaimed);
+	if (rc)
+		goto out;
+	rc = load_output_open(&js->global, &out);
+	if (rc)
+		goto out;
+	th = calloc(nth, sizeof(*th));
+	res = calloc(nth, sizeof(*res));
+	if (!th || !res) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
+	}
+	for (unsigned int i = 0; i < nth; i++)
+		th[i].fd = -1;
+	nth = 0;
+	for (int i = 0, wave = 0; i < js->n; i++) {
+		wave += i && js->v[i].stonewall;
+		for (unsigned int k = 0; k < js->v[i].numjobs; k++, nth++) {
+			struct load_thread *t = &th[nth];
+
+			t->o = &js->v[i];
+			t->gate = &gate;
+			t->wave = wave;
+			t->target = &targets[i];
+			t->eng = t->o->ioengine;
+			t->job_index = nth;
+			t->fd = load_target_open(t->o, t->target);
+			if (t->fd < 0) {
+				pr_err("%s: %s", t->o->filename, strerror(errno));
+				rc = 1;
+				goto out;
+			}
+		}
+	}
+	if (load_gate_init(&gate, th, nth)) {
+		pr_err("out of memory");
+		rc = 1;
+		goto out;
+	}
+	if (!done && js->global.format == LOAD_FMT_NORMAL)
+		print_header(out, js, nth);
+	stop_catch();
+	/* Only this thread takes SIGINT and SIGTERM: the jobs never see a
+	 * wait cut short, they see the stop flag at their next batch. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	disks = load_disks_start(js->v, js->n);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	started = load_monitor_start(th, nth);
+	if (started < nth)
+		rc = 1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	load_monitor_wait(th, started, &js->global, out);
+	load_disks_end(disks);
+
+	for (unsigned int i = 0; i < started; i++) {
+		struct load_result *r;
+
+		/* group_reporting: one result per group; the threads of a
+		 * group are next to each other. */
+		if (!js->global.group_reporting || !nres ||
+		    res[nres - 1].groupid != th[i].o->groupid) {
+			r = &res[nres++];
+			r->o = th[i].o;
+			r->global = &js->global;
+			r->groupid = th[i].o->groupid;
+		} else {
+			r = &res[nres - 1];
+		}
+		r->nthreads++;
+		load_stats_merge(&r->st, &th[i].st);
+		if (th[i].st.error)
+			rc = 1;
+	}
+	if (done)
+		done(ctx, res, nres);
+	else if (js->global.format == LOAD_FMT_JSON)
+		load_report_json(out, res, nres, &js->global, disks);
+	else
+		load_report_normal(out, res, nres, disks);
+out:
+	for (unsigned int i = 0; th && i < nth; i++) {
+		if (th[i].fd >= 0)
+			close(th[i].fd);
+		free(th[i].ios);
+		free(th[i].free);
+		free(th[i].queued);
+		free(th[i].bufs);
+	}
+	for (int i = 0; i < nclaimed; i++)
+		close(claimed[i]);
+	rc |= load_output_close(out, &js->global);
+	load_gate_free(&gate);
+	free(th);
+	free(res);
+	load_disks_free(disks);
+	free(targets);
+	free(claimed);
+	free(claimed_dev);
+	return rc;
+}
+
+int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
+{
+	if (js->global.sweep)
+		return load_sweep_run(js);
+	return run_jobs(js, done, ctx);
+}

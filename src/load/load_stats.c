@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The statistics of iolens load: a job thread adds each I/O's latencies,
+ * the sampler its bw and IOPS samples, and a group's or a run's threads
+ * are summed as fio's group_reporting sums them.
+ */
+#include "lib/hist.h"
+#include "load/load.h"
+#include "load/stats.h"
+
+/* The directions of the statistics (dir[] of struct load_stats): their
+ * names in fio's reports. */
+const char *load_dir_name(int dir)
+{
+	static const char *const names[LOAD_DIRS] = { "read", "write", "trim" };
+
+	return dir >= 0 && dir < LOAD_DIRS ? names[dir] : "?";
+}
+
+void load_lat_add(struct load_lat *l, __u64 ns)
+{
+	if (!l->n || ns < l->min)
+		l->min = ns;
+	if (ns > l->max)
+		l->max = ns;
+	l->n++;
+	l->sum += ns;
+	l->sumsq += (unsigned __int128)ns * ns;
+}
+
+void load_rate_add(struct load_rate *r, __u64 v)
+{
+	double delta = (double)v - r->mean;
+
+	if (!r->n || v < r->min)
+		r->min = v;
+	if (v > r->max)
+		r->max = v;
+	r->mean += delta / (r->n + 1.0);
+	r->S += delta * ((double)v - r->mean);
+	r->n++;
+}
+
+void load_rate_merge(struct load_rate *dst, const struct load_rate *src)
+{
+	if (!src->n)
+		return;
+	if (!dst->n) {
+		*dst = *src;
+		return;
+	}
+	/* Not a pooled statistic: fio adds each part, so that a group's
+	 * min and mean are those of the jobs' sum of bandwidths. */
+	dst->n += src->n;
+	dst->min += src->min;
+	dst->max += src->max;
+	dst->mean += src->mean;
+	dst->S += src->S;
+}
+
+static void lat_merge(struct load_lat *d, const struct load_lat *s)
+{
+	if (!s->n)
+		return;
+	if (!d->n || s->min < d->min)
+		d->min = s->min;
+	if (s->max > d->max)
+		d->max = s->max;
+	d->n += s->n;
+	d->sum += s->sum;
+	d->sumsq += s->sumsq;
+}
+
+void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
+{
+	for (int i = 0; i < LOAD_DIRS; i++) {
+		struct load_dir_stats *d = &dst->dir[i];
+		const struct load_dir_stats *s = &src->dir[i];
+
+		d->ios += s->ios;
+		d->bytes += s->bytes;
+		d->short_ios += s->short_ios;
+		lat_merge(&d->slat, &s->slat);
+		lat_merge(&d->clat, &s->clat);
+		lat_merge(&d->lat, &s->lat);
+		hist_add(d->clat_hist, s->clat_hist);
+		load_rate_merge(&d->bw_rate, &s->bw_rate);
+		load_rate_merge(&d->iops_rate, &s->iops_rate);
+	}
+	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
+		dst->depth[i] += src->depth[i];
+	if (src->runtime_ns > dst->runtime_ns)
+		dst->runtime_ns = src->runtime_ns;
+	dst->thread_ns += src->thread_ns;
+	dst->usr_ns += src->usr_ns;
+	dst->sys_ns += src->sys_ns;
+	dst->ctx += src->ctx;
+	dst->majf += src->majf;
+	dst->minf += src->minf;
+	if (!dst->error)
+		dst->error = src->error;
+}
