@@ -1,44 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Subcommand entry points, dispatched from the table in main.c.  Each returns
- * the process exit code: 0 ok, 1 runtime failure, 2 usage error. */
+/*
+ * The command table.  Each src/cli/cmd_X.c adds its own row with
+ * CLI_COMMAND(); everything else that lists the commands reads the table:
+ * main's dispatch and --help, the completions, the man pages (from
+ * --help), doctor's verdicts and memory rows (from each row's uses), the
+ * Makefile's list (from the file names) and the kernel matrix (it checks
+ * that every command of --help has its case).  Adding a command is its
+ * cmd_X.c and the folder of its logic.
+ */
 #ifndef IOLENS_COMMANDS_H
 #define IOLENS_COMMANDS_H
 
-int cmd_doctor(int argc, char **argv);
-int cmd_snoop(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
-int cmd_lat(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_load(int argc, char **argv);
-int cmd_check(int argc, char **argv);
-int cmd_attach(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
+#include "trace/hooks.h"
 
-/* Their option tables (cli/optable.h): --help, completions, man pages.
- * load parses fio's options itself (load/load.h). */
 struct cli_cmd;
-extern const struct cli_cmd attach_cli;
-extern const struct cli_cmd bench_cli;
-extern const struct cli_cmd check_cli;
-extern const struct cli_cmd doctor_cli;
-extern const struct cli_cmd lat_cli;
-extern const struct cli_cmd record_cli;
-extern const struct cli_cmd report_cli;
-extern const struct cli_cmd serve_cli;
-extern const struct cli_cmd snoop_cli;
-extern const struct cli_cmd stat_cli;
-extern const struct cli_cmd top_cli;
 
-/* A row of main.c's command table. */
+/* A row of the command table. */
 struct cli_command {
 	const char *name;
+	/* The command; returns the exit code: 0 ok, 1 runtime failure,
+	 * 2 usage error. */
 	int (*fn)(int argc, char **argv);
 	const struct cli_cmd *cli;	/* its options; NULL: load's own */
-	const char *summary;
+	const char *summary;		/* a line of iolens --help */
+	int order;			/* its place in iolens --help */
+	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */
+	const struct trace_use *uses;
 };
+
+/* Defines the row of command `id`, to be given after "=": the row itself
+ * is static, and a pointer to it goes into the section iolens_commands,
+ * which cli_commands() reads (the linker gathers every file's). */
+#define CLI_COMMAND(id)							\
+	static const struct cli_command id##_command;			\
+	static const struct cli_command *const id##_command_ptr		\
+	__attribute__((used, section("iolens_commands"))) = &id##_command; \
+	static const struct cli_command id##_command
+
+/* The table, in the order of iolens --help; *n rows. */
+const struct cli_command *cli_commands(int *n);
 
 /* `iolens completion bash|zsh|fish`: the completion script of the
  * commands `cmds`, from their option tables (cli/completion.c). */

@@ -4,7 +4,7 @@
  * kernel.c checks the kernel, BTF, privileges, tracefs and the kernel
  * structures; hooks.c the hooks of the BPF objects and so each command;
  * programs.c loads a real program of each type; memory.c makes each
- * command's maps; doctor.c keeps the rows and prints them.
+ * command's maps; doctor.c keeps the rows and prints them; run.c runs them.
  */
 #ifndef IOLENS_DOCTOR_H
 #define IOLENS_DOCTOR_H
@@ -15,6 +15,24 @@
 
 #define BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
+
+struct trace_use;
+
+/* A command, and what it loads (trace/hooks.h): doctor's verdicts and
+ * memory rows are those of the commands it is given. */
+struct doctor_command {
+	const char *name;
+	const struct trace_use *uses;
+};
+
+struct doctor_opts {
+	bool json;
+	const struct doctor_command *cmds;
+	int ncmds;
+};
+
+/* Runs every check and prints the rows; 1 if snoop/record cannot run. */
+int doctor_run(const struct doctor_opts *o);
 
 enum status { ST_OK, ST_MISSING, ST_FALLBACK, ST_NOPRIV };
 
@@ -70,7 +88,7 @@ bool doctor_path_exists(const char *path);
 /* kernel.c: kernel, BTF, privileges, tracefs, every tracepoint. */
 void doctor_check_kernel(struct doctor *d, const struct utsname *u);
 /* hooks.c: every hook of every BPF object, and each command's verdict. */
-void doctor_check_hooks(struct doctor *d);
+void doctor_check_hooks(struct doctor *d, const struct doctor_opts *o);
 extern const char *const doctor_verdict_name[];
 
 /* kernel.c: the kernel structures read through BTF, the issue stamps. */
@@ -78,7 +96,7 @@ void doctor_check_structs(struct doctor *d);
 /* programs.c: each program type loaded for real, the ring buffer. */
 void doctor_check_programs(struct doctor *d);
 /* memory.c: the kernel memory each command's maps take here. */
-void doctor_check_memory(struct doctor *d);
+void doctor_check_memory(struct doctor *d, const struct doctor_opts *o);
 
 void doctor_print_text(const struct doctor *d);
 void doctor_print_json(const struct doctor *d, const char *release);

@@ -24,7 +24,4 @@ struct chart {
 extern const struct chart charts[];
 extern const int ncharts;
 
-/* The chart called `name`, or NULL. */
-const struct chart *chart_find(const char *name);
-
 #endif

@@ -38,14 +38,18 @@ struct top_opts {
 	__u64 cgroup;
 	const char *filter;		/* interactive: pid, name or user */
 	struct proctree *tree;		/* -p's processes and descendants */
-	int sort;			/* index in top_cols */
+	int sort;			/* index in top_cols; -1: DISK READ */
 	bool reverse;
 	int cols[TOP_MAX_COLS];		/* shown, in order; COMMAND last */
 	int ncols;
+	const char *columns;		/* --columns: keys, comma-separated */
 	bool cols_given;		/* by --columns: toprc is not read */
 	bool cmdline;			/* COMMAND: command lines, not names */
 	bool tree_view;			/* rows as a tree of processes */
 };
+
+/* Runs top with these options until quit or -n frames; the exit code. */
+int top_run(const struct top_opts *o);
 
 /* One process or thread over the frame (or since start, accumulated). */
 struct top_row {

@@ -11,9 +11,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "trace/agg_trace.h"
 
 struct trace_hook {
-	const char *object;	/* "block", "stat", "tasks", "check" */
+	const char *object;	/* "block", "agg", "tasks", "check" */
 	const char *point;	/* "block_rq_issue"; "syscalls": its every
 				 * sys_enter_* and sys_exit_* event; "task":
 				 * the task iterator */
@@ -23,9 +24,33 @@ struct trace_hook {
 	const char *without;	/* what is lost, or what takes its place */
 };
 
+/* What a command loads in the kernel, as it starts with no option; a
+ * second use may follow with options that take more (serve --labels).
+ * Each command's row (cli/commands.h) lists its uses: doctor judges the
+ * command by the objects they load and makes their maps to say the
+ * kernel memory each takes. */
+struct trace_use {
+	const char *options;		/* NULL, or the options of this use */
+	struct agg_trace_opts agg;	/* the aggregation; kinds 0: none */
+	int rings;			/* block tracer's rings; -1: one per
+					 * consumer; 0: no block tracer */
+	bool tasks;			/* the task scan */
+	bool write_checks;		/* check's write and syscall hooks */
+};
+
+/* A command's uses, ending with an empty one. */
+#define TRACE_USES(...) ((const struct trace_use[]){ __VA_ARGS__, { 0 } })
+
+/* Whether `u` is the empty one that ends a list. */
+bool trace_use_end(const struct trace_use *u);
+
 struct trace_object {
 	const char *name;
-	const char *commands;	/* the commands that load it */
+	/* Whether a use loads it. */
+	bool (*used_by)(const struct trace_use *u);
+	/* What takes its place when it does not load; NULL: the command
+	 * cannot run. */
+	const char *fallback;
 	const void *(*elf)(size_t *sz);	/* its skeleton's object file */
 };
 

@@ -17,7 +17,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd attach_cli = {
+static const struct cli_cmd attach_cli = {
 	.name = CMD,
 	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
 	.about =
@@ -75,7 +75,7 @@ static int parse_opts(struct attach_opts *a, int argc, char **argv)
 	return 0;
 }
 
-int cmd_attach(int argc, char **argv)
+static int cmd_attach(int argc, char **argv)
 {
 	struct attach_opts o = {};
 	int rc;
@@ -85,3 +85,12 @@ int cmd_attach(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	return attach_run(&o);
 }
+
+CLI_COMMAND(attach) = {
+	.name = "attach",
+	.fn = cmd_attach,
+	.cli = &attach_cli,
+	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
+	.order = 90,
+	.uses = TRACE_USES({ .rings = 1 }),
+};

@@ -11,7 +11,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd bench_cli = {
+static const struct cli_cmd bench_cli = {
 	.name = "bench",
 	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
 	.about =
@@ -33,7 +33,7 @@ const struct cli_cmd bench_cli = {
 		"  iolens bench -j job.fio\n",
 };
 
-int cmd_bench(int argc, char **argv)
+static int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = {};
 	int first = 1;
@@ -55,3 +55,12 @@ int cmd_bench(int argc, char **argv)
 	o.load_argv = argv + first - 1;
 	return bench_run(&o);
 }
+
+CLI_COMMAND(bench) = {
+	.name = "bench",
+	.fn = cmd_bench,
+	.cli = &bench_cli,
+	.summary = "run a load and trace it: the application's view beside the device's",
+	.order = 80,
+	.uses = TRACE_USES({ .rings = 1, .write_checks = true }),
+};

@@ -23,7 +23,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd check_cli = {
+static const struct cli_cmd check_cli = {
 	.name = CMD,
 	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
@@ -105,7 +105,7 @@ static int parse_opts(int argc, char **argv, struct check_opts *o)
 	return 0;
 }
 
-int cmd_check(int argc, char **argv)
+static int cmd_check(int argc, char **argv)
 {
 	struct check_opts o = {};
 	int rc;
@@ -121,3 +121,12 @@ int cmd_check(int argc, char **argv)
 	}
 	return check_run(&o);
 }
+
+CLI_COMMAND(check) = {
+	.name = "check",
+	.fn = cmd_check,
+	.cli = &check_cli,
+	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
+	.order = 100,
+	.uses = TRACE_USES({ .write_checks = true }),
+};

@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* iolens doctor: what this kernel and this user can do (src/doctor/). */
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/utsname.h>
 #include "cli/commands.h"
 #include "cli/optable.h"
 #include "doctor/doctor.h"
-#include "lib/log.h"
 
 static const struct cli_opt opts[] = {
 	CLI_OPT('j', "json", NULL, "one JSON object: kernel, checks[], summary"),
 	CLI_END,
 };
 
-const struct cli_cmd doctor_cli = {
+static const struct cli_cmd doctor_cli = {
 	.name = "doctor",
 	.usage = "usage: iolens doctor [-j] [-h]\n",
 	.about =
@@ -35,43 +30,33 @@ const struct cli_cmd doctor_cli = {
 		"  sudo iolens doctor -j | jq -r '.checks[] | select(.status != \"ok\") | .check'\n",
 };
 
-int cmd_doctor(int argc, char **argv)
+static int cmd_doctor(int argc, char **argv)
 {
+	struct doctor_command dc[32];
+	struct doctor_opts o = { .cmds = dc };
+	const struct cli_command *cmds;
 	struct cli_parser p;
-	struct doctor *d;
-	struct utsname u;
-	bool json = false;
-	int c, ret;
+	int c, n;
 
 	cli_begin(&p, &doctor_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0)
-		json |= c == 'j';
+		o.json |= c == 'j';
 	if (c < 0)
 		return cli_exit(c);
 	if (cli_no_operands(&p))
 		return 2;
-
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		pr_err("doctor: out of memory");
-		return 1;
-	}
-	if (uname(&u))
-		memset(&u, 0, sizeof(u));
-
-	doctor_check_kernel(d, &u);
-	doctor_check_hooks(d);
-	doctor_check_programs(d);
-	doctor_check_memory(d);
-	doctor_check_structs(d);
-
-	if (json)
-		doctor_print_json(d, u.release);
-	else
-		doctor_print_text(d);
-
-	ret = d->nblockers ? 1 : 0;
-	btf__free(d->btf);
-	free(d);
-	return ret;
+	/* doctor judges the commands of the table by what they load. */
+	cmds = cli_commands(&n);
+	for (int i = 0; i < n && o.ncmds < (int)(sizeof(dc) / sizeof(dc[0])); i++)
+		if (cmds[i].uses)
+			dc[o.ncmds++] = (struct doctor_command){ cmds[i].name, cmds[i].uses };
+	return doctor_run(&o);
 }
+
+CLI_COMMAND(doctor) = {
+	.name = "doctor",
+	.fn = cmd_doctor,
+	.cli = &doctor_cli,
+	.summary = "what this kernel and this user can do, and what falls back",
+	.order = 120,
+};

@@ -28,7 +28,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd lat_cli = {
+static const struct cli_cmd lat_cli = {
 	.name = CMD,
 	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
@@ -46,7 +46,7 @@ const struct cli_cmd lat_cli = {
 	.numbers = true,
 };
 
-int cmd_lat(int argc, char **argv)
+static int cmd_lat(int argc, char **argv)
 {
 	struct lat_opts o = {};
 	struct cli_parser p;
@@ -84,3 +84,12 @@ int cmd_lat(int argc, char **argv)
 		return 2;
 	return lat_run(&o);
 }
+
+CLI_COMMAND(lat) = {
+	.name = "lat",
+	.fn = cmd_lat,
+	.cli = &lat_cli,
+	.summary = "latency, size and queue-depth histograms, per disk, op or process",
+	.order = 40,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
+};

@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "load/load.h"
 
-int cmd_load(int argc, char **argv)
+static int cmd_load(int argc, char **argv)
 {
 	struct load_jobs js = {};
 	int rc = load_parse_args(argc, argv, &js);
@@ -20,3 +20,11 @@ int cmd_load(int argc, char **argv)
 	load_jobs_free(&js);
 	return rc;
 }
+
+CLI_COMMAND(load) = {
+	.name = "load",
+	.fn = cmd_load,
+	.cli = NULL,
+	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
+	.order = 70,
+};

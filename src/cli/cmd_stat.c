@@ -23,7 +23,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd stat_cli = {
+static const struct cli_cmd stat_cli = {
 	.name = CMD,
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
@@ -50,7 +50,7 @@ const struct cli_cmd stat_cli = {
 	.numbers = true,
 };
 
-int cmd_stat(int argc, char **argv)
+static int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = {};
 	struct cli_parser p;
@@ -83,3 +83,12 @@ int cmd_stat(int argc, char **argv)
 		return 2;
 	return stat_run(&o);
 }
+
+CLI_COMMAND(stat) = {
+	.name = "stat",
+	.fn = cmd_stat,
+	.cli = &stat_cli,
+	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
+	.order = 30,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),
+};

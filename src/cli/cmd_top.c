@@ -25,18 +25,12 @@ enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS };
 static const char *column_choices(void)
 {
 	static char buf[512];
-	int all[TOP_MAX_COLS];
-	size_t n;
+	size_t n = 0;
 
-	for (int c = 0; c < top_ncols; c++)
-		all[c] = c;
-	top_cols_format(buf, sizeof(buf) - 1, all, top_ncols);
-	for (char *p = buf; *p; p++)
-		if (*p == ',')
-			*p = ' ';
-	n = strlen(buf);
-	buf[n] = ',';		/* a list */
-	buf[n + 1] = '\0';
+	for (int c = 0; c < top_ncols && n < sizeof(buf) - 1; c++)
+		n += snprintf(buf + n, sizeof(buf) - 1 - n, "%s%s", c ? " " : "",
+			      top_cols[c].key);
+	strcat(buf, ",");	/* a list */
 	return buf;
 }
 
@@ -57,7 +51,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-const struct cli_cmd top_cli = {
+static const struct cli_cmd top_cli = {
 	.name = CMD,
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =
@@ -112,25 +106,6 @@ static int parse_cgroup(struct top_opts *o, const char *s)
 	return 0;
 }
 
-static int parse_columns(struct top_opts *o, const char *s)
-{
-	char bad[64], cut[96], all[512];
-	int cols[TOP_MAX_COLS], all_cols[TOP_MAX_COLS], n;
-
-	n = top_cols_parse(s, cols, bad, sizeof(bad));
-	if (n < 0) {
-		for (int c = 0; c < top_ncols; c++)
-			all_cols[c] = c;
-		top_cols_format(all, sizeof(all), all_cols, top_ncols);
-		return usage_err(CMD, "--columns: no column '%s' (or named twice): want some of %s",
-				 log_excerpt(bad, cut, sizeof(cut)), all);
-	}
-	memcpy(o->cols, cols, n * sizeof(*cols));
-	o->ncols = n;
-	o->cols_given = true;
-	return 0;
-}
-
 static int parse_opts(int argc, char **argv, struct top_opts *o)
 {
 	struct cli_parser p;
@@ -174,8 +149,7 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 				return 2;
 			break;
 		case OPT_COLUMNS:
-			if (parse_columns(o, optarg))
-				return 2;
+			o->columns = optarg;
 			break;
 		}
 	}
@@ -184,43 +158,21 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 	return cli_no_operands(&p);
 }
 
-int cmd_top(int argc, char **argv)
+static int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = { .delay_ns = 1000000000ULL,
-			      .sort = top_col_by_key("disk_read") };
-	struct top_collector *c = NULL;
-	struct top_frame f = {};
-	struct proctree tree;
-	int roots[16];
-	int err, ret = 1;
+	struct top_opts o = { .delay_ns = 1000000000ULL, .sort = -1 };
+	int err = parse_opts(argc, argv, &o);
 
-	/* The defaults, then toprc's, then --columns. */
-	o.ncols = top_cols_default(o.cols);
-	err = parse_opts(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
-	for (int i = 0; i < o.npids; i++)
-		roots[i] = (int)o.pids[i];
-	proctree_init(&tree, roots, o.npids);
-	o.tree = &tree;
-	if (top_frame_init(&f)) {
-		pr_err("out of memory");
-		goto out;
-	}
-	/* Everything that can fail does so before the terminal is touched. */
-	c = top_collect_start(CMD, &o);
-	if (!c)
-		goto out;
-	/* After the checks that can refuse to run: their line comes alone. */
-	if (!o.cols_given)
-		top_rc_load(&o);
-	if (o.batch)
-		ret = top_batch_run(&o, &f, c);
-	else
-		ret = top_tui_run(&o, &f, top_collect, c);
-out:
-	top_frame_free(&f);
-	top_collect_stop(c);
-	proctree_free(&tree);
-	return ret;
+	return top_run(&o);
 }
+
+CLI_COMMAND(top) = {
+	.name = "top",
+	.fn = cmd_top,
+	.cli = &top_cli,
+	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
+	.order = 10,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
+};

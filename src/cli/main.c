@@ -1,36 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* iolens: subcommand table and global options. */
+/* iolens: the global options and the dispatch to a command of the table
+ * (cli/commands.h). */
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <string.h>
 #include "cli/commands.h"
 #include "lib/log.h"
 
-static const struct cli_command cmds[] = {
-	{ "top",    cmd_top,    &top_cli,    "live I/O per process: disk, page cache and syscalls, devices on top" },
-	{ "snoop",  cmd_snoop,  &snoop_cli,  "one line per block request: who, where, how long (iosnoop, biosnoop)" },
-	{ "stat",   cmd_stat,   &stat_cli,   "iostat -x from the kernel, with latency percentiles and queue depth" },
-	{ "lat",    cmd_lat,    &lat_cli,    "latency, size and queue-depth histograms, per disk, op or process" },
-	{ "record", cmd_record, &record_cli, "write every block request to a compressed trace file" },
-	{ "report", cmd_report, &report_cli, "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts" },
-	{ "load",   cmd_load,   NULL,        "synthetic load with fio's options and output (psync, io_uring, libaio)" },
-	{ "bench",  cmd_bench,  &bench_cli,  "run a load and trace it: the application's view beside the device's" },
-	{ "attach", cmd_attach, &attach_cli, "follow running processes (a benchmark) and sum up their disk I/O" },
-	{ "check",  cmd_check,  &check_cli,  "misaligned writes, page-cache read-modify-write, partition alignment" },
-	{ "serve",  cmd_serve,  &serve_cli,  "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)" },
-	{ "doctor", cmd_doctor, &doctor_cli, "what this kernel and this user can do, and what falls back" },
-};
-#define NCMDS (int)(sizeof(cmds) / sizeof(cmds[0]))
 
 static void usage(FILE *f)
 {
+	const struct cli_command *cmds;
+	int n;
+
+	cmds = cli_commands(&n);
 	fprintf(f,
 		"usage: iolens [-v] COMMAND [ARGS]\n"
 		"\n"
 		"Block I/O observability on eBPF tracepoints.\n"
 		"\n"
 		"commands:\n");
-	for (int i = 0; i < NCMDS; i++)
+	for (int i = 0; i < n; i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "  %-10s %s\n", "completion",
 		"a completion script for bash, zsh or fish (made from these tables)");
@@ -49,7 +39,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int i;
+	const struct cli_command *cmds;
+	int i, n;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
@@ -77,12 +68,13 @@ int main(int argc, char **argv)
 	 * part of printing a JSON line per request at 200k requests/s. */
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	log_setup_libbpf();
-	for (int c = 0; c < NCMDS; c++) {
+	cmds = cli_commands(&n);
+	for (int c = 0; c < n; c++) {
 		if (!strcmp(argv[i], cmds[c].name))
 			return cmds[c].fn(argc - i, argv + i);
 	}
 	if (!strcmp(argv[i], "completion"))
-		return cmd_completion(argc - i, argv + i, cmds, NCMDS);
+		return cmd_completion(argc - i, argv + i, cmds, n);
 	fprintf(stderr, "iolens: unknown command '%s' (see 'iolens --help')\n", argv[i]);
 	return 2;
 }

@@ -81,8 +81,7 @@ static void one_hook(const char *kind, const char *point,
 		   note && note->since ? "+)" : "");
 }
 
-/* `cmd` uses `o`: the worst of what each object it loads allows.  top
- * reads tasks from /proc when its tasks object does not load. */
+/* `cmd` uses `o`: the worst of what each object it loads allows. */
 static void judge(struct doctor *d, const char *cmd, const struct object_state *os)
 {
 	struct command_verdict *v = NULL;
@@ -97,12 +96,12 @@ static void judge(struct doctor *d, const char *cmd, const struct object_state *
 		v = &d->cmds[d->ncmds++];
 		snprintf(v->name, sizeof(v->name), "%s", cmd);
 	}
-	if (!os->loads && !(!strcmp(cmd, "top") && !strcmp(os->o->name, "tasks"))) {
+	if (!os->loads && !os->o->fallback) {
 		now = V_CANNOT;
 		append(v->why, sizeof(v->why), "a hook it needs is absent");
 	} else if (!os->loads) {
 		now = V_DEGRADED;
-		append(v->why, sizeof(v->why), "tasks read from /proc, no syscall level");
+		append(v->why, sizeof(v->why), os->o->fallback);
 	} else {
 		now = os->lost[0] ? V_DEGRADED : V_OK;
 		if (os->lost[0])
@@ -112,19 +111,29 @@ static void judge(struct doctor *d, const char *cmd, const struct object_state *
 		v->verdict = now;
 }
 
-void doctor_check_hooks(struct doctor *d)
+static bool loads(const struct trace_use *uses, const struct trace_object *o)
 {
-	for (int i = 0; i < trace_nobjects; i++) {
-		struct object_state os = { .d = d, .o = &trace_objects[i], .loads = true };
-		char cmds[64], *save, *c;
+	for (const struct trace_use *u = uses; u && !trace_use_end(u); u++)
+		if (o->used_by(u))
+			return true;
+	return false;
+}
 
-		if (trace_hooks_of(os.o, one_hook, &os)) {
-			doctor_row(d, os.o->name, ST_MISSING, "cannot read the object",
+void doctor_check_hooks(struct doctor *d, const struct doctor_opts *opts)
+{
+	struct object_state os[trace_nobjects];
+
+	for (int i = 0; i < trace_nobjects; i++) {
+		os[i] = (struct object_state){ .d = d, .o = &trace_objects[i], .loads = true };
+		if (trace_hooks_of(os[i].o, one_hook, &os[i])) {
+			doctor_row(d, os[i].o->name, ST_MISSING, "cannot read the object",
 				   "built into iolens");
-			os.loads = false;
+			os[i].loads = false;
 		}
-		snprintf(cmds, sizeof(cmds), "%s", os.o->commands);
-		for (c = strtok_r(cmds, " ", &save); c; c = strtok_r(NULL, " ", &save))
-			judge(d, c, &os);
 	}
+	/* A verdict for each command that loads BPF, from its own row. */
+	for (int c = 0; c < opts->ncmds; c++)
+		for (int i = 0; i < trace_nobjects; i++)
+			if (loads(opts->cmds[c].uses, os[i].o))
+				judge(d, opts->cmds[c].name, &os[i]);
 }

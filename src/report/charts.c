@@ -526,11 +526,3 @@ const struct chart charts[] = {
 };
 
 const int ncharts = sizeof(charts) / sizeof(charts[0]);
-
-const struct chart *chart_find(const char *name)
-{
-	for (int i = 0; i < ncharts; i++)
-		if (!strcmp(charts[i].name, name))
-			return &charts[i];
-	return NULL;
-}

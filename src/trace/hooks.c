@@ -8,11 +8,37 @@
 #include "trace/agg_trace.h"
 #include "trace/task_trace.h"
 
+static bool uses_block(const struct trace_use *u)
+{
+	return u->rings;
+}
+
+static bool uses_agg(const struct trace_use *u)
+{
+	return u->agg.kinds;
+}
+
+static bool uses_tasks(const struct trace_use *u)
+{
+	return u->tasks;
+}
+
+static bool uses_check(const struct trace_use *u)
+{
+	return u->write_checks;
+}
+
+bool trace_use_end(const struct trace_use *u)
+{
+	return !uses_block(u) && !uses_agg(u) && !uses_tasks(u) && !uses_check(u);
+}
+
 const struct trace_object trace_objects[] = {
-	{ "block", "snoop record attach bench", block_trace_elf },
-	{ "agg", "stat lat serve top", agg_trace_elf },
-	{ "tasks", "top", task_trace_elf },
-	{ "check", "check bench", check_trace_elf },
+	{ "block", uses_block, NULL, block_trace_elf },
+	{ "agg", uses_agg, NULL, agg_trace_elf },
+	/* top then reads the tasks from /proc. */
+	{ "tasks", uses_tasks, "tasks read from /proc, no syscall level", task_trace_elf },
+	{ "check", uses_check, NULL, check_trace_elf },
 };
 
 const int trace_nobjects = sizeof(trace_objects) / sizeof(trace_objects[0]);

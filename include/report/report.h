@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* iolens report: a trace file of `iolens record` in one of the formats of
+ * report_formats[] (text, CSV, JSON lines, Perfetto, a page of charts, one
+ * chart).  A format is a row of that table: adding one is a row and its
+ * handlers (src/report/formats.c). */
+#ifndef IOLENS_REPORT_H
+#define IOLENS_REPORT_H
+
+#include <stdbool.h>
+#include "trace/rqfilter.h"
+#include "trace/rqfmt.h"
+
+struct report;
+struct rqfmt_names;
+struct chart;
+
+/* One output format.  open() runs once the output is open, add() for each
+ * request the filters keep, close() after the last record: status 0 at the
+ * trace's end, 1 if it was damaged (err says how).  Each returns 0, or -1
+ * when out of memory. */
+struct report_format {
+	const char *name;
+	enum rqfmt_mode mode;		/* the line format, where lines */
+	bool devices;			/* says each disk as it is first met */
+	bool twice;			/* reads the file twice: not a pipe */
+	bool chart;			/* draws the one chart of --chart */
+	int (*open)(struct report *r);
+	int (*add)(struct report *r, struct iolens_rq *rq,
+		   const struct rqfmt_names *n);
+	int (*close)(struct report *r, int status, const char *err);
+};
+
+extern const struct report_format report_formats[];
+extern const int report_nformats;
+
+struct report_opts {
+	const struct report_format *fmt;
+	const struct chart *chart;	/* -f svg: which */
+	const char *path;		/* the trace file */
+	const char *outpath;		/* NULL or "-": standard output */
+	struct rqfilter filt;
+	char filters[256];		/* the filter options, as given */
+};
+
+/* Prints the trace; the exit code (1 also for a damaged trace, after
+ * printing what it held). */
+int report_run(const struct report_opts *o);
+
+#endif

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolens record: every completed block request into a trace file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include "lib/cgroups.h"
+#include "lib/clock.h"
+#include "lib/devices.h"
+#include "lib/log.h"
+#include "lib/tracefile.h"
+#include "record/record.h"
+#include "trace/block_trace.h"
+
+#define SEEN_SLOTS 4096
+
+struct record {
+	struct rqfilter filter;
+	struct trace_writer *w;
+	struct block_trace *bt;
+	unsigned long long written;
+	__u64 dropped_written;
+	int failed;
+	/* dev_t and cgroup ids already described in the file */
+	__u64 seen[SEEN_SLOTS];
+	int nseen;
+};
+
+/* Returns true the first time `key` is offered (keys are never 0). */
+static bool first_sight(struct record *r, __u64 key)
+{
+	unsigned int h = (unsigned int)(key * 0x9e3779b97f4a7c15ULL >> 52);
+
+	for (unsigned int i = 0; i < SEEN_SLOTS; i++) {
+		__u64 *slot = &r->seen[(h + i) % SEEN_SLOTS];
+
+		if (*slot == key)
+			return false;
+		if (!*slot) {
+			/* Keep a free slot so lookups terminate; beyond that
+			 * names are written again, which readers tolerate. */
+			if (r->nseen < SEEN_SLOTS - 1) {
+				*slot = key;
+				r->nseen++;
+			}
+			return true;
+		}
+	}
+	return true;
+}
+
+static void describe_cgroup(struct record *r, unsigned int hier, __u64 id)
+{
+	struct trace_cgroup cg = { .id = id, .hier = hier };
+	const char *path;
+
+	/* Ids are small inode numbers; the hierarchy goes in the top bits. */
+	if (!id || !first_sight(r, id ^ (__u64)hier << 56))
+		return;
+	path = cgroup_path(hier, id);
+	if (!path)
+		return;
+	snprintf(cg.path, sizeof(cg.path), "%s", path);
+	if (trace_write_cgroup(r->w, &cg))
+		r->failed = 1;
+}
+
+static void describe_dev(struct record *r, __u32 dev)
+{
+	struct trace_device td = { .dev = dev };
+	const struct dev_info *di;
+
+	/* Tagged so a dev_t can never collide with a cgroup id. */
+	if (!first_sight(r, (__u64)dev | 1ULL << 63))
+		return;
+	di = dev_get(dev);
+	td.logical_bs = di->logical_bs;
+	td.physical_bs = di->physical_bs;
+	snprintf(td.name, sizeof(td.name), "%s", di->name);
+	if (trace_write_device(r->w, &td))
+		r->failed = 1;
+}
+
+static int on_rq(void *ctx, const struct iolens_rq *rq)
+{
+	struct record *r = ctx;
+	const char *cg = NULL, *io_cg = NULL;
+
+	if (r->filter.cgroup) {
+		cg = cgroup_path(0, rq->cgroup);
+		io_cg = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
+	}
+	if (!rqfilter_match(&r->filter, rq, dev_name(rq->dev), cg, io_cg))
+		return 0;
+	describe_dev(r, rq->dev);
+	describe_cgroup(r, 0, rq->cgroup);
+	describe_cgroup(r, rq->io_cgroup_hier, rq->io_cgroup);
+	if (trace_write_rq(r->w, rq))
+		r->failed = 1;
+	r->written++;
+	return r->failed;
+}
+
+static void write_lost(struct record *r)
+{
+	struct block_trace_stats c;
+
+	block_trace_stats(r->bt, &c);
+	if (block_trace_dropped(&c) > r->dropped_written) {
+		__u64 n = block_trace_dropped(&c) - r->dropped_written;
+
+		if (trace_write_lost(r->w, n))
+			r->failed = 1;
+		fprintf(stderr, "iolens record: lost %llu request records: ring buffer full (disk too slow for the trace?) or hook skipped by the kernel\n",
+			(unsigned long long)n);
+		r->dropped_written = block_trace_dropped(&c);
+	}
+}
+
+/* Once a second: what was recorded is on disk whatever ends record. */
+static void on_tick(void *ctx)
+{
+	struct record *r = ctx;
+
+	write_lost(r);
+	if (trace_sync(r->w))
+		r->failed = 1;
+}
+
+static void fill_header(struct trace_header *h)
+{
+	struct utsname u;
+	struct timespec rt;
+
+	memset(h, 0, sizeof(*h));
+	if (!uname(&u)) {
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+	}
+	snprintf(h->tool, sizeof(h->tool), "iolens %s", IOLENS_VERSION);
+	h->mono_ns = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &rt);
+	h->real_ns = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+}
+
+int record_run(const struct record_opts *o)
+{
+	struct record *r = calloc(1, sizeof(*r));
+	const char *path = o->path;
+	struct trace_header h;
+	struct trace_end end = {};
+	struct block_trace_stats c;
+	__u32 devs[RQFILTER_MAX];
+	char err[256] = "write failed";
+	int ret = 2;
+
+	if (!r)
+		return 1;
+	r->filter = o->filter;
+	if (block_trace_devs("record", &r->filter, devs))
+		goto out;
+
+	ret = 1;
+	/* Time 0 of the trace precedes the attach, so no request has a
+	 * timestamp before it. */
+	fill_header(&h);
+	r->bt = block_trace_start("record", devs, r->filter.ndev, 0);
+	if (!r->bt)
+		goto out;
+	r->w = trace_create(path, &h, block_trace_nconsumers(), err, sizeof(err));
+	if (!r->w) {
+		fprintf(stderr, "iolens record: %s\n", err);
+		goto out;
+	}
+	/* Also the signal for scripts that the tracer is attached. */
+	fprintf(stderr, "Recording block requests (%s) to %s... Ctrl-C to end.\n",
+		block_trace_flavour(r->bt), path);
+	block_trace_run(r->bt, o->duration_ns, on_rq, on_tick, r);
+	write_lost(r);
+	block_trace_stats(r->bt, &c);
+	end.mono_ns = mono_ns();
+	end.requests = r->written;
+	end.lost = block_trace_dropped(&c);
+	end.untracked = c.untracked;
+	if (trace_finish(r->w, &end, err, sizeof(err)) || r->failed) {
+		fprintf(stderr, "iolens record: writing %s failed: %s\n", path, err);
+		goto out;
+	}
+	fprintf(stderr, "iolens record: %llu requests in %.1f s to %s; ",
+		r->written, (end.mono_ns - h.mono_ns) / 1e9, path);
+	block_trace_print_stats(stderr, &c);
+	ret = 0;
+out:
+	block_trace_stop(r->bt);
+	free(r);
+	return ret;
+}

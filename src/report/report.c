@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/* iolens report: reads a trace file of `iolens record` and hands the
+ * requests the filters keep to the chosen format (formats.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include "lib/cgroups.h"
+#include "lib/devices.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/tracefile.h"
+#include "report/report_html.h"
+#include "report/report_perfetto.h"
+#include "report/run.h"
+
+#define CMD "report"
+
+/* Strings from a file go to terminals and JSON: control characters and bytes
+ * that are not UTF-8 become '?', in place. */
+static void clean_str(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		int len = 0;
+
+		if (*p < 0x20 || *p == 0x7f) {
+			*p++ = '?';
+			continue;
+		}
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			len = 2;
+		else if ((*p & 0xf0) == 0xe0)
+			len = 3;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			len = 4;
+		for (int i = 1; i < len; i++) {
+			if ((p[i] & 0xc0) != 0x80) {
+				len = 0;
+				break;
+			}
+		}
+		if (!len) {
+			*p++ = '?';
+			continue;
+		}
+		p += len;
+	}
+}
+
+/* ---- devices ---- */
+
+static struct dev_ent *dev_find(struct report *r, __u32 dev)
+{
+	if (r->last_dev < r->ndev && r->dev[r->last_dev].d.dev == dev)
+		return &r->dev[r->last_dev];
+	for (size_t i = 0; i < r->ndev; i++) {
+		if (r->dev[i].d.dev == dev) {
+			r->last_dev = i;
+			return &r->dev[i];
+		}
+	}
+	return NULL;
+}
+
+/* Adds or updates a disk; a disk named by no DEVICE record gets "MAJ:MIN". */
+static struct dev_ent *dev_add(struct report *r, const struct trace_device *d)
+{
+	struct dev_ent *e = dev_find(r, d->dev);
+
+	if (!e) {
+		if (r->ndev == r->capdev) {
+			size_t cap = r->capdev ? 2 * r->capdev : 8;
+			struct dev_ent *n = realloc(r->dev, cap * sizeof(*n));
+
+			if (!n)
+				return NULL;
+			r->dev = n;
+			r->capdev = cap;
+		}
+		e = &r->dev[r->ndev++];
+		e->announced = false;
+	}
+	e->d = *d;
+	if (!e->d.name[0])
+		snprintf(e->d.name, sizeof(e->d.name), "%u:%u",
+			 kdev_major(d->dev), kdev_minor(d->dev));
+	clean_str(e->d.name);
+	return e;
+}
+
+static const char *dev_label(struct report *r, __u32 dev)
+{
+	struct dev_ent *e = dev_find(r, dev);
+	struct trace_device d = { .dev = dev };
+
+	if (!e)
+		e = dev_add(r, &d);
+	return e ? e->d.name : "?";
+}
+
+const char *report_dev_label(void *ctx, __u32 dev)
+{
+	return dev_label(ctx, dev);
+}
+
+/* ---- text decorations ---- */
+
+static void bs_str(char *buf, size_t len, __u32 bs)
+{
+	if (bs)
+		snprintf(buf, len, "%u B", bs);
+	else
+		snprintf(buf, len, "unknown");
+}
+
+static void print_dev(struct report *r, const struct trace_device *d)
+{
+	char lbs[16], pbs[16];
+
+	bs_str(lbs, sizeof(lbs), d->logical_bs);
+	bs_str(pbs, sizeof(pbs), d->physical_bs);
+	fprintf(r->out, "%s (%u:%u, logical %s, physical %s)", d->name,
+		kdev_major(d->dev), kdev_minor(d->dev), lbs, pbs);
+}
+
+static void print_intro(struct report *r)
+{
+	time_t secs = r->hdr.real_ns / 1000000000ULL;
+	char when[64] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
+	fprintf(r->out, "# iolens trace of host %s, kernel %s, started %s, by %s; devices: ",
+		r->hdr.host, r->hdr.kernel, when, r->hdr.tool);
+	if (!r->prescanned)
+		fputs("see the '# device' lines", r->out);
+	else if (!r->ndev)
+		fputs("none named", r->out);
+	for (size_t i = 0; i < r->ndev; i++) {
+		if (i)
+			fputs(", ", r->out);
+		print_dev(r, &r->dev[i].d);
+		r->dev[i].announced = true;
+	}
+	fputc('\n', r->out);
+}
+
+/* The intro names the disks, but they are only known by reading the file:
+ * read it once for them when it can be read twice (not from a pipe). */
+static void prescan_devices(struct report *r)
+{
+	struct trace_header h;
+	struct trace_reader *tr;
+	struct trace_item it;
+	struct stat st;
+
+	if (stat(r->path, &st) || !S_ISREG(st.st_mode))
+		return;
+	tr = trace_open(r->path, &h, NULL, 0);
+	if (!tr)
+		return;
+	r->prescanned = true;
+	/* Damage is reported by the real pass. */
+	while (trace_next(tr, &it, NULL, 0) == 1) {
+		if (it.type == TRACE_REC_DEVICE)
+			dev_add(r, &it.dev);
+	}
+	trace_close(tr);
+}
+
+static double duration_s(const struct report *r)
+{
+	if (r->end.mono_ns < r->hdr.mono_ns)
+		return 0;
+	return (r->end.mono_ns - r->hdr.mono_ns) / 1e9;
+}
+
+void report_summary(struct report *r)
+{
+	struct json j;
+
+	if (r->fmt->mode == RQFMT_TEXT) {
+		fprintf(r->out, "# %llu of %llu requests shown, duration %.3f s, ",
+			(unsigned long long)r->shown,
+			(unsigned long long)r->total, duration_s(r));
+		if (r->end.lost)
+			fprintf(r->out, "lost %llu records (ring buffer full or hook skipped), ",
+				(unsigned long long)r->end.lost);
+		else
+			fputs("no records lost, ", r->out);
+		fprintf(r->out, "%llu requests untracked%s, %llu shown without completion%s\n",
+			(unsigned long long)r->end.untracked,
+			r->end.untracked ? " (request table full)" : "",
+			(unsigned long long)r->unseen,
+			r->unseen ? " (in flight at the end, or not delivered)" : "");
+	} else if (r->fmt->mode == RQFMT_JSON) {
+		json_init(&j, r->out);
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "summary");
+		json_u64(&j, "requests_shown", r->shown);
+		json_u64(&j, "requests_total", r->total);
+		json_f64(&j, "duration_s", duration_s(r), 6);
+		json_u64(&j, "lost", r->end.lost);
+		json_u64(&j, "untracked", r->end.untracked);
+		json_u64(&j, "unseen", r->unseen);
+		json_obj_close(&j);
+		json_obj_close(&j);
+		json_newline(&j);
+	}
+}
+
+void report_intro(struct report *r)
+{
+	prescan_devices(r);
+	print_intro(r);
+}
+
+/* ---- main loop ---- */
+
+/* Whether the filters keep `rq`; its names in *names. */
+static bool selected(struct report *r, struct iolens_rq *rq,
+		     struct rqfmt_names *names)
+{
+	names->dev = dev_label(r, rq->dev);
+	/* The submitter's cgroup is always a cgroup2 id. */
+	names->cgroup = cgroup_path(0, rq->cgroup);
+	names->io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
+	if (!rqfilter_match(&r->filt, rq, names->dev, names->cgroup,
+			    names->io_cgroup))
+		return false;
+	/* After matching: -c compares the comm as recorded. */
+	clean_str(rq->comm);
+	return true;
+}
+
+static int handle_rq(struct report *r, struct iolens_rq *rq)
+{
+	struct rqfmt_names names;
+
+	r->total++;
+	if (!selected(r, rq, &names))
+		return 0;
+	r->shown++;
+	if (!rq->ts_complete)
+		r->unseen++;
+	return r->fmt->add(r, rq, &names);
+}
+
+int report_second_pass(struct report *r, int (*fn)(struct report *r,
+						    struct iolens_rq *rq))
+{
+	struct rqfmt_names names;
+	struct trace_header h;
+	struct trace_reader *tr = trace_open(r->path, &h, NULL, 0);
+	struct trace_item it;
+	int ret = 0;
+
+	/* Damage was reported by the first pass; this one stops there too. */
+	while (tr && !ret && trace_next(tr, &it, NULL, 0) == 1)
+		if (it.type == TRACE_REC_RQ && selected(r, &it.rq, &names))
+			ret = fn(r, &it.rq);
+	trace_close(tr);
+	return ret;
+}
+
+/* 0 at END, 1 if the file is damaged (after printing what it held), -1 on
+ * an error of our own (reported). */
+static int read_all(struct report *r, struct trace_reader *tr, char *err,
+		    size_t errlen)
+{
+	struct trace_item it;
+	struct dev_ent *e;
+	int n;
+
+	while ((n = trace_next(tr, &it, err, errlen)) == 1) {
+		switch (it.type) {
+		case TRACE_REC_DEVICE:
+			e = dev_add(r, &it.dev);
+			if (!e)
+				goto oom;
+			if (r->fmt->devices && !e->announced) {
+				fputs("# device ", r->out);
+				print_dev(r, &e->d);
+				fputc('\n', r->out);
+				e->announced = true;
+			}
+			break;
+		case TRACE_REC_CGROUP:
+			clean_str(it.cg.path);
+			if (cgroup_set(it.cg.hier, it.cg.id, it.cg.path))
+				goto oom;
+			break;
+		case TRACE_REC_RQ:
+			if (handle_rq(r, &it.rq))
+				goto oom;
+			break;
+		case TRACE_REC_LOST:
+			r->lost += it.lost;
+			break;
+		default:
+			break;
+		}
+	}
+	if (n < 0)
+		return 1;
+	r->end = it.end;
+	r->complete = true;
+	return 0;
+oom:
+	pr_err("out of memory");
+	return -1;
+}
+
+static void report_free(struct report *r)
+{
+	free(r->dev);
+	perfetto_free(r->pf);
+	html_free(r->html);
+}
+
+int report_run(const struct report_opts *o)
+{
+	struct report r = {
+		.fmt = o->fmt, .path = o->path, .filt = o->filt,
+		.chart = o->chart, .filters = o->filters,
+	};
+	struct trace_reader *tr = NULL;
+	const char *outpath = o->outpath;
+	char err[256] = "";
+	int ret, status;
+
+	/* Cgroup names come from the file, never from this machine. */
+	cgroup_offline();
+
+	tr = trace_open(r.path, &r.hdr, err, sizeof(err));
+	if (!tr) {
+		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);
+		return 1;
+	}
+	/* Perfetto is written in a second pass: memory holds a window of
+	 * the trace, not all of it (report_perfetto.h). */
+	if (r.fmt->twice) {
+		struct stat st;
+
+		if (stat(r.path, &st) || !S_ISREG(st.st_mode)) {
+			trace_close(tr);
+			return usage_err(CMD, "-f %s reads the trace twice: give a file, not a pipe",
+					 r.fmt->name);
+		}
+	}
+	clean_str(r.hdr.host);
+	clean_str(r.hdr.kernel);
+	clean_str(r.hdr.tool);
+
+	/* Opened only now, so a bad input leaves no empty output behind. */
+	r.out = stdout;
+	if (outpath && strcmp(outpath, "-")) {
+		r.out = fopen(outpath, "w");
+		if (!r.out) {
+			pr_err("cannot create %s: %s", outpath, strerror(errno));
+			trace_close(tr);
+			return 1;
+		}
+	}
+
+	if (r.fmt->open(&r)) {
+		pr_err("out of memory");
+		trace_close(tr);
+		report_free(&r);
+		return 1;
+	}
+
+	status = read_all(&r, tr, err, sizeof(err));
+	trace_close(tr);
+	ret = status ? 1 : 0;
+
+	if (status >= 0 && r.fmt->close(&r, status, err)) {
+		pr_err("out of memory");
+		ret = 1;
+	}
+
+	if (fflush(r.out) || ferror(r.out)) {
+		pr_err("%s: write error: %s", outpath ? outpath : "standard output",
+		       strerror(errno));
+		ret = 1;
+	}
+	if (r.out != stdout && fclose(r.out) && !ret) {
+		pr_err("%s: %s", outpath, strerror(errno));
+		ret = 1;
+	}
+	/* Last, so it is not lost among the records above it. */
+	if (status > 0)
+		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);
+	report_free(&r);
+	return ret;
+}
