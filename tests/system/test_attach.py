@@ -5,7 +5,7 @@ each), and it ends by itself when fio exits."""
 import json
 import subprocess
 
-from conftest import IOLENS, run
+from helpers import IOLENS, run
 
 
 def test_attach_fio_by_pid(loop):

@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 
-from conftest import TraceInstance, line_of, wait_idle
+from helpers import TraceInstance, line_of, wait_idle
 from test_lat import PCTS, exact_pct, lat_reports
 from test_serve import serve, value  # noqa: F401 (a fixture)
 from test_stat import Stat, totals

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import TRACEFS, run
+from helpers import TRACEFS, run
 
 DEBUGFS = "/sys/kernel/debug"
 

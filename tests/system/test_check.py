@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from conftest import IO_START, IOLENS, OWN, TMPFS, TraceInstance, line_of, run, wait_idle, uncached_file
+from helpers import IO_START, IOLENS, OWN, TMPFS, TraceInstance, line_of, run, wait_idle, uncached_file
 
 
 class Check:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import IOLENS
+from helpers import IOLENS
 
 # nobody/nogroup; --clear-groups drops root's supplementary groups too.
 AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]

@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS
+from helpers import IOLENS, OWN, TMPFS
 
 
 def run(args, timeout=20):

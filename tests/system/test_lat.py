@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 
-from conftest import IO_START, DirectIO, json_lines, line_of, my_comm, run, wait_idle
+from helpers import IO_START, DirectIO, json_lines, line_of, my_comm, run, wait_idle
 
 PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
+from helpers import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
 
 ENGINES = ["psync", "io_uring", "libaio"]
 

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import IOLENS, json_lines, run, wait_idle
+from helpers import IOLENS, json_lines, run, wait_idle
 from test_load import ENGINES, digest, fio_json, load, load_json, refused
 
 SPLIT = {4096: 10, 65536: 50, 32768: 40}

@@ -3,7 +3,7 @@
 and record see exactly its I/O, counted as the kernel counts it for the
 partition (/proc/diskstats has a line per partition)."""
 
-from conftest import DirectIO, diskstats, json_lines, run, wait_idle
+from helpers import DirectIO, diskstats, json_lines, run, wait_idle
 from test_lat import lat_reports
 from test_stat import Stat, totals
 

@@ -15,7 +15,7 @@ import zlib
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, json_lines, run, wait_idle
+from helpers import IOLENS, OWN, TMPFS, json_lines, run, wait_idle
 from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
 from tracegen import REC, synthetic_trace
 

@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, line_of, load_json,
+from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, line_of, load_json,
                       uncached_file, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import (IOLENS, SUBMIT_CTX, DirectIO, diskstats, json_lines, my_comm,
+from helpers import (IOLENS, SUBMIT_CTX, DirectIO, diskstats, json_lines, my_comm,
                       run, thread_id, wait_idle)
 
 KIB = 1024

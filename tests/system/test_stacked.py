@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import DirectIO, Loop, TopJson, diskstats, run, wait_idle
+from helpers import DirectIO, Loop, TopJson, diskstats, run, wait_idle
 from test_stat import Stat, totals
 
 pytestmark = pytest.mark.matrix

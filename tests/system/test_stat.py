@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from conftest import DirectIO, Loop, TraceInstance, line_of, run, wait_idle
+from helpers import DirectIO, Loop, TraceInstance, line_of, run, wait_idle
 
 OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, DirectIO, Loop, TopJson, line_of, wait_idle
+from helpers import IOLENS, DirectIO, Loop, TopJson, line_of, wait_idle
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the

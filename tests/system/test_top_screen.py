@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, made_by
+from helpers import IOLENS, OWN, made_by
 from test_top import Tmux, row_of
 
 AT_80 = ["PID", "USER", "DISK READ", "DISK WRITE", "HIT%", "IO>", "COMMAND"]
