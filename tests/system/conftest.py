@@ -19,8 +19,8 @@ import time
 
 import pytest
 
-from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, TraceInstance, Tracer, Zram, \
-    mounted_ext4, wait_idle
+from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, Serve, TraceInstance, Tracer, \
+    Zram, mounted_ext4, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -182,3 +182,18 @@ def tracer():
     finally:
         for t in started:
             t.kill()
+
+
+@pytest.fixture
+def serve(root):
+    started = []
+
+    def start(args=()):
+        s = Serve(args)
+        started.append(s)
+        return s
+    try:
+        yield start
+    finally:
+        for s in started:
+            s.kill()

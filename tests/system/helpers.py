@@ -7,11 +7,14 @@ pytest finds them.  No test module imports another."""
 import contextlib
 import glob
 import hashlib
+import http.client
 import json
+import math
 import mmap
 import os
 import re
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -440,3 +443,311 @@ def made_by(make, close):
 
 def run(args, **kw):
     return subprocess.run([IOLENS] + args, capture_output=True, text=True, **kw)
+
+
+# lat: the exact percentiles its histograms are checked against.
+
+PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
+
+
+def exact_pct(values, p):
+    """Nearest rank, as iolens defines its percentiles."""
+    v = sorted(values)
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+
+def lat_reports(t):
+    """The reports of a `lat -j` Tracer, which this stops."""
+    return [json.loads(l) for l in t.stop().splitlines()]
+
+
+# stat: `iolens stat -j` in the background, and the sums of its reports.
+
+OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
+
+
+class Stat:
+    """`iolens stat -y -j ... INTERVAL` in the background, started once its
+    first report shows it is attached."""
+
+    def __init__(self, iolens, args, interval="0.5"):
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([iolens, "stat", "-y", "-j"] + args + [interval],
+                                     stdout=self.out, stderr=subprocess.PIPE, text=True)
+        end = time.time() + 15
+        while not self.reports() and time.time() < end:
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            time.sleep(0.05)
+        assert self.reports(), "no first report"
+
+    def reports(self):
+        """The reports written so far: whole lines only, as one longer
+        than stdio's buffer reaches the file in parts."""
+        self.out.seek(0)
+        text = self.out.read()
+        return [json.loads(l) for l in text[:text.rfind("\n") + 1].splitlines()]
+
+    def stop_when_idle(self, lo):
+        """Once `lo` is idle: its diskstats then, and every report up to
+        one more interval (which finds missed completions)."""
+        wait_idle(lo)
+        ds = lo.diskstats()
+        time.sleep(0.6)
+        return ds, self.stop()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=30)
+        assert self.proc.returncode == 0, err
+        reps = self.reports()
+        self.out.close()
+        return reps
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def totals(reports, name):
+    """Per op sums over all reports of one device, plus missed completions,
+    busy and weighted time (s) as aqu-sz and busy% times the interval."""
+    t = {op: {"ios": 0, "bytes": 0, "merges": 0} for op in OPS}
+    missed = busy = weighted = 0.0
+    for r in reports:
+        for d in r["devices"]:
+            if d["disk_device"] != name:
+                continue
+            missed += d["completions_missed"]
+            busy += (d["busy"] or 0) / 100 * r["seconds"]
+            weighted += d["aqu-sz"] * r["seconds"]
+            for op in OPS:
+                for k in t[op]:
+                    t[op][k] += d["ops"][op][k]
+    return t, int(missed), busy, weighted
+
+
+# snoop and record: a workload of one request a syscall, and the check
+# of each record against what was done, diskstats and tracefs.
+
+KIB = 1024
+
+# (op, offset, size): distinct sizes and offsets, none adjacent to the
+# previous one, so every syscall is exactly one request.
+WORKLOAD = [
+    ("write", 0, 4 * KIB),
+    ("write", 1024 * KIB, 8 * KIB),
+    ("read", 0, 4 * KIB),
+    ("write", 2048 * KIB + 512, 512),
+    ("read", 4096 * KIB, 64 * KIB),
+    ("write", 8192 * KIB, 128 * KIB),
+    ("read", 1024 * KIB, 8 * KIB),
+    ("read", 12288 * KIB + 1536, 2560),
+]
+
+
+def check_exact(recs, done, loop, before, after, issued):
+    """One record per request with what was done, as the kernel counted
+    and as tracefs saw each request issued."""
+    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
+    me, tid, comm = os.getpid(), thread_id(), my_comm()
+    for r in recs:
+        assert (r["pid"], r["tid"], r["comm"]) == (me, tid, comm)
+        assert r["ctx"] in SUBMIT_CTX
+        assert (r["dev"], r["major"], r["minor"]) == (loop.name, loop.major, loop.minor)
+        assert r["status"] == "ok"
+        # Sequential synchronous I/O: alone on the device.
+        assert r["qd"] == 1
+        assert 0 <= r["queue_ns"] and 0 < r["device_ns"]
+        assert r["total_ns"] == r["queue_ns"] + r["device_ns"]
+        assert r["ts_start"] <= r["ts_issue"] < r["ts_complete"]
+        assert "sync" in r["flags"].split(",")
+
+    reads = [r for r in recs if r["op"] == "read"]
+    writes = [r for r in recs if r["op"] == "write"]
+    assert after["r_ios"] - before["r_ios"] == len(reads)
+    assert after["w_ios"] - before["w_ios"] == len(writes)
+    assert after["r_sectors"] - before["r_sectors"] == sum(r["bytes"] for r in reads) // 512
+    assert after["w_sectors"] - before["w_sectors"] == sum(r["bytes"] for r in writes) // 512
+    assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
+
+    assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
+
+
+def issued_events(tracefs):
+    """[(rwbs, sector, nr_sector)] of the requests a TraceInstance saw issued."""
+    assert tracefs.overruns() == 0
+    return [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
+            if ev == "block_rq_issue"]
+
+
+def do_workload(lo, workload=WORKLOAD):
+    """`workload` done on `lo` by this thread: what DirectIO did."""
+    io = DirectIO(lo.dev)
+    try:
+        for op, off, size in workload:
+            getattr(io, op)(off, size)
+    finally:
+        io.close()
+    return io.done
+
+
+# load: its engines, and a run that must be refused.
+
+ENGINES = ["psync", "io_uring", "libaio"]
+
+
+def load(args, **kw):
+    """`iolens load ARGS`, run to its end."""
+    return run(["load"] + args, **kw)
+
+
+def refused(p, what):
+    """`p` (a finished run) was refused as a usage error, with one line
+    on stderr that says `what`."""
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert what in lines[0], lines[0]
+
+
+# serve: `iolens serve` on a free port (the `serve` fixture in conftest.py
+# starts it), and the samples of a scrape.
+
+def free_port():
+    """A loopback TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Serve:
+    """`iolens serve` on a free loopback port until stop()."""
+
+    def __init__(self, args=()):
+        self.port = free_port()
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args),
+            stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+        end = time.time() + 20
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise AssertionError("serve exited %d: %s" % (self.proc.returncode, self.stderr()))
+            if "serving http://" in self.stderr():
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise AssertionError("serve did not start: %s" % self.stderr())
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read()
+
+    def get(self, path="/metrics", accept=None, timeout=10, source="127.0.0.1"):
+        """(status, content type, body); `source`: the loopback address
+        to ask from (the server caps connections per address)."""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                       source_address=(source, 0))
+        try:
+            c.request("GET", path, headers={"Accept": accept} if accept else {})
+            r = c.getresponse()
+            return r.status, r.getheader("Content-Type"), r.read().decode()
+        finally:
+            c.close()
+
+    def metrics(self):
+        status, _, body = self.get()
+        assert status == 200
+        return body
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=15)
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+def samples(body, name):
+    """{frozenset(labels): value} of the samples of `name`."""
+    out = {}
+    for line in body.splitlines():
+        m = re.match(r"%s\{(.*)\} (\S+)$" % re.escape(name), line)
+        if m:
+            labels = frozenset(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+            out[labels] = float(m.group(2))
+    return out
+
+
+def value(body, name, **labels):
+    """The sum of the samples of `name` that have `labels` (among others)."""
+    want = set(labels.items())
+    hits = [v for k, v in samples(body, name).items() if want <= k]
+    assert hits, (name, labels)
+    return sum(hits)
+
+
+# top: on a terminal of its own (tmux), and a process's row on it.
+
+class Tmux:
+    """A shell in a detached tmux session of a known size, in a UTF-8
+    locale, with `env` added to its environment."""
+
+    def __init__(self, width=160, height=50, env=None):
+        self.name = "iolens-test-%d" % os.getpid()
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        env = dict(TERM="xterm-256color", LANG="C.UTF-8", **(env or {}))
+        # -e: a tmux server already running (another session) would give
+        # the session its own environment, not this process's.
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
+                        "-y", str(height)] + ["-e%s=%s" % kv for kv in env.items()] +
+                       ["bash --norc --noprofile"], check=True,
+                       env=dict(os.environ, **env))
+        self.keys("PS1='PROMPT$ '", "Enter", "clear", "Enter")
+
+    def keys(self, *keys):
+        subprocess.run(["tmux", "send-keys", "-t", self.name] + list(keys), check=True)
+
+    def screen(self):
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
+                              check=True, capture_output=True, text=True).stdout
+
+    def var(self, name):
+        return subprocess.run(["tmux", "display-message", "-p", "-t", self.name,
+                               "#{%s}" % name], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def wait_for(self, pred, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.1)
+        raise AssertionError("screen never matched:\n" + self.screen())
+
+    def resize(self, width, height):
+        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width),
+                        "-y", str(height)], check=True)
+
+    def close(self):
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def row_of(screen, pid):
+    """The fields of `pid`'s row of a top screen, None if it has none."""
+    for line in screen.splitlines():
+        f = line.split()
+        if f and f[0] == str(pid):
+            return f
+    return None

@@ -7,10 +7,8 @@ import signal
 import subprocess
 import time
 
-from helpers import TraceInstance, line_of, wait_idle
-from test_lat import PCTS, exact_pct, lat_reports
-from test_serve import serve, value  # noqa: F401 (a fixture)
-from test_stat import Stat, totals
+from helpers import PCTS, Stat, TraceInstance, exact_pct, lat_reports, line_of, totals, value, \
+    wait_idle
 
 
 def fio(dev, *args):

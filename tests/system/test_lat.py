@@ -3,24 +3,12 @@
 `iolens record` wrote during the same run, and per-process and per-flag
 splits against who really did the I/O."""
 import json
-import math
 import os
 import signal
 import subprocess
 
-from helpers import IO_START, DirectIO, json_lines, line_of, my_comm, run, wait_idle
-
-PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
-
-
-def exact_pct(values, p):
-    """Nearest rank, as iolens defines its percentiles."""
-    v = sorted(values)
-    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
-
-
-def lat_reports(t):
-    return [json.loads(l) for l in t.stop().splitlines()]
+from helpers import (IO_START, PCTS, DirectIO, exact_pct, json_lines, lat_reports, line_of,
+                     my_comm, run, wait_idle)
 
 
 def fio(dev, *args):

@@ -12,13 +12,8 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
-
-ENGINES = ["psync", "io_uring", "libaio"]
-
-
-def load(args, **kw):
-    return run(["load"] + args, **kw)
+from helpers import (ENGINES, IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, fio_json, load,
+                     load_json, refused, wait_idle)
 
 
 def job_args(dev, rw, engine, size="8m", bs="4k"):
@@ -169,14 +164,6 @@ def test_numjobs_and_group_reporting(iolens, loop):
     assert [j["read"]["total_ios"] for j in sep] == [1024] * 3
     grp = load_json(args + ["--group_reporting"])["jobs"]
     assert len(grp) == 1 and grp[0]["read"]["total_ios"] == 3072
-
-
-def refused(p, what):
-    assert p.returncode == 2, (p.returncode, p.stderr)
-    assert p.stdout == ""
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1, p.stderr
-    assert what in lines[0], lines[0]
 
 
 def test_refuses_mounted_device(iolens, loop, mountpoint):

@@ -3,9 +3,7 @@
 and record see exactly its I/O, counted as the kernel counts it for the
 partition (/proc/diskstats has a line per partition)."""
 
-from helpers import DirectIO, diskstats, json_lines, run, wait_idle
-from test_lat import lat_reports
-from test_stat import Stat, totals
+from helpers import DirectIO, Stat, diskstats, json_lines, lat_reports, run, totals, wait_idle
 
 # The partition holds disk sectors 2048-34815 (conftest's fixture).
 

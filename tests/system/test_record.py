@@ -15,8 +15,8 @@ import zlib
 
 import pytest
 
-from helpers import IOLENS, OWN, TMPFS, json_lines, run, wait_idle
-from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
+from helpers import (IOLENS, OWN, TMPFS, check_exact, do_workload, issued_events, json_lines,
+                     run, wait_idle)
 from tracegen import REC, synthetic_trace
 
 

@@ -9,8 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import DirectIO, Loop, TopJson, diskstats, run, wait_idle
-from test_stat import Stat, totals
+from helpers import DirectIO, Loop, Stat, TopJson, diskstats, run, totals, wait_idle
 
 pytestmark = pytest.mark.matrix
 
