@@ -148,6 +148,18 @@ def diskstats(name):
     raise KeyError(name)
 
 
+def assert_counts_equal(name, before, after, got):
+    """What iolens counted on device `name`, `got` = {op: (requests, bytes)}
+    for any of "read", "write", "discard", is exactly the /proc/diskstats
+    delta from `before` to `after`: the requests completed, and the sectors
+    times 512."""
+    for op, counts in got.items():
+        p = op[0]
+        want = (after[p + "_ios"] - before[p + "_ios"],
+                (after[p + "_sectors"] - before[p + "_sectors"]) * 512)
+        assert tuple(counts) == want, (name, op, counts, want, before, after)
+
+
 def load_json(args):
     """iolens load's fio-shaped JSON for `args`."""
     p = run(["load"] + args + ["--output-format=json"])
@@ -527,6 +539,12 @@ def totals(reports, name):
     return t, int(missed), busy, weighted
 
 
+def stat_counts(t, ops=("read", "write")):
+    """{op: (requests, bytes)} of totals()'s sums, as assert_counts_equal()
+    takes them."""
+    return {op: (t[op]["ios"], t[op]["bytes"]) for op in ops}
+
+
 # snoop and record: a workload of one request a syscall, and the check
 # of each record against what was done, diskstats and tracefs.
 
@@ -565,10 +583,11 @@ def check_exact(recs, done, loop, before, after, issued):
 
     reads = [r for r in recs if r["op"] == "read"]
     writes = [r for r in recs if r["op"] == "write"]
-    assert after["r_ios"] - before["r_ios"] == len(reads)
-    assert after["w_ios"] - before["w_ios"] == len(writes)
-    assert after["r_sectors"] - before["r_sectors"] == sum(r["bytes"] for r in reads) // 512
-    assert after["w_sectors"] - before["w_sectors"] == sum(r["bytes"] for r in writes) // 512
+    # Every record's bytes are whole sectors (the sizes done, checked
+    # above): their sum is the sector delta times 512 exactly.
+    assert_counts_equal(loop.name, before, after, {
+        "read": (len(reads), sum(r["bytes"] for r in reads)),
+        "write": (len(writes), sum(r["bytes"] for r in writes))})
     assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
 
     assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued

@@ -7,8 +7,8 @@ import signal
 import subprocess
 import time
 
-from helpers import PCTS, Stat, TraceInstance, exact_pct, lat_reports, line_of, totals, value, \
-    wait_idle
+from helpers import (PCTS, Stat, TraceInstance, assert_counts_equal, exact_pct, lat_reports,
+                     line_of, stat_counts, totals, value, wait_idle)
 
 
 def fio(dev, *args):
@@ -62,9 +62,8 @@ def test_zram_counts_equal_diskstats_and_bios_are_timed(iolens, zram, tracer):
         trace.close()
     t, missed, _, _ = totals(reps, zram.name)
     assert missed == 0
-    for op, p in (("read", "r"), ("write", "w")):
-        assert t[op]["ios"] == d1[p + "_ios"] - d0[p + "_ios"] > 50, (op, t, d0, d1)
-        assert t[op]["bytes"] == (d1[p + "_sectors"] - d0[p + "_sectors"]) * 512
+    assert_counts_equal(zram.name, d0, d1, stat_counts(t))
+    assert d1["r_ios"] - d0["r_ios"] > 50 and d1["w_ios"] - d0["w_ios"] > 50, (d0, d1)
     devs = [d for r in reps for d in r["devices"] if d["disk_device"] == zram.name]
     assert devs and all(d["source"] == "bios" for d in devs), devs
     lats, sizes = bio_latencies(events, ns_per_cycle)

@@ -19,8 +19,8 @@ import urllib.request
 
 import pytest
 
-from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, free_port, line_of, load_json,
-                     samples, uncached_file, value, wait_idle)
+from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, assert_counts_equal, free_port,
+                     line_of, load_json, samples, uncached_file, value, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
@@ -598,10 +598,7 @@ def test_serve_labels_comm_cgroup(iolens, loop, serve, blkio_cgroups):
     assert got("cgroup", op="write", cgroup=label_b) == (70, 70 * 4096)
     assert got("cgroup", op="read", cgroup=label_b) == (11, 11 * 4096)
     for family in ("comm", "cgroup"):
-        assert got(family, op="read") == (d1["r_ios"] - d0["r_ios"],
-                                          (d1["r_sectors"] - d0["r_sectors"]) * 512)
-        assert got(family, op="write") == (d1["w_ios"] - d0["w_ios"],
-                                           (d1["w_sectors"] - d0["w_sectors"]) * 512)
+        assert_counts_equal(dev, d0, d1, {op: got(family, op=op) for op in ("read", "write")})
     assert len(samples(body, "iolens_comm_requests_total")) == 3
 
 
