@@ -94,6 +94,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "nosan: measures memory or time, which ASan changes; "
         "left out of make san-systest")
+    config.addinivalue_line(
+        "markers", "fast: one or two quick tests of each command, seconds each; "
+        "with the unit tests, make check")
 
 
 @pytest.fixture(scope="session")

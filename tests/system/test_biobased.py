@@ -7,6 +7,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from helpers import (PCTS, Stat, TraceInstance, assert_counts_equal, exact_pct, lat_reports,
                      line_of, stat_counts, totals, value, wait_idle)
 
@@ -115,6 +117,7 @@ def test_zram_in_top_and_serve(iolens, zram, serve):
                    if d["disk_device"] == zram.name) - 512) < 0.5
 
 
+@pytest.mark.fast
 def test_snoop_says_a_bio_based_device_has_no_requests(iolens, zram):
     """snoop traces requests: asked for a bio-based device it says that
     none of its I/O will show, and where to look, then runs."""

@@ -50,6 +50,7 @@ def test_top_mounts_tracefs_for_its_syscall_level(iolens):
     assert tracefs_mounted()
 
 
+@pytest.mark.fast
 def test_check_and_doctor_mount_tracefs(iolens):
     """check loads its syscall programs on a booted machine; doctor mounts
     tracefs as the commands would and says it did."""

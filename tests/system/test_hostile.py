@@ -10,6 +10,9 @@ import pytest
 
 from helpers import IOLENS, OWN, TMPFS
 
+# Every test here is quick (no device I/O to wait for): all are in the fast set.
+pytestmark = pytest.mark.fast
+
 
 def run(args, timeout=20):
     return subprocess.run([IOLENS] + args, capture_output=True, timeout=timeout)

@@ -7,6 +7,8 @@ import os
 import signal
 import subprocess
 
+import pytest
+
 from helpers import (IO_START, PCTS, DirectIO, exact_pct, json_lines, lat_reports, line_of,
                      my_comm, run, wait_idle)
 
@@ -63,6 +65,7 @@ def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
     assert q["p50"] <= q["p90"] <= q["p99"] <= q["p99.9"] <= q["max"]
 
 
+@pytest.mark.fast
 def test_lat_splits_by_process_and_flags(iolens, loop, tracer):
     """-P names the process that submitted the I/O with its exact request
     count; -F tells reads from writes with their flags."""
@@ -132,6 +135,7 @@ def test_lat_intervals_and_text(iolens, loop, tracer):
     assert "fine bucket" in out
 
 
+@pytest.mark.fast
 def test_lat_usage_errors(iolens):
     for args, what in ((["-d", "nosuchdev"], "nosuchdev"),
                        (["0"], "interval"), (["-1"], "interval"),

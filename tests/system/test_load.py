@@ -53,6 +53,7 @@ def test_same_io_as_fio(iolens, loop, engine, rw):
     assert ours[rw.replace("rand", "")]["total_ios"] == 2048
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("engine", ENGINES)
 def test_diskstats_see_what_it_reports(iolens, loop, engine):
     for rw, d, field in (("randread", "read", "r"), ("randwrite", "write", "w")):
@@ -166,6 +167,7 @@ def test_numjobs_and_group_reporting(iolens, loop):
     assert len(grp) == 1 and grp[0]["read"]["total_ios"] == 3072
 
 
+@pytest.mark.fast
 def test_refuses_mounted_device(iolens, loop, mountpoint):
     # No lazy init: an idle ext4 then writes nothing by itself, and the
     # content compared is what is on the device while it is mounted.
@@ -225,6 +227,7 @@ def test_refuses_misaligned_direct_io(iolens, loop4k):
     assert digest(loop4k.backing) == before
 
 
+@pytest.mark.fast
 def test_unknown_option(iolens, loop):
     before = digest(loop.backing)
     p = load(job_args(loop.dev, "write", "psync") + ["--bogus_opt=3"])

@@ -2,6 +2,7 @@
 """-d names a partition in every command that takes -d: stat, lat, snoop
 and record see exactly its I/O, counted as the kernel counts it for the
 partition (/proc/diskstats has a line per partition)."""
+import pytest
 
 from helpers import (DirectIO, Stat, assert_counts_equal, diskstats, json_lines, lat_reports, run,
                      stat_counts, totals, wait_idle)
@@ -56,6 +57,7 @@ def test_stat_partition_and_disk(iolens, loop, partition):
                if d["disk_device"] == part)
 
 
+@pytest.mark.fast
 def test_lat_snoop_record_of_a_partition(iolens, loop, partition, tracer, tmp_path):
     """lat, snoop and record with -d PART: the partition's requests only,
     every one of them."""

@@ -31,6 +31,7 @@ def record(tracer, loop, path, sig=signal.SIGINT):
     return done, before, after
 
 
+@pytest.mark.fast
 def test_record_report_exact(iolens, loop, tracefs, tracer, tmp_path):
     path = str(tmp_path / "t.iol")
     done, before, after = record(tracer, loop, path, signal.SIGTERM)

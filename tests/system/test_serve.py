@@ -50,6 +50,7 @@ def workload(lo, n=300, seed=1):
     wait_idle(lo)
 
 
+@pytest.mark.fast
 def test_serve_promtool_and_exposition(iolens, loop, serve):
     """A scrape after I/O passes `promtool check metrics`; its counters are
     the diskstats delta; OpenMetrics when asked, with # EOF; / and
@@ -105,6 +106,7 @@ def test_serve_promtool_and_exposition(iolens, loop, serve):
     assert s.stderr().count("SIGHUP ignored") == 1
 
 
+@pytest.mark.fast
 def test_serve_usage_errors(iolens, root):
     for arg in ("foo", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000",
                 "localhost:9633", "[::1:9633", "1.2.3:80"):

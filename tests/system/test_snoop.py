@@ -14,6 +14,8 @@ import pytest
 from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, check_exact, diskstats, do_workload,
                      issued_events, json_lines, my_comm, run, wait_idle)
 
+
+@pytest.mark.fast
 @pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
 def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer,
                                                    attach):
@@ -202,6 +204,7 @@ def test_snoop_lines_whole_through_a_blocked_pipe(iolens, loop):
     assert_each_request_once(recs)
 
 
+@pytest.mark.fast
 def test_snoop_usage_errors(iolens):
     for cmd in ("snoop", "record", "report", "doctor"):
         for args in (["--bogus"], ["-q"]):

@@ -7,6 +7,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from helpers import OPS, DirectIO, Loop, Stat, TraceInstance, line_of, run, totals
 
 
@@ -17,6 +19,7 @@ def fio(dev, *args):
                    check=True, capture_output=True)
 
 
+@pytest.mark.fast
 def test_stat_counts_equal_diskstats(iolens, loop):
     """Reads, writes, merged sequential writes, a discard and a flush: the
     request, sector and merge counts equal the /proc/diskstats deltas."""
@@ -222,6 +225,7 @@ def test_stat_picks_up_a_device_attached_later(iolens, root):
     assert t["read"]["ios"] + missed >= 10
 
 
+@pytest.mark.fast
 def test_stat_since_boot_is_diskstats(iolens, loop):
     """Without an interval: one report since boot, iostat's way."""
     r = run(["stat", "-j", "-d", loop.name])
@@ -234,6 +238,7 @@ def test_stat_since_boot_is_diskstats(iolens, loop):
     assert "ops" not in dev  # iolens's own figures need an interval
 
 
+@pytest.mark.fast
 def test_stat_usage_errors(iolens):
     for args, what in ((["-d", "nosuchdev", "1"], "nosuchdev"),
                        (["0"], "interval"), (["-1"], "interval"),

@@ -137,6 +137,7 @@ def test_top_screen_hit_ratio_sort_filter_quit(iolens, reader, tmux):
     assert "COMMAND" not in s
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("source", ["iter", "proc"])
 def test_top_json_equals_proc_io(iolens, reader, source):
     """The frames' counts of the reader sum to its /proc/<pid>/io delta: it
@@ -217,6 +218,7 @@ def test_top_batch_text(iolens, reader):
     assert "\x1b" not in out
 
 
+@pytest.mark.fast
 def test_top_usage_errors(iolens):
     for args, what in ((["-n", "0"], "-n"), (["-d", "0"], "-d"), (["-p", "x"], "-p"),
                        (["-u", "no-such-user-here"], "no-such-user-here"),
