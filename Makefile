@@ -71,7 +71,7 @@ SAN_MAKE	= $(MAKE) --no-print-directory OUT=$(SAN_OUT) CC=$(CLANG) \
 FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS	?= 60
 
-.PHONY: all run test unit systest kmatrix check-layers deps clean \
+.PHONY: all run test check unit systest kmatrix check-layers deps clean \
 	lib-objs san-unit san-systest fuzz-bins fuzz-replay fuzz \
 	man completions install uninstall deb FORCE
 .DELETE_ON_ERROR:
@@ -188,6 +188,10 @@ kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
 test: check-layers unit san-unit fuzz-replay systest san-systest kmatrix
+
+# The fast path: unit tests and the system tests marked `fast` (under two minutes).
+check: unit $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test
+	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider -m "fast and not matrix" tests/system
 
 # Man pages: tools/man/NAME.8.in, their OPTIONS (and iolens(8)'s command
 # list) written from the built binary's --help, so they match it.

@@ -6,38 +6,23 @@ fails or the run is interrupted (SIGINT/SIGTERM become KeyboardInterrupt, so
 fixture teardown runs); devices left by a run that was killed outright are
 detached at the start of the next one.  With CI=true a test that cannot run
 is a failure, never a skip.
+
+Here: pytest's hooks and the fixtures; what a test module imports (the
+devices, tracers and checks the fixtures are built on) is in helpers.py.
 """
-import contextlib
 import glob
-import hashlib
-import json
-import mmap
 import os
 import re
 import signal
 import subprocess
-import tempfile
-import threading
 import time
 
 import pytest
 
-IOLENS = os.environ.get("IOLENS", os.path.join(os.path.dirname(__file__),
-                                                "../../build/iolens"))
-TMPFS = "/dev/shm"
-PREFIX = "iolens-test-"
-# What this session makes is named OWN...: the pid lets a session clean up
-# after a killed one without touching those of another running at once.
-OWN = "%s%d-" % (PREFIX, os.getpid())
-TRACEFS = "/sys/kernel/tracing"
+from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, Serve, TraceInstance, Tracer, \
+    Zram, mounted_ext4, wait_idle
+
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-RELEASE = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
-# block_io_start and block_io_done came in Linux 6.5.  Before, the task that
-# submitted a request is known only as the one seen at its insert or issue:
-# the submitter itself unless a kworker inserted or issued it (the kernel
-# matrix's 6.1 guest), and iolens says which ("ctx").
-IO_START = RELEASE >= (6, 5)
-SUBMIT_CTX = ("submit",) if IO_START else ("insert", "issue")
 
 
 def _sigterm(signum, frame):
@@ -109,89 +94,15 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "nosan: measures memory or time, which ASan changes; "
         "left out of make san-systest")
+    config.addinivalue_line(
+        "markers", "fast: one or two quick tests of each command, seconds each; "
+        "with the unit tests, make check")
 
 
 @pytest.fixture(scope="session")
 def root():
     if os.geteuid() != 0:
         pytest.skip("system tests need root (real BPF, loop devices)")
-
-
-def losetup(backing, *args):
-    """Attaches a loop device over `backing` with direct I/O, as fast as a
-    device gets here; kernels before 6.6 have no O_DIRECT on tmpfs, and
-    there (the kernel matrix's 6.1 guest) it runs without.  Its path."""
-    for dio in ("on", "off"):
-        p = subprocess.run(["losetup", "-f", "--show", "--direct-io=" + dio]
-                           + list(args) + [backing],
-                           capture_output=True, text=True)
-        if p.returncode == 0:
-            return p.stdout.strip()
-    raise RuntimeError("losetup: " + p.stderr.strip())
-
-
-class Loop:
-    """A loop device over a file on tmpfs, direct I/O on where the kernel
-    can."""
-
-    def __init__(self, size_mb=64, sector_size=512):
-        fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
-        self.dev = None
-        try:
-            os.ftruncate(fd, size_mb << 20)
-            os.close(fd)
-            # -P: the kernel may read a partition table written later
-            # (BLKRRPART), as on a distribution's kernel.
-            self.dev = losetup(self.backing, "-P", "--sector-size", str(sector_size))
-            self.name = os.path.basename(self.dev)
-            st = os.stat(self.dev)
-            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
-            self.size = size_mb << 20
-            # A loop device keeps its queue settings from one attach to
-            # the next: start from the kernel's defaults.
-            with open("/sys/block/%s/queue/nomerges" % self.name, "w") as f:
-                f.write("0")
-            # Let whatever probes a new device (udev, partition scan) finish.
-            wait_idle(self)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self):
-        if self.dev:
-            subprocess.run(["losetup", "-d", self.dev], check=False)
-            self.dev = None
-        if self.backing and os.path.exists(self.backing):
-            os.unlink(self.backing)
-
-    def diskstats(self):
-        return diskstats(self.name)
-
-
-class Zram:
-    """A zram device of its own (/sys/class/zram-control): bio-based, its
-    I/O never becomes a request."""
-
-    def __init__(self, size_mb=256):
-        with open("/sys/class/zram-control/hot_add") as f:
-            self.id = int(f.read())
-        self.name = "zram%d" % self.id
-        self.dev = "/dev/" + self.name
-        try:
-            with open("/sys/block/%s/disksize" % self.name, "w") as f:
-                f.write("%dM" % size_mb)
-            st = os.stat(self.dev)
-            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self):
-        with open("/sys/class/zram-control/hot_remove", "w") as f:
-            f.write(str(self.id))
-
-    def diskstats(self):
-        return diskstats(self.name)
 
 
 @pytest.fixture
@@ -252,260 +163,6 @@ def ext4(loop, tmp_path):
         yield mnt
 
 
-@contextlib.contextmanager
-def mounted_ext4(dev, where):
-    """ext4 made on `dev` and mounted at where/mnt until the end."""
-    mnt = where / "mnt"
-    mnt.mkdir()
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                    dev], check=True, capture_output=True)
-    subprocess.run(["mount", "-o", "noatime", dev, str(mnt)], check=True)
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], check=False)
-
-
-def diskstats(name):
-    """Fields of /proc/diskstats for a device, by iostat's names."""
-    with open("/proc/diskstats") as f:
-        for line in f:
-            p = line.split()
-            if p[2] == name:
-                v = [int(x) for x in p[3:]]
-                v += [0] * (17 - len(v))
-                return {"r_ios": v[0], "r_merges": v[1], "r_sectors": v[2],
-                        "w_ios": v[4], "w_merges": v[5], "w_sectors": v[6],
-                        "in_flight": v[8], "io_ticks": v[9],
-                        "weighted_ms": v[10], "d_ios": v[11],
-                        "d_merges": v[12], "d_sectors": v[13],
-                        "f_ios": v[15]}
-    raise KeyError(name)
-
-
-def load_json(args):
-    """iolens load's fio-shaped JSON for `args`."""
-    p = run(["load"] + args + ["--output-format=json"])
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def fio_json(args):
-    """fio 3.33's JSON for the same `args`."""
-    p = subprocess.run(["fio"] + args + ["--output-format=json"],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
-
-
-def uncached_file(path, size):
-    """`path` with `size` written bytes (not a hole: that reads back as
-    zeros without a device read), none of them in the page cache."""
-    with open(path, "wb") as f:
-        f.write(os.urandom(size))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-
-
-def digest(path):
-    """sha256 of a file or device: that nothing was written to it."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def line_of(proc, stream=None, timeout=60):
-    """The next line `proc` writes to `stream` (its stderr by default),
-    waiting at most `timeout` seconds.  A command that hangs fails the test
-    with where each of its threads is in the kernel, not the whole run."""
-    stream = stream or proc.stderr
-    got = []
-    # A thread, not select(): the stream's buffer may hold the line already.
-    t = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
-    t.start()
-    t.join(timeout)
-    if got:
-        return got[0]
-    where = []
-    for task in sorted(glob.glob("/proc/%d/task/*" % proc.pid)):
-        try:
-            with open(task + "/stack") as f:
-                where.append("%s:\n%s" % (task, f.read()))
-        except OSError as e:
-            where.append("%s: %s" % (task, e))
-    proc.kill()
-    raise AssertionError("%s wrote no line in %d s; in the kernel:\n%s" % (
-        " ".join(proc.args), timeout, "\n".join(where)))
-
-
-def wait_idle(lo, quiet=0.3, timeout=5.0):
-    """Wait until the device's counters stop moving (udev, partition scan)."""
-    end = time.time() + timeout
-    last = lo.diskstats()
-    stable_since = time.time()
-    while time.time() < end:
-        time.sleep(0.05)
-        cur = lo.diskstats()
-        if cur != last:
-            last, stable_since = cur, time.time()
-        elif time.time() - stable_since >= quiet and cur["in_flight"] == 0:
-            return
-    raise AssertionError("device %s never went idle" % lo.name)
-
-
-class TopJson:
-    """`iolens top -j ARGS` in the background, once its first frame is out."""
-
-    def __init__(self, args):
-        self.proc = subprocess.Popen([IOLENS, "top", "-j"] + args, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        line_of(self.proc, self.proc.stdout)
-
-    def devices(self):
-        """The device table of the next frame."""
-        return json.loads(line_of(self.proc, self.proc.stdout))["devices"]
-
-    def until_shown(self, names, frames=30):
-        """The device table of the first frame that lists all of `names`."""
-        for _ in range(frames):
-            devs = self.devices()
-            if set(names) <= {d["disk_device"] for d in devs}:
-                return devs
-        raise AssertionError("%s never shown: %s" % (names, devs))
-
-    def kill(self):
-        self.proc.kill()
-        self.proc.wait()
-
-
-class DirectIO:
-    """O_DIRECT reads and writes at known offsets, done by this process."""
-
-    def __init__(self, path, max_size=1 << 20):
-        self.fd = os.open(path, os.O_RDWR | os.O_DIRECT)
-        self.buf = mmap.mmap(-1, max_size)  # page aligned, as O_DIRECT needs
-        self.buf.write(os.urandom(max_size))
-        self.done = []  # (op, offset, size)
-
-    def write(self, offset, size):
-        n = os.pwrite(self.fd, memoryview(self.buf)[:size], offset)
-        assert n == size
-        self.done.append(("write", offset, size))
-
-    def read(self, offset, size):
-        n = os.preadv(self.fd, [memoryview(self.buf)[:size]], offset)
-        assert n == size
-        self.done.append(("read", offset, size))
-
-    def close(self):
-        os.close(self.fd)
-        self.buf.close()
-
-
-def thread_id():
-    return threading.get_native_id()
-
-
-def my_comm():
-    with open("/proc/self/comm") as f:
-        return f.read().strip()
-
-
-class TraceInstance:
-    """A private tracefs instance recording block events of one device: an
-    independent view of every request the block layer issued."""
-
-    def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192, clock="mono"):
-        if not os.path.isdir(os.path.join(TRACEFS, "events")):
-            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
-                           check=False, capture_output=True)
-        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
-            pytest.skip("tracefs is not available at %s" % TRACEFS)
-        self.path = os.path.join(TRACEFS, "instances",
-                                 "%s%d" % (PREFIX, os.getpid()))
-        if os.path.isdir(self.path):
-            os.rmdir(self.path)
-        os.mkdir(self.path)
-        self.events = events
-        try:
-            self._write("buffer_size_kb", str(buffer_kb))
-            # mono is the clock of bpf_ktime_get_ns(): durations compare
-            # directly, in whole microseconds; x86-tsc stamps in cycles
-            # (see tsc_ns_per_cycle()).
-            self._write("trace_clock", clock)
-            for ev in events:
-                d = os.path.join("events/block", ev)
-                # dev is the kernel dev_t: MINORBITS is 20
-                self._write(os.path.join(d, "filter"),
-                            "dev == %d" % (lo.major << 20 | lo.minor))
-                self._write(os.path.join(d, "enable"), "1")
-        except BaseException:
-            self.close()
-            raise
-
-    def _write(self, rel, value):
-        with open(os.path.join(self.path, rel), "w") as f:
-            f.write(value)
-
-    def read(self):
-        """[(event, rwbs, sector, nr_sector)] recorded so far."""
-        return [e[1:] for e in self.read_timed()]
-
-    def read_timed(self):
-        """[(stamp, event, rwbs, sector, nr_sector)] recorded so far: stamp
-        in seconds, or in cycles with clock x86-tsc."""
-        with open(os.path.join(self.path, "trace")) as f:
-            text = f.read()
-        out = []
-        for line in text.splitlines():
-            if line.startswith("#"):
-                continue
-            # block_rq_*: "7,0 R 4096 () 8 + 8 ..."; block_bio_*: "7,0 R 8 + 8 [comm]".
-            m = re.search(r" (\d+(?:\.\d+)?): (block_\w+): (\d+),(\d+) (\S+) "
-                          r"(?:\d+ )?(?:\(.*?\) )?(\d+) \+ (\d+)", line)
-            if m:
-                out.append((float(m.group(1)), m.group(2), m.group(5),
-                            int(m.group(6)), int(m.group(7))))
-        return out
-
-    def marker(self):
-        """A mark in the trace, and CLOCK_MONOTONIC (ns) around it."""
-        t0 = time.monotonic_ns()
-        self._write("trace_marker", "iolens-mark")
-        return t0, time.monotonic_ns()
-
-    def marker_stamps(self):
-        with open(os.path.join(self.path, "trace")) as f:
-            return [int(float(m.group(1))) for m in
-                    re.finditer(r" (\d+(?:\.\d+)?): tracing_mark_write: iolens-mark", f.read())]
-
-    def ns_per_cycle(self, first, last):
-        """With clock x86-tsc: ns per stamp unit, from two marker() calls
-        far apart (microseconds of doubt over seconds)."""
-        a, b = self.marker_stamps()[:2]
-        return ((last[0] + last[1]) / 2 - (first[0] + first[1]) / 2) / (b - a)
-
-    def overruns(self):
-        total = 0
-        for stats in glob.glob(os.path.join(self.path, "per_cpu/cpu*/stats")):
-            with open(stats) as f:
-                for line in f:
-                    if line.startswith("overrun:"):
-                        total += int(line.split()[1])
-        return total
-
-    def close(self):
-        if os.path.isdir(self.path):
-            try:
-                for ev in self.events:
-                    self._write(os.path.join("events/block", ev, "enable"), "0")
-            finally:
-                os.rmdir(self.path)
-
-
 @pytest.fixture
 def tracefs(loop):
     t = TraceInstance(loop)
@@ -513,43 +170,6 @@ def tracefs(loop):
         yield t
     finally:
         t.close()
-
-
-class Tracer:
-    """An iolens subcommand running in the background until stop()."""
-
-    def __init__(self, args, attach=None):
-        self.args = [IOLENS] + args
-        env = dict(os.environ)
-        if attach:
-            env["IOLENS_ATTACH"] = attach
-        # A file, not a pipe: a pipe nobody reads until stop() would block
-        # the tracer and overflow its ring buffer.
-        self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(self.args, stdout=self.out,
-                                     stderr=subprocess.PIPE, text=True, env=env)
-        self.attach = None
-        line = line_of(self.proc)
-        m = re.match(r"(Tracing|Recording) block requests \((\w+)\)", line)
-        if not m:
-            err = self.proc.communicate(timeout=10)[1]
-            raise AssertionError("%s did not start: %s%s" % (
-                " ".join(self.args), line, err))
-        self.attach = m.group(2)
-
-    def stop(self, sig=signal.SIGINT):
-        self.proc.send_signal(sig)
-        _, err = self.proc.communicate(timeout=30)
-        self.out.seek(0)
-        self.stdout, self.stderr = self.out.read(), err
-        self.out.close()
-        assert self.proc.returncode == 0, (self.proc.returncode, err)
-        return self.stdout
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
 
 
 @pytest.fixture
@@ -567,36 +187,16 @@ def tracer():
             t.kill()
 
 
-def json_lines(text):
-    recs, summary = [], None
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise AssertionError("bad JSON line %r: %s" % (line, e))
-        if "summary" in obj:
-            summary = obj["summary"]
-        else:
-            recs.append(obj)
-    return recs, summary
+@pytest.fixture
+def serve(root):
+    started = []
 
-
-def made_by(make, close):
-    """The body of a factory fixture: the test calls make(...) as often as
-    it wants, and close() is called on each thing made at the end, also on
-    failure.  Use: `yield from made_by(make, close)`."""
-    made = []
-
-    def start(*args, **kw):
-        x = make(*args, **kw)
-        made.append(x)
-        return x
+    def start(args=()):
+        s = Serve(args)
+        started.append(s)
+        return s
     try:
         yield start
     finally:
-        for x in made:
-            close(x)
-
-
-def run(args, **kw):
-    return subprocess.run([IOLENS] + args, capture_output=True, text=True, **kw)
+        for s in started:
+            s.kill()

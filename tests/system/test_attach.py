@@ -5,7 +5,9 @@ each), and it ends by itself when fio exits."""
 import json
 import subprocess
 
-from conftest import IOLENS, run
+import pytest
+
+from helpers import IOLENS, run
 
 
 def test_attach_fio_by_pid(loop):
@@ -51,6 +53,7 @@ def test_attach_fio_by_pid(loop):
         assert lat["qd_max"] <= 4 * 2
 
 
+@pytest.mark.fast
 def test_attach_usage(root):
     for args, what in (([], "-p PID"), (["-p", "999999999"], "no process"),
                        (["-p", "1", "-D", "x"], "--duration"), (["-p", "1", "extra"], "extra")):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import TraceInstance, run, uncached_file
+from helpers import TraceInstance, run, uncached_file
 
 
 def bench(args):

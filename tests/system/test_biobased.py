@@ -7,10 +7,10 @@ import signal
 import subprocess
 import time
 
-from conftest import TraceInstance, line_of, wait_idle
-from test_lat import PCTS, exact_pct, lat_reports
-from test_serve import serve, value  # noqa: F401 (a fixture)
-from test_stat import Stat, totals
+import pytest
+
+from helpers import (PCTS, Stat, TraceInstance, assert_counts_equal, exact_pct, lat_reports,
+                     line_of, stat_counts, totals, value, wait_idle)
 
 
 def fio(dev, *args):
@@ -64,9 +64,8 @@ def test_zram_counts_equal_diskstats_and_bios_are_timed(iolens, zram, tracer):
         trace.close()
     t, missed, _, _ = totals(reps, zram.name)
     assert missed == 0
-    for op, p in (("read", "r"), ("write", "w")):
-        assert t[op]["ios"] == d1[p + "_ios"] - d0[p + "_ios"] > 50, (op, t, d0, d1)
-        assert t[op]["bytes"] == (d1[p + "_sectors"] - d0[p + "_sectors"]) * 512
+    assert_counts_equal(zram.name, d0, d1, stat_counts(t))
+    assert d1["r_ios"] - d0["r_ios"] > 50 and d1["w_ios"] - d0["w_ios"] > 50, (d0, d1)
     devs = [d for r in reps for d in r["devices"] if d["disk_device"] == zram.name]
     assert devs and all(d["source"] == "bios" for d in devs), devs
     lats, sizes = bio_latencies(events, ns_per_cycle)
@@ -118,6 +117,7 @@ def test_zram_in_top_and_serve(iolens, zram, serve):
                    if d["disk_device"] == zram.name) - 512) < 0.5
 
 
+@pytest.mark.fast
 def test_snoop_says_a_bio_based_device_has_no_requests(iolens, zram):
     """snoop traces requests: asked for a bio-based device it says that
     none of its I/O will show, and where to look, then runs."""

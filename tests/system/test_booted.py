@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import TRACEFS, run
+from helpers import TRACEFS, run
 
 DEBUGFS = "/sys/kernel/debug"
 
@@ -50,6 +50,7 @@ def test_top_mounts_tracefs_for_its_syscall_level(iolens):
     assert tracefs_mounted()
 
 
+@pytest.mark.fast
 def test_check_and_doctor_mount_tracefs(iolens):
     """check loads its syscall programs on a booted machine; doctor mounts
     tracefs as the commands would and says it did."""

@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from conftest import IO_START, IOLENS, OWN, TMPFS, TraceInstance, line_of, run, wait_idle, uncached_file
+from helpers import IO_START, IOLENS, OWN, TMPFS, TraceInstance, line_of, run, wait_idle, uncached_file
 
 
 class Check:
@@ -71,6 +71,7 @@ def checked(check_args, load_args, lo=None):
     return rep, rc, pid, job
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("offset,bad", [(512, True), (0, False)])
 def test_check_misaligned_direct_writes(loop, offset, bad):
     """O_DIRECT 4 KiB writes at offsets that are multiples of 512 but not of
@@ -250,6 +251,7 @@ def test_check_partition_alignment(root, start, aligned):
         os.unlink(img)
 
 
+@pytest.mark.fast
 def test_check_usage_errors(root):
     for args, what in ((["--align", "1000"], "--align"), (["-t", "200"], "--threshold"),
                        (["-p", "x"], "--pid"), (["-p", "999999999"], "no process"),

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import IOLENS
+from helpers import IOLENS
 
 # nobody/nogroup; --clear-groups drops root's supplementary groups too.
 AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -28,6 +28,7 @@ def doctor_json(nobody=False):
     return p, doc, {c["check"]: c for c in doc["checks"]}
 
 
+@pytest.mark.fast
 def test_doctor_json_as_root(iolens, root):
     p, doc, checks = doctor_json()
     assert p.returncode == 0, p.stderr
@@ -84,6 +85,7 @@ def test_doctor_text_as_root(iolens, root):
     assert p.stdout.rstrip().splitlines()[-1] == "snoop/record: ready (tp_btf)"
 
 
+@pytest.mark.fast
 def test_doctor_as_nobody(iolens, root):
     p, doc, checks = doctor_json(nobody=True)
     assert p.returncode == 0, p.stderr
@@ -104,6 +106,7 @@ def test_doctor_as_nobody(iolens, root):
     assert "rerun as root" in text.stdout.rstrip().splitlines()[-1]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("cmd", [["snoop"], ["record", "-o", "/tmp/iolens-never.iol"],
                                  ["top"], ["top", "-b", "-n", "1"]])
 def test_tracing_as_nobody_says_what_is_missing(iolens, root, cmd):

@@ -8,7 +8,10 @@ import tempfile
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS
+from helpers import IOLENS, OWN, TMPFS
+
+# Every test here is quick (no device I/O to wait for): all are in the fast set.
+pytestmark = pytest.mark.fast
 
 
 def run(args, timeout=20):

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import IOLENS, Loop
+from helpers import IOLENS, Loop
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.dirname(os.path.abspath(IOLENS))

@@ -3,24 +3,14 @@
 `iolens record` wrote during the same run, and per-process and per-flag
 splits against who really did the I/O."""
 import json
-import math
 import os
 import signal
 import subprocess
 
-from conftest import IO_START, DirectIO, json_lines, line_of, my_comm, run, wait_idle
+import pytest
 
-PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
-
-
-def exact_pct(values, p):
-    """Nearest rank, as iolens defines its percentiles."""
-    v = sorted(values)
-    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
-
-
-def lat_reports(t):
-    return [json.loads(l) for l in t.stop().splitlines()]
+from helpers import (IO_START, PCTS, DirectIO, exact_pct, json_lines, lat_reports, line_of,
+                     my_comm, run, wait_idle)
 
 
 def fio(dev, *args):
@@ -75,6 +65,7 @@ def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
     assert q["p50"] <= q["p90"] <= q["p99"] <= q["p99.9"] <= q["max"]
 
 
+@pytest.mark.fast
 def test_lat_splits_by_process_and_flags(iolens, loop, tracer):
     """-P names the process that submitted the I/O with its exact request
     count; -F tells reads from writes with their flags."""
@@ -144,6 +135,7 @@ def test_lat_intervals_and_text(iolens, loop, tracer):
     assert "fine bucket" in out
 
 
+@pytest.mark.fast
 def test_lat_usage_errors(iolens):
     for args, what in ((["-d", "nosuchdev"], "nosuchdev"),
                        (["0"], "interval"), (["-1"], "interval"),

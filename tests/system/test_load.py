@@ -12,13 +12,8 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
-
-ENGINES = ["psync", "io_uring", "libaio"]
-
-
-def load(args, **kw):
-    return run(["load"] + args, **kw)
+from helpers import (ENGINES, IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, fio_json, load,
+                     load_json, refused, wait_idle)
 
 
 def job_args(dev, rw, engine, size="8m", bs="4k"):
@@ -58,6 +53,7 @@ def test_same_io_as_fio(iolens, loop, engine, rw):
     assert ours[rw.replace("rand", "")]["total_ios"] == 2048
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("engine", ENGINES)
 def test_diskstats_see_what_it_reports(iolens, loop, engine):
     for rw, d, field in (("randread", "read", "r"), ("randwrite", "write", "w")):
@@ -171,14 +167,7 @@ def test_numjobs_and_group_reporting(iolens, loop):
     assert len(grp) == 1 and grp[0]["read"]["total_ios"] == 3072
 
 
-def refused(p, what):
-    assert p.returncode == 2, (p.returncode, p.stderr)
-    assert p.stdout == ""
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1, p.stderr
-    assert what in lines[0], lines[0]
-
-
+@pytest.mark.fast
 def test_refuses_mounted_device(iolens, loop, mountpoint):
     # No lazy init: an idle ext4 then writes nothing by itself, and the
     # content compared is what is on the device while it is mounted.
@@ -238,6 +227,7 @@ def test_refuses_misaligned_direct_io(iolens, loop4k):
     assert digest(loop4k.backing) == before
 
 
+@pytest.mark.fast
 def test_unknown_option(iolens, loop):
     before = digest(loop.backing)
     p = load(job_args(loop.dev, "write", "psync") + ["--bogus_opt=3"])

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
+from helpers import Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
 
 
 @pytest.fixture

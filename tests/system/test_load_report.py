@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, run, wait_idle, load_json, fio_json
+from helpers import IOLENS, OWN, TMPFS, run, wait_idle, load_json, fio_json
 
 SAMPLE_MS = 500
 

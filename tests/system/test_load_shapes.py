@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from conftest import IOLENS, json_lines, run, wait_idle
-from test_load import ENGINES, digest, fio_json, load, load_json, refused
+from helpers import (ENGINES, IOLENS, digest, fio_json, json_lines, load, load_json, refused,
+                     run, wait_idle)
 
 SPLIT = {4096: 10, 65536: 50, 32768: 40}
 SPLIT_ARG = "--bssplit=4k/10:64k/50:32k/40"

@@ -7,7 +7,7 @@ any run."""
 import json
 import subprocess
 
-from conftest import TraceInstance, digest, run, wait_idle
+from helpers import TraceInstance, digest, run, wait_idle
 
 
 def sweep(args):

@@ -2,10 +2,10 @@
 """-d names a partition in every command that takes -d: stat, lat, snoop
 and record see exactly its I/O, counted as the kernel counts it for the
 partition (/proc/diskstats has a line per partition)."""
+import pytest
 
-from conftest import DirectIO, diskstats, json_lines, run, wait_idle
-from test_lat import lat_reports
-from test_stat import Stat, totals
+from helpers import (DirectIO, Stat, assert_counts_equal, diskstats, json_lines, lat_reports, run,
+                     stat_counts, totals, wait_idle)
 
 # The partition holds disk sectors 2048-34815 (conftest's fixture).
 
@@ -48,9 +48,7 @@ def test_stat_partition_and_disk(iolens, loop, partition):
                              (reps_both, loop.name, d0, d1)):
         t, missed, _, _ = totals(reps, name)
         assert missed == 0
-        for op, p in (("read", "r"), ("write", "w")):
-            assert t[op]["ios"] == b[p + "_ios"] - a[p + "_ios"], (name, op, t, a, b)
-            assert t[op]["bytes"] == (b[p + "_sectors"] - a[p + "_sectors"]) * 512
+        assert_counts_equal(name, a, b, stat_counts(t))
     assert p1["w_ios"] - p0["w_ios"] == 20 and p1["r_ios"] - p0["r_ios"] == 12
     assert d1["w_ios"] - d0["w_ios"] == 27 and d1["r_ios"] - d0["r_ios"] == 13
     # A partition shares its disk's queue: no busy time of its own; its
@@ -59,6 +57,7 @@ def test_stat_partition_and_disk(iolens, loop, partition):
                if d["disk_device"] == part)
 
 
+@pytest.mark.fast
 def test_lat_snoop_record_of_a_partition(iolens, loop, partition, tracer, tmp_path):
     """lat, snoop and record with -d PART: the partition's requests only,
     every one of them."""

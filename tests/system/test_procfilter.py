@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, line_of, run
+from helpers import IOLENS, OWN, line_of, run
 
 CGROUP2 = "/sys/fs/cgroup/unified"
 

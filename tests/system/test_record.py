@@ -15,8 +15,8 @@ import zlib
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, json_lines, run, wait_idle
-from test_snoop import WORKLOAD, check_exact, do_workload, issued_events
+from helpers import (IOLENS, OWN, TMPFS, check_exact, do_workload, issued_events, json_lines,
+                     run, wait_idle)
 from tracegen import REC, synthetic_trace
 
 
@@ -31,6 +31,7 @@ def record(tracer, loop, path, sig=signal.SIGINT):
     return done, before, after
 
 
+@pytest.mark.fast
 def test_record_report_exact(iolens, loop, tracefs, tracer, tmp_path):
     path = str(tmp_path / "t.iol")
     done, before, after = record(tracer, loop, path, signal.SIGTERM)

@@ -15,7 +15,7 @@ import zlib
 
 import pytest
 
-from conftest import IOLENS, Loop, json_lines, mounted_ext4, run, wait_idle
+from helpers import IOLENS, Loop, json_lines, mounted_ext4, run, wait_idle
 
 CHARTS = ["latency-heatmap", "device-heatmap", "latency-histogram", "iops", "throughput",
           "queue-depth", "size-histogram", "offset", "submitters", "cgroups"]

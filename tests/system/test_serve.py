@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -20,8 +19,8 @@ import urllib.request
 
 import pytest
 
-from conftest import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, line_of, load_json,
-                      uncached_file, wait_idle)
+from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, assert_counts_equal, free_port,
+                     line_of, load_json, samples, uncached_file, value, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
@@ -30,106 +29,11 @@ DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
               4966055936, 9932111872]
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def need(binary):
     path = shutil.which(binary)
     if not path:
         pytest.skip("%s not installed: tools/install-deps.sh test" % binary)
     return path
-
-
-class Serve:
-    """`iolens serve` on a free loopback port until stop()."""
-
-    def __init__(self, args=()):
-        self.port = free_port()
-        self.err = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen(
-            [IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args),
-            stdout=subprocess.DEVNULL, stderr=self.err, text=True)
-        end = time.time() + 20
-        while time.time() < end:
-            if self.proc.poll() is not None:
-                raise AssertionError("serve exited %d: %s" % (self.proc.returncode, self.stderr()))
-            if "serving http://" in self.stderr():
-                return
-            time.sleep(0.05)
-        self.kill()
-        raise AssertionError("serve did not start: %s" % self.stderr())
-
-    def stderr(self):
-        self.err.seek(0)
-        return self.err.read()
-
-    def get(self, path="/metrics", accept=None, timeout=10, source="127.0.0.1"):
-        """(status, content type, body); `source`: the loopback address
-        to ask from (the server caps connections per address)."""
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
-                                       source_address=(source, 0))
-        try:
-            c.request("GET", path, headers={"Accept": accept} if accept else {})
-            r = c.getresponse()
-            return r.status, r.getheader("Content-Type"), r.read().decode()
-        finally:
-            c.close()
-
-    def metrics(self):
-        status, _, body = self.get()
-        assert status == 200
-        return body
-
-    def rss_kib(self):
-        with open("/proc/%d/status" % self.proc.pid) as f:
-            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
-
-    def stop(self, sig=signal.SIGTERM):
-        self.proc.send_signal(sig)
-        self.proc.wait(timeout=15)
-        return self.proc.returncode
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self.err.close()
-
-
-@pytest.fixture
-def serve(root):
-    started = []
-
-    def start(args=()):
-        s = Serve(args)
-        started.append(s)
-        return s
-    try:
-        yield start
-    finally:
-        for s in started:
-            s.kill()
-
-
-def samples(body, name):
-    """{frozenset(labels): value} of the samples of `name`."""
-    out = {}
-    for line in body.splitlines():
-        m = re.match(r"%s\{(.*)\} (\S+)$" % re.escape(name), line)
-        if m:
-            labels = frozenset(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-            out[labels] = float(m.group(2))
-    return out
-
-
-def value(body, name, **labels):
-    want = set(labels.items())
-    hits = [v for k, v in samples(body, name).items() if want <= k]
-    assert hits, (name, labels)
-    return sum(hits)
 
 
 def workload(lo, n=300, seed=1):
@@ -146,6 +50,7 @@ def workload(lo, n=300, seed=1):
     wait_idle(lo)
 
 
+@pytest.mark.fast
 def test_serve_promtool_and_exposition(iolens, loop, serve):
     """A scrape after I/O passes `promtool check metrics`; its counters are
     the diskstats delta; OpenMetrics when asked, with # EOF; / and
@@ -201,6 +106,7 @@ def test_serve_promtool_and_exposition(iolens, loop, serve):
     assert s.stderr().count("SIGHUP ignored") == 1
 
 
+@pytest.mark.fast
 def test_serve_usage_errors(iolens, root):
     for arg in ("foo", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000",
                 "localhost:9633", "[::1:9633", "1.2.3:80"):
@@ -694,10 +600,7 @@ def test_serve_labels_comm_cgroup(iolens, loop, serve, blkio_cgroups):
     assert got("cgroup", op="write", cgroup=label_b) == (70, 70 * 4096)
     assert got("cgroup", op="read", cgroup=label_b) == (11, 11 * 4096)
     for family in ("comm", "cgroup"):
-        assert got(family, op="read") == (d1["r_ios"] - d0["r_ios"],
-                                          (d1["r_sectors"] - d0["r_sectors"]) * 512)
-        assert got(family, op="write") == (d1["w_ios"] - d0["w_ios"],
-                                           (d1["w_sectors"] - d0["w_sectors"]) * 512)
+        assert_counts_equal(dev, d0, d1, {op: got(family, op=op) for op in ("read", "write")})
     assert len(samples(body, "iolens_comm_requests_total")) == 3
 
 

@@ -11,69 +11,11 @@ import time
 
 import pytest
 
-from conftest import (IOLENS, SUBMIT_CTX, DirectIO, diskstats, json_lines, my_comm,
-                      run, thread_id, wait_idle)
-
-KIB = 1024
-
-# (op, offset, size): distinct sizes and offsets, none adjacent to the
-# previous one, so every syscall is exactly one request.
-WORKLOAD = [
-    ("write", 0, 4 * KIB),
-    ("write", 1024 * KIB, 8 * KIB),
-    ("read", 0, 4 * KIB),
-    ("write", 2048 * KIB + 512, 512),
-    ("read", 4096 * KIB, 64 * KIB),
-    ("write", 8192 * KIB, 128 * KIB),
-    ("read", 1024 * KIB, 8 * KIB),
-    ("read", 12288 * KIB + 1536, 2560),
-]
+from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, check_exact, diskstats, do_workload,
+                     issued_events, json_lines, my_comm, run, wait_idle)
 
 
-def check_exact(recs, done, loop, before, after, issued):
-    """One record per request with what was done, as the kernel counted
-    and as tracefs saw each request issued."""
-    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
-    me, tid, comm = os.getpid(), thread_id(), my_comm()
-    for r in recs:
-        assert (r["pid"], r["tid"], r["comm"]) == (me, tid, comm)
-        assert r["ctx"] in SUBMIT_CTX
-        assert (r["dev"], r["major"], r["minor"]) == (loop.name, loop.major, loop.minor)
-        assert r["status"] == "ok"
-        # Sequential synchronous I/O: alone on the device.
-        assert r["qd"] == 1
-        assert 0 <= r["queue_ns"] and 0 < r["device_ns"]
-        assert r["total_ns"] == r["queue_ns"] + r["device_ns"]
-        assert r["ts_start"] <= r["ts_issue"] < r["ts_complete"]
-        assert "sync" in r["flags"].split(",")
-
-    reads = [r for r in recs if r["op"] == "read"]
-    writes = [r for r in recs if r["op"] == "write"]
-    assert after["r_ios"] - before["r_ios"] == len(reads)
-    assert after["w_ios"] - before["w_ios"] == len(writes)
-    assert after["r_sectors"] - before["r_sectors"] == sum(r["bytes"] for r in reads) // 512
-    assert after["w_sectors"] - before["w_sectors"] == sum(r["bytes"] for r in writes) // 512
-    assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
-
-    assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
-
-
-def issued_events(tracefs):
-    assert tracefs.overruns() == 0
-    return [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
-            if ev == "block_rq_issue"]
-
-
-def do_workload(lo, workload=WORKLOAD):
-    io = DirectIO(lo.dev)
-    try:
-        for op, off, size in workload:
-            getattr(io, op)(off, size)
-    finally:
-        io.close()
-    return io.done
-
-
+@pytest.mark.fast
 @pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
 def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer,
                                                    attach):
@@ -262,6 +204,7 @@ def test_snoop_lines_whole_through_a_blocked_pipe(iolens, loop):
     assert_each_request_once(recs)
 
 
+@pytest.mark.fast
 def test_snoop_usage_errors(iolens):
     for cmd in ("snoop", "record", "report", "doctor"):
         for args in (["--bogus"], ["-q"]):

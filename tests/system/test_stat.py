@@ -4,14 +4,12 @@ against iostat's way of computing aqu-sz and %util from them."""
 import gzip
 import json
 import os
-import signal
 import subprocess
-import tempfile
 import time
 
-from conftest import DirectIO, Loop, TraceInstance, line_of, run, wait_idle
+import pytest
 
-OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
+from helpers import OPS, DirectIO, Loop, Stat, TraceInstance, line_of, run, totals
 
 
 def fio(dev, *args):
@@ -21,67 +19,7 @@ def fio(dev, *args):
                    check=True, capture_output=True)
 
 
-class Stat:
-    """`iolens stat -y -j ... INTERVAL` in the background, started once its
-    first report shows it is attached."""
-
-    def __init__(self, iolens, args, interval="0.5"):
-        self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([iolens, "stat", "-y", "-j"] + args + [interval],
-                                     stdout=self.out, stderr=subprocess.PIPE, text=True)
-        end = time.time() + 15
-        while not self.reports() and time.time() < end:
-            assert self.proc.poll() is None, self.proc.stderr.read()
-            time.sleep(0.05)
-        assert self.reports(), "no first report"
-
-    def reports(self):
-        """The reports written so far: whole lines only, as one longer
-        than stdio's buffer reaches the file in parts."""
-        self.out.seek(0)
-        text = self.out.read()
-        return [json.loads(l) for l in text[:text.rfind("\n") + 1].splitlines()]
-
-    def stop_when_idle(self, lo):
-        """Once `lo` is idle: its diskstats then, and every report up to
-        one more interval (which finds missed completions)."""
-        wait_idle(lo)
-        ds = lo.diskstats()
-        time.sleep(0.6)
-        return ds, self.stop()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGINT)
-        _, err = self.proc.communicate(timeout=30)
-        assert self.proc.returncode == 0, err
-        reps = self.reports()
-        self.out.close()
-        return reps
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def totals(reports, name):
-    """Per op sums over all reports of one device, plus missed completions,
-    busy and weighted time (s) as aqu-sz and busy% times the interval."""
-    t = {op: {"ios": 0, "bytes": 0, "merges": 0} for op in OPS}
-    missed = busy = weighted = 0.0
-    for r in reports:
-        for d in r["devices"]:
-            if d["disk_device"] != name:
-                continue
-            missed += d["completions_missed"]
-            busy += (d["busy"] or 0) / 100 * r["seconds"]
-            weighted += d["aqu-sz"] * r["seconds"]
-            for op in OPS:
-                for k in t[op]:
-                    t[op][k] += d["ops"][op][k]
-    return t, int(missed), busy, weighted
-
-
+@pytest.mark.fast
 def test_stat_counts_equal_diskstats(iolens, loop):
     """Reads, writes, merged sequential writes, a discard and a flush: the
     request, sector and merge counts equal the /proc/diskstats deltas."""
@@ -287,6 +225,7 @@ def test_stat_picks_up_a_device_attached_later(iolens, root):
     assert t["read"]["ios"] + missed >= 10
 
 
+@pytest.mark.fast
 def test_stat_since_boot_is_diskstats(iolens, loop):
     """Without an interval: one report since boot, iostat's way."""
     r = run(["stat", "-j", "-d", loop.name])
@@ -299,6 +238,7 @@ def test_stat_since_boot_is_diskstats(iolens, loop):
     assert "ops" not in dev  # iolens's own figures need an interval
 
 
+@pytest.mark.fast
 def test_stat_usage_errors(iolens):
     for args, what in ((["-d", "nosuchdev", "1"], "nosuchdev"),
                        (["0"], "interval"), (["-1"], "interval"),

@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, TMPFS, line_of
+from helpers import IOLENS, OWN, TMPFS, line_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, DirectIO, Loop, TopJson, line_of, wait_idle
+from helpers import IOLENS, DirectIO, Loop, TopJson, Tmux, line_of, row_of, wait_idle
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the
@@ -87,51 +87,6 @@ def reader(ext4, loop):
             r.close()
 
 
-class Tmux:
-    """A shell in a detached tmux session of a known size, in a UTF-8
-    locale, with `env` added to its environment."""
-
-    def __init__(self, width=160, height=50, env=None):
-        self.name = "iolens-test-%d" % os.getpid()
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-        env = dict(TERM="xterm-256color", LANG="C.UTF-8", **(env or {}))
-        # -e: a tmux server already running (another session) would give
-        # the session its own environment, not this process's.
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
-                        "-y", str(height)] + ["-e%s=%s" % kv for kv in env.items()] +
-                       ["bash --norc --noprofile"], check=True,
-                       env=dict(os.environ, **env))
-        self.keys("PS1='PROMPT$ '", "Enter", "clear", "Enter")
-
-    def keys(self, *keys):
-        subprocess.run(["tmux", "send-keys", "-t", self.name] + list(keys), check=True)
-
-    def screen(self):
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
-                              check=True, capture_output=True, text=True).stdout
-
-    def var(self, name):
-        return subprocess.run(["tmux", "display-message", "-p", "-t", self.name,
-                               "#{%s}" % name], check=True, capture_output=True,
-                              text=True).stdout.strip()
-
-    def wait_for(self, pred, timeout=10):
-        end = time.time() + timeout
-        while time.time() < end:
-            s = self.screen()
-            if pred(s):
-                return s
-            time.sleep(0.1)
-        raise AssertionError("screen never matched:\n" + self.screen())
-
-    def resize(self, width, height):
-        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width),
-                        "-y", str(height)], check=True)
-
-    def close(self):
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
 @pytest.fixture
 def tmux():
     t = Tmux()
@@ -139,14 +94,6 @@ def tmux():
         yield t
     finally:
         t.close()
-
-
-def row_of(screen, pid):
-    for line in screen.splitlines():
-        f = line.split()
-        if f and f[0] == str(pid):
-            return f
-    return None
 
 
 def hit_of(screen, pid):
@@ -190,6 +137,7 @@ def test_top_screen_hit_ratio_sort_filter_quit(iolens, reader, tmux):
     assert "COMMAND" not in s
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("source", ["iter", "proc"])
 def test_top_json_equals_proc_io(iolens, reader, source):
     """The frames' counts of the reader sum to its /proc/<pid>/io delta: it
@@ -270,6 +218,7 @@ def test_top_batch_text(iolens, reader):
     assert "\x1b" not in out
 
 
+@pytest.mark.fast
 def test_top_usage_errors(iolens):
     for args, what in ((["-n", "0"], "-n"), (["-d", "0"], "-d"), (["-p", "x"], "-p"),
                        (["-u", "no-such-user-here"], "no-such-user-here"),

@@ -11,8 +11,7 @@ import time
 
 import pytest
 
-from conftest import IOLENS, OWN, made_by
-from test_top import Tmux, row_of
+from helpers import IOLENS, OWN, Tmux, made_by, row_of
 
 AT_80 = ["PID", "USER", "DISK READ", "DISK WRITE", "HIT%", "IO>", "COMMAND"]
 DELAYACCT = "/proc/sys/kernel/task_delayacct"

@@ -1,0 +1,772 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the system tests share, in one place: the devices they make (loop,
+zram), the ground truth they read (/proc/diskstats, tracefs), and iolens's
+commands run in the background with what reads their output.  Test modules
+import from here; the fixtures built on these are in conftest.py, where
+pytest finds them.  No test module imports another."""
+import contextlib
+import glob
+import hashlib
+import http.client
+import json
+import math
+import mmap
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+IOLENS = os.environ.get("IOLENS", os.path.join(os.path.dirname(__file__),
+                                                "../../build/iolens"))
+TMPFS = "/dev/shm"
+PREFIX = "iolens-test-"
+# What this session makes is named OWN...: the pid lets a session clean up
+# after a killed one without touching those of another running at once.
+OWN = "%s%d-" % (PREFIX, os.getpid())
+TRACEFS = "/sys/kernel/tracing"
+RELEASE = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
+# block_io_start and block_io_done came in Linux 6.5.  Before, the task that
+# submitted a request is known only as the one seen at its insert or issue:
+# the submitter itself unless a kworker inserted or issued it (the kernel
+# matrix's 6.1 guest), and iolens says which ("ctx").
+IO_START = RELEASE >= (6, 5)
+SUBMIT_CTX = ("submit",) if IO_START else ("insert", "issue")
+
+
+def losetup(backing, *args):
+    """Attaches a loop device over `backing` with direct I/O, as fast as a
+    device gets here; kernels before 6.6 have no O_DIRECT on tmpfs, and
+    there (the kernel matrix's 6.1 guest) it runs without.  Its path."""
+    for dio in ("on", "off"):
+        p = subprocess.run(["losetup", "-f", "--show", "--direct-io=" + dio]
+                           + list(args) + [backing],
+                           capture_output=True, text=True)
+        if p.returncode == 0:
+            return p.stdout.strip()
+    raise RuntimeError("losetup: " + p.stderr.strip())
+
+
+class Loop:
+    """A loop device over a file on tmpfs, direct I/O on where the kernel
+    can."""
+
+    def __init__(self, size_mb=64, sector_size=512):
+        fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
+        self.dev = None
+        try:
+            os.ftruncate(fd, size_mb << 20)
+            os.close(fd)
+            # -P: the kernel may read a partition table written later
+            # (BLKRRPART), as on a distribution's kernel.
+            self.dev = losetup(self.backing, "-P", "--sector-size", str(sector_size))
+            self.name = os.path.basename(self.dev)
+            st = os.stat(self.dev)
+            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+            self.size = size_mb << 20
+            # A loop device keeps its queue settings from one attach to
+            # the next: start from the kernel's defaults.
+            with open("/sys/block/%s/queue/nomerges" % self.name, "w") as f:
+                f.write("0")
+            # Let whatever probes a new device (udev, partition scan) finish.
+            wait_idle(self)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        if self.dev:
+            subprocess.run(["losetup", "-d", self.dev], check=False)
+            self.dev = None
+        if self.backing and os.path.exists(self.backing):
+            os.unlink(self.backing)
+
+    def diskstats(self):
+        return diskstats(self.name)
+
+
+class Zram:
+    """A zram device of its own (/sys/class/zram-control): bio-based, its
+    I/O never becomes a request."""
+
+    def __init__(self, size_mb=256):
+        with open("/sys/class/zram-control/hot_add") as f:
+            self.id = int(f.read())
+        self.name = "zram%d" % self.id
+        self.dev = "/dev/" + self.name
+        try:
+            with open("/sys/block/%s/disksize" % self.name, "w") as f:
+                f.write("%dM" % size_mb)
+            st = os.stat(self.dev)
+            self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        with open("/sys/class/zram-control/hot_remove", "w") as f:
+            f.write(str(self.id))
+
+    def diskstats(self):
+        return diskstats(self.name)
+
+
+
+@contextlib.contextmanager
+def mounted_ext4(dev, where):
+    """ext4 made on `dev` and mounted at where/mnt until the end."""
+    mnt = where / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                    dev], check=True, capture_output=True)
+    subprocess.run(["mount", "-o", "noatime", dev, str(mnt)], check=True)
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def diskstats(name):
+    """Fields of /proc/diskstats for a device, by iostat's names."""
+    with open("/proc/diskstats") as f:
+        for line in f:
+            p = line.split()
+            if p[2] == name:
+                v = [int(x) for x in p[3:]]
+                v += [0] * (17 - len(v))
+                return {"r_ios": v[0], "r_merges": v[1], "r_sectors": v[2],
+                        "w_ios": v[4], "w_merges": v[5], "w_sectors": v[6],
+                        "in_flight": v[8], "io_ticks": v[9],
+                        "weighted_ms": v[10], "d_ios": v[11],
+                        "d_merges": v[12], "d_sectors": v[13],
+                        "f_ios": v[15]}
+    raise KeyError(name)
+
+
+def assert_counts_equal(name, before, after, got):
+    """What iolens counted on device `name`, `got` = {op: (requests, bytes)}
+    for any of "read", "write", "discard", is exactly the /proc/diskstats
+    delta from `before` to `after`: the requests completed, and the sectors
+    times 512."""
+    for op, counts in got.items():
+        p = op[0]
+        want = (after[p + "_ios"] - before[p + "_ios"],
+                (after[p + "_sectors"] - before[p + "_sectors"]) * 512)
+        assert tuple(counts) == want, (name, op, counts, want, before, after)
+
+
+def load_json(args):
+    """iolens load's fio-shaped JSON for `args`."""
+    p = run(["load"] + args + ["--output-format=json"])
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def fio_json(args):
+    """fio 3.33's JSON for the same `args`."""
+    p = subprocess.run(["fio"] + args + ["--output-format=json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def uncached_file(path, size):
+    """`path` with `size` written bytes (not a hole: that reads back as
+    zeros without a device read), none of them in the page cache."""
+    with open(path, "wb") as f:
+        f.write(os.urandom(size))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+
+
+def digest(path):
+    """sha256 of a file or device: that nothing was written to it."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def line_of(proc, stream=None, timeout=60):
+    """The next line `proc` writes to `stream` (its stderr by default),
+    waiting at most `timeout` seconds.  A command that hangs fails the test
+    with where each of its threads is in the kernel, not the whole run."""
+    stream = stream or proc.stderr
+    got = []
+    # A thread, not select(): the stream's buffer may hold the line already.
+    t = threading.Thread(target=lambda: got.append(stream.readline()), daemon=True)
+    t.start()
+    t.join(timeout)
+    if got:
+        return got[0]
+    where = []
+    for task in sorted(glob.glob("/proc/%d/task/*" % proc.pid)):
+        try:
+            with open(task + "/stack") as f:
+                where.append("%s:\n%s" % (task, f.read()))
+        except OSError as e:
+            where.append("%s: %s" % (task, e))
+    proc.kill()
+    raise AssertionError("%s wrote no line in %d s; in the kernel:\n%s" % (
+        " ".join(proc.args), timeout, "\n".join(where)))
+
+
+def wait_idle(lo, quiet=0.3, timeout=5.0):
+    """Wait until the device's counters stop moving (udev, partition scan)."""
+    end = time.time() + timeout
+    last = lo.diskstats()
+    stable_since = time.time()
+    while time.time() < end:
+        time.sleep(0.05)
+        cur = lo.diskstats()
+        if cur != last:
+            last, stable_since = cur, time.time()
+        elif time.time() - stable_since >= quiet and cur["in_flight"] == 0:
+            return
+    raise AssertionError("device %s never went idle" % lo.name)
+
+
+class TopJson:
+    """`iolens top -j ARGS` in the background, once its first frame is out."""
+
+    def __init__(self, args):
+        self.proc = subprocess.Popen([IOLENS, "top", "-j"] + args, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line_of(self.proc, self.proc.stdout)
+
+    def devices(self):
+        """The device table of the next frame."""
+        return json.loads(line_of(self.proc, self.proc.stdout))["devices"]
+
+    def until_shown(self, names, frames=30):
+        """The device table of the first frame that lists all of `names`."""
+        for _ in range(frames):
+            devs = self.devices()
+            if set(names) <= {d["disk_device"] for d in devs}:
+                return devs
+        raise AssertionError("%s never shown: %s" % (names, devs))
+
+    def kill(self):
+        self.proc.kill()
+        self.proc.wait()
+
+
+class DirectIO:
+    """O_DIRECT reads and writes at known offsets, done by this process."""
+
+    def __init__(self, path, max_size=1 << 20):
+        self.fd = os.open(path, os.O_RDWR | os.O_DIRECT)
+        self.buf = mmap.mmap(-1, max_size)  # page aligned, as O_DIRECT needs
+        self.buf.write(os.urandom(max_size))
+        self.done = []  # (op, offset, size)
+
+    def write(self, offset, size):
+        n = os.pwrite(self.fd, memoryview(self.buf)[:size], offset)
+        assert n == size
+        self.done.append(("write", offset, size))
+
+    def read(self, offset, size):
+        n = os.preadv(self.fd, [memoryview(self.buf)[:size]], offset)
+        assert n == size
+        self.done.append(("read", offset, size))
+
+    def close(self):
+        os.close(self.fd)
+        self.buf.close()
+
+
+def thread_id():
+    return threading.get_native_id()
+
+
+def my_comm():
+    with open("/proc/self/comm") as f:
+        return f.read().strip()
+
+
+class TraceInstance:
+    """A private tracefs instance recording block events of one device: an
+    independent view of every request the block layer issued."""
+
+    def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192, clock="mono"):
+        if not os.path.isdir(os.path.join(TRACEFS, "events")):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                           check=False, capture_output=True)
+        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+            pytest.skip("tracefs is not available at %s" % TRACEFS)
+        self.path = os.path.join(TRACEFS, "instances",
+                                 "%s%d" % (PREFIX, os.getpid()))
+        if os.path.isdir(self.path):
+            os.rmdir(self.path)
+        os.mkdir(self.path)
+        self.events = events
+        try:
+            self._write("buffer_size_kb", str(buffer_kb))
+            # mono is the clock of bpf_ktime_get_ns(): durations compare
+            # directly, in whole microseconds; x86-tsc stamps in cycles
+            # (see tsc_ns_per_cycle()).
+            self._write("trace_clock", clock)
+            for ev in events:
+                d = os.path.join("events/block", ev)
+                # dev is the kernel dev_t: MINORBITS is 20
+                self._write(os.path.join(d, "filter"),
+                            "dev == %d" % (lo.major << 20 | lo.minor))
+                self._write(os.path.join(d, "enable"), "1")
+        except BaseException:
+            self.close()
+            raise
+
+    def _write(self, rel, value):
+        with open(os.path.join(self.path, rel), "w") as f:
+            f.write(value)
+
+    def read(self):
+        """[(event, rwbs, sector, nr_sector)] recorded so far."""
+        return [e[1:] for e in self.read_timed()]
+
+    def read_timed(self):
+        """[(stamp, event, rwbs, sector, nr_sector)] recorded so far: stamp
+        in seconds, or in cycles with clock x86-tsc."""
+        with open(os.path.join(self.path, "trace")) as f:
+            text = f.read()
+        out = []
+        for line in text.splitlines():
+            if line.startswith("#"):
+                continue
+            # block_rq_*: "7,0 R 4096 () 8 + 8 ..."; block_bio_*: "7,0 R 8 + 8 [comm]".
+            m = re.search(r" (\d+(?:\.\d+)?): (block_\w+): (\d+),(\d+) (\S+) "
+                          r"(?:\d+ )?(?:\(.*?\) )?(\d+) \+ (\d+)", line)
+            if m:
+                out.append((float(m.group(1)), m.group(2), m.group(5),
+                            int(m.group(6)), int(m.group(7))))
+        return out
+
+    def marker(self):
+        """A mark in the trace, and CLOCK_MONOTONIC (ns) around it."""
+        t0 = time.monotonic_ns()
+        self._write("trace_marker", "iolens-mark")
+        return t0, time.monotonic_ns()
+
+    def marker_stamps(self):
+        with open(os.path.join(self.path, "trace")) as f:
+            return [int(float(m.group(1))) for m in
+                    re.finditer(r" (\d+(?:\.\d+)?): tracing_mark_write: iolens-mark", f.read())]
+
+    def ns_per_cycle(self, first, last):
+        """With clock x86-tsc: ns per stamp unit, from two marker() calls
+        far apart (microseconds of doubt over seconds)."""
+        a, b = self.marker_stamps()[:2]
+        return ((last[0] + last[1]) / 2 - (first[0] + first[1]) / 2) / (b - a)
+
+    def overruns(self):
+        total = 0
+        for stats in glob.glob(os.path.join(self.path, "per_cpu/cpu*/stats")):
+            with open(stats) as f:
+                for line in f:
+                    if line.startswith("overrun:"):
+                        total += int(line.split()[1])
+        return total
+
+    def close(self):
+        if os.path.isdir(self.path):
+            try:
+                for ev in self.events:
+                    self._write(os.path.join("events/block", ev, "enable"), "0")
+            finally:
+                os.rmdir(self.path)
+
+
+
+class Tracer:
+    """An iolens subcommand running in the background until stop()."""
+
+    def __init__(self, args, attach=None):
+        self.args = [IOLENS] + args
+        env = dict(os.environ)
+        if attach:
+            env["IOLENS_ATTACH"] = attach
+        # A file, not a pipe: a pipe nobody reads until stop() would block
+        # the tracer and overflow its ring buffer.
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(self.args, stdout=self.out,
+                                     stderr=subprocess.PIPE, text=True, env=env)
+        self.attach = None
+        line = line_of(self.proc)
+        m = re.match(r"(Tracing|Recording) block requests \((\w+)\)", line)
+        if not m:
+            err = self.proc.communicate(timeout=10)[1]
+            raise AssertionError("%s did not start: %s%s" % (
+                " ".join(self.args), line, err))
+        self.attach = m.group(2)
+
+    def stop(self, sig=signal.SIGINT):
+        self.proc.send_signal(sig)
+        _, err = self.proc.communicate(timeout=30)
+        self.out.seek(0)
+        self.stdout, self.stderr = self.out.read(), err
+        self.out.close()
+        assert self.proc.returncode == 0, (self.proc.returncode, err)
+        return self.stdout
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+
+def json_lines(text):
+    recs, summary = [], None
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise AssertionError("bad JSON line %r: %s" % (line, e))
+        if "summary" in obj:
+            summary = obj["summary"]
+        else:
+            recs.append(obj)
+    return recs, summary
+
+
+def made_by(make, close):
+    """The body of a factory fixture: the test calls make(...) as often as
+    it wants, and close() is called on each thing made at the end, also on
+    failure.  Use: `yield from made_by(make, close)`."""
+    made = []
+
+    def start(*args, **kw):
+        x = make(*args, **kw)
+        made.append(x)
+        return x
+    try:
+        yield start
+    finally:
+        for x in made:
+            close(x)
+
+
+def run(args, **kw):
+    return subprocess.run([IOLENS] + args, capture_output=True, text=True, **kw)
+
+
+# lat: the exact percentiles its histograms are checked against.
+
+PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
+
+
+def exact_pct(values, p):
+    """Nearest rank, as iolens defines its percentiles."""
+    v = sorted(values)
+    return v[max(1, math.ceil(p / 100 * len(v))) - 1]
+
+
+def lat_reports(t):
+    """The reports of a `lat -j` Tracer, which this stops."""
+    return [json.loads(l) for l in t.stop().splitlines()]
+
+
+# stat: `iolens stat -j` in the background, and the sums of its reports.
+
+OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
+
+
+class Stat:
+    """`iolens stat -y -j ... INTERVAL` in the background, started once its
+    first report shows it is attached."""
+
+    def __init__(self, iolens, args, interval="0.5"):
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([iolens, "stat", "-y", "-j"] + args + [interval],
+                                     stdout=self.out, stderr=subprocess.PIPE, text=True)
+        end = time.time() + 15
+        while not self.reports() and time.time() < end:
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            time.sleep(0.05)
+        assert self.reports(), "no first report"
+
+    def reports(self):
+        """The reports written so far: whole lines only, as one longer
+        than stdio's buffer reaches the file in parts."""
+        self.out.seek(0)
+        text = self.out.read()
+        return [json.loads(l) for l in text[:text.rfind("\n") + 1].splitlines()]
+
+    def stop_when_idle(self, lo):
+        """Once `lo` is idle: its diskstats then, and every report up to
+        one more interval (which finds missed completions)."""
+        wait_idle(lo)
+        ds = lo.diskstats()
+        time.sleep(0.6)
+        return ds, self.stop()
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=30)
+        assert self.proc.returncode == 0, err
+        reps = self.reports()
+        self.out.close()
+        return reps
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def totals(reports, name):
+    """Per op sums over all reports of one device, plus missed completions,
+    busy and weighted time (s) as aqu-sz and busy% times the interval."""
+    t = {op: {"ios": 0, "bytes": 0, "merges": 0} for op in OPS}
+    missed = busy = weighted = 0.0
+    for r in reports:
+        for d in r["devices"]:
+            if d["disk_device"] != name:
+                continue
+            missed += d["completions_missed"]
+            busy += (d["busy"] or 0) / 100 * r["seconds"]
+            weighted += d["aqu-sz"] * r["seconds"]
+            for op in OPS:
+                for k in t[op]:
+                    t[op][k] += d["ops"][op][k]
+    return t, int(missed), busy, weighted
+
+
+def stat_counts(t, ops=("read", "write")):
+    """{op: (requests, bytes)} of totals()'s sums, as assert_counts_equal()
+    takes them."""
+    return {op: (t[op]["ios"], t[op]["bytes"]) for op in ops}
+
+
+# snoop and record: a workload of one request a syscall, and the check
+# of each record against what was done, diskstats and tracefs.
+
+KIB = 1024
+
+# (op, offset, size): distinct sizes and offsets, none adjacent to the
+# previous one, so every syscall is exactly one request.
+WORKLOAD = [
+    ("write", 0, 4 * KIB),
+    ("write", 1024 * KIB, 8 * KIB),
+    ("read", 0, 4 * KIB),
+    ("write", 2048 * KIB + 512, 512),
+    ("read", 4096 * KIB, 64 * KIB),
+    ("write", 8192 * KIB, 128 * KIB),
+    ("read", 1024 * KIB, 8 * KIB),
+    ("read", 12288 * KIB + 1536, 2560),
+]
+
+
+def check_exact(recs, done, loop, before, after, issued):
+    """One record per request with what was done, as the kernel counted
+    and as tracefs saw each request issued."""
+    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
+    me, tid, comm = os.getpid(), thread_id(), my_comm()
+    for r in recs:
+        assert (r["pid"], r["tid"], r["comm"]) == (me, tid, comm)
+        assert r["ctx"] in SUBMIT_CTX
+        assert (r["dev"], r["major"], r["minor"]) == (loop.name, loop.major, loop.minor)
+        assert r["status"] == "ok"
+        # Sequential synchronous I/O: alone on the device.
+        assert r["qd"] == 1
+        assert 0 <= r["queue_ns"] and 0 < r["device_ns"]
+        assert r["total_ns"] == r["queue_ns"] + r["device_ns"]
+        assert r["ts_start"] <= r["ts_issue"] < r["ts_complete"]
+        assert "sync" in r["flags"].split(",")
+
+    reads = [r for r in recs if r["op"] == "read"]
+    writes = [r for r in recs if r["op"] == "write"]
+    # Every record's bytes are whole sectors (the sizes done, checked
+    # above): their sum is the sector delta times 512 exactly.
+    assert_counts_equal(loop.name, before, after, {
+        "read": (len(reads), sum(r["bytes"] for r in reads)),
+        "write": (len(writes), sum(r["bytes"] for r in writes))})
+    assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
+
+    assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
+
+
+def issued_events(tracefs):
+    """[(rwbs, sector, nr_sector)] of the requests a TraceInstance saw issued."""
+    assert tracefs.overruns() == 0
+    return [(rwbs, sector, nr) for ev, rwbs, sector, nr in tracefs.read()
+            if ev == "block_rq_issue"]
+
+
+def do_workload(lo, workload=WORKLOAD):
+    """`workload` done on `lo` by this thread: what DirectIO did."""
+    io = DirectIO(lo.dev)
+    try:
+        for op, off, size in workload:
+            getattr(io, op)(off, size)
+    finally:
+        io.close()
+    return io.done
+
+
+# load: its engines, and a run that must be refused.
+
+ENGINES = ["psync", "io_uring", "libaio"]
+
+
+def load(args, **kw):
+    """`iolens load ARGS`, run to its end."""
+    return run(["load"] + args, **kw)
+
+
+def refused(p, what):
+    """`p` (a finished run) was refused as a usage error, with one line
+    on stderr that says `what`."""
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1, p.stderr
+    assert what in lines[0], lines[0]
+
+
+# serve: `iolens serve` on a free port (the `serve` fixture in conftest.py
+# starts it), and the samples of a scrape.
+
+def free_port():
+    """A loopback TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Serve:
+    """`iolens serve` on a free loopback port until stop()."""
+
+    def __init__(self, args=()):
+        self.port = free_port()
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args),
+            stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+        end = time.time() + 20
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise AssertionError("serve exited %d: %s" % (self.proc.returncode, self.stderr()))
+            if "serving http://" in self.stderr():
+                return
+            time.sleep(0.05)
+        self.kill()
+        raise AssertionError("serve did not start: %s" % self.stderr())
+
+    def stderr(self):
+        self.err.seek(0)
+        return self.err.read()
+
+    def get(self, path="/metrics", accept=None, timeout=10, source="127.0.0.1"):
+        """(status, content type, body); `source`: the loopback address
+        to ask from (the server caps connections per address)."""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout,
+                                       source_address=(source, 0))
+        try:
+            c.request("GET", path, headers={"Accept": accept} if accept else {})
+            r = c.getresponse()
+            return r.status, r.getheader("Content-Type"), r.read().decode()
+        finally:
+            c.close()
+
+    def metrics(self):
+        status, _, body = self.get()
+        assert status == 200
+        return body
+
+    def rss_kib(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=15)
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+def samples(body, name):
+    """{frozenset(labels): value} of the samples of `name`."""
+    out = {}
+    for line in body.splitlines():
+        m = re.match(r"%s\{(.*)\} (\S+)$" % re.escape(name), line)
+        if m:
+            labels = frozenset(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+            out[labels] = float(m.group(2))
+    return out
+
+
+def value(body, name, **labels):
+    """The sum of the samples of `name` that have `labels` (among others)."""
+    want = set(labels.items())
+    hits = [v for k, v in samples(body, name).items() if want <= k]
+    assert hits, (name, labels)
+    return sum(hits)
+
+
+# top: on a terminal of its own (tmux), and a process's row on it.
+
+class Tmux:
+    """A shell in a detached tmux session of a known size, in a UTF-8
+    locale, with `env` added to its environment."""
+
+    def __init__(self, width=160, height=50, env=None):
+        self.name = "iolens-test-%d" % os.getpid()
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        env = dict(TERM="xterm-256color", LANG="C.UTF-8", **(env or {}))
+        # -e: a tmux server already running (another session) would give
+        # the session its own environment, not this process's.
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.name, "-x", str(width),
+                        "-y", str(height)] + ["-e%s=%s" % kv for kv in env.items()] +
+                       ["bash --norc --noprofile"], check=True,
+                       env=dict(os.environ, **env))
+        self.keys("PS1='PROMPT$ '", "Enter", "clear", "Enter")
+
+    def keys(self, *keys):
+        subprocess.run(["tmux", "send-keys", "-t", self.name] + list(keys), check=True)
+
+    def screen(self):
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name],
+                              check=True, capture_output=True, text=True).stdout
+
+    def var(self, name):
+        return subprocess.run(["tmux", "display-message", "-p", "-t", self.name,
+                               "#{%s}" % name], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def wait_for(self, pred, timeout=10):
+        end = time.time() + timeout
+        while time.time() < end:
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.1)
+        raise AssertionError("screen never matched:\n" + self.screen())
+
+    def resize(self, width, height):
+        subprocess.run(["tmux", "resize-window", "-t", self.name, "-x", str(width),
+                        "-y", str(height)], check=True)
+
+    def close(self):
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+def row_of(screen, pid):
+    """The fields of `pid`'s row of a top screen, None if it has none."""
+    for line in screen.splitlines():
+        f = line.split()
+        if f and f[0] == str(pid):
+            return f
+    return None
