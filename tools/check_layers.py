@@ -16,7 +16,14 @@
 - The same rules hold for calls: from `nm` of the built objects, no object
   calls into a layer above it, and no two objects call each other, even
   through others (a file cycle).
+- cli only parses and dispatches: each command has its folder, and
+  src/cli/cmd_X.c reaches into src/X/ alone, there only to its entry
+  points (functions named X_run..., or X_opts_each for a command with a
+  parser of its own) and its tables (data); the other cli files reach into
+  no command's folder.
 - No source file is over 800 lines.
+- No test module imports another (tests/system/helpers.py holds what they
+  share).
 
 Usage: check_layers.py BUILD_DIR   (the objects are BUILD_DIR/src/**/*.o)
 Prints one line per violation and exits 1 if there is any.
@@ -101,9 +108,10 @@ def check_includes(errors):
 
 
 def symbols(obj):
+    """The symbols `obj` defines (name: nm's type letter) and uses."""
     out = subprocess.run(['nm', '--defined-only', obj], capture_output=True,
                          text=True, check=True).stdout
-    defined = {l.split()[2] for l in out.splitlines()
+    defined = {l.split()[2]: l.split()[1] for l in out.splitlines()
                if len(l.split()) == 3 and l.split()[1] in 'TDBRCGSV'}
     out = subprocess.run(['nm', '--undefined-only', obj], capture_output=True,
                          text=True, check=True).stdout
@@ -118,14 +126,15 @@ def check_calls(build, errors):
     if not objs:
         errors.append(f'{build}/src: no objects; build first')
         return
-    owner, uses = {}, {}
+    owner, kind, uses = {}, {}, {}
     for o in sorted(objs):
         src = os.path.relpath(o, build)[:-2] + '.c'
         if not os.path.exists(src):
             continue  # left in the build by a file since moved
         d, u = symbols(o)
-        for s in d:
+        for s, t in d.items():
             owner[s] = src
+            kind[s] = t
         uses[src] = u
     graph = {}
     for src, used in uses.items():
@@ -137,6 +146,50 @@ def check_calls(build, errors):
     for comp in strongly_connected(graph):
         if len(comp) > 1:
             errors.append('file cycle: ' + ' <-> '.join(sorted(comp)))
+    check_cli(uses, owner, kind, errors)
+
+
+def check_cli(uses, owner, kind, errors):
+    """cli/cmd_X.c reaches only into src/X/, to its entry points and
+    tables; other cli files into no command folder."""
+    commands = set(RANK) - {'bpf', 'lib', 'trace', 'cli'}
+    for src, used in sorted(uses.items()):
+        if layer_of(src) != 'cli':
+            continue
+        m = re.match(r'src/cli/cmd_(\w+)\.c$', src)
+        cmd = m.group(1) if m else None
+        if cmd and cmd not in commands:
+            errors.append(f'{src}: command {cmd} has no folder src/{cmd}/ '
+                          f'(a layer in tools/check_layers.py)')
+        reached = False
+        for sym in sorted(used):
+            dst = owner.get(sym)
+            folder = layer_of(dst) if dst else None
+            if folder not in commands:
+                continue
+            entry = (re.match(rf'{folder}_run\w*$|{folder}_opts_each$', sym)
+                     or kind[sym] in 'DRBGSV')
+            if folder != cmd:
+                errors.append(f'{src}: reaches into {dst} ({sym}); only '
+                              f'cli/cmd_{folder}.c may')
+            elif not entry:
+                errors.append(f'{src}: calls {sym} of {dst}; cli calls only '
+                              f'{folder}_run... (parse here, run there)')
+            else:
+                reached = True
+        if cmd and not reached:
+            errors.append(f'{src}: calls no {cmd}_run... of src/{cmd}/')
+
+
+def check_tests(errors):
+    imp = re.compile(r'^\s*(?:from\s+(test_\w+)\s+import|import\s+(test_\w+))', re.M)
+    for d in ('tests/system', 'tests/kernels'):
+        for fn in sorted(os.listdir(d)):
+            if fn.endswith('.py'):
+                for m in imp.finditer(open(os.path.join(d, fn)).read()):
+                    errors.append(f'{d}/{fn}: imports the test module '
+                                  f'{m.group(1) or m.group(2)}; shared helpers '
+                                  f'go in tests/system/helpers.py')
 
 
 def strongly_connected(graph):
@@ -191,6 +244,7 @@ def main():
     errors = []
     check_includes(errors)
     check_calls(sys.argv[1], errors)
+    check_tests(errors)
     for e in errors:
         print('check-layers: ' + e)
     if errors:

@@ -21,7 +21,13 @@ struct cli_command {
 	/* The command; returns the exit code: 0 ok, 1 runtime failure,
 	 * 2 usage error. */
 	int (*fn)(int argc, char **argv);
-	const struct cli_cmd *cli;	/* its options; NULL: load's own */
+	const struct cli_cmd *cli;	/* its options; NULL: its own parser's */
+	/* Without `cli`: calls fn once per option of the command's own
+	 * parser (the completions' list). */
+	void (*opts_each)(void (*fn)(const char *name, const char *arg,
+				     const char *choices, const char *help,
+				     void *ctx),
+			  void *ctx);
 	const char *summary;		/* a line of iolens --help */
 	int order;			/* its place in iolens --help */
 	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */

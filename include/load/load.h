@@ -2,8 +2,9 @@
 /*
  * iolens load: a load generator that takes fio's option names and prints
  * fio's reports.  This header is what the layers above use: `iolens load`
- * and `iolens bench` parse a command line with load_parse_args(), run it
- * with load_run() and free it with load_jobs_free(); bench also reads the
+ * runs its command line with load_run_cmdline(); `iolens bench` parses
+ * one with load_parse_args(), runs it with load_run() and frees it with
+ * load_jobs_free(), and also reads the
  * results (struct load_result) it asks load_run() for; the shell
  * completion lists the options with load_opts_each(); the fuzzers and unit
  * tests set options and read job files.
@@ -226,5 +227,9 @@ typedef void (*load_done_fn)(void *ctx, const struct load_result *r, int n);
  * itself (bench refuses --sweep).  Returns the exit code.
  */
 int load_run(struct load_jobs *js, load_done_fn done, void *ctx);
+
+/* `iolens load ARGS`: parses them, runs the jobs, frees them; the exit
+ * code (0 after --help). */
+int load_run_cmdline(int argc, char **argv);
 
 #endif

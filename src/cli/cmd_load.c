@@ -8,23 +8,11 @@
 #include "cli/commands.h"
 #include "load/load.h"
 
-static int cmd_load(int argc, char **argv)
-{
-	struct load_jobs js = {};
-	int rc = load_parse_args(argc, argv, &js);
-
-	if (rc < 0)
-		rc = 0;
-	else if (!rc)
-		rc = load_run(&js, NULL, NULL);
-	load_jobs_free(&js);
-	return rc;
-}
-
 CLI_COMMAND(load) = {
 	.name = "load",
-	.fn = cmd_load,
+	.fn = load_run_cmdline,
 	.cli = NULL,
+	.opts_each = load_opts_each,
 	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
 	.order = 70,
 };

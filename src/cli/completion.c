@@ -11,7 +11,6 @@
 #include <string.h>
 #include "cli/commands.h"
 #include "cli/optable.h"
-#include "load/load.h"
 #include "lib/log.h"
 
 enum value { V_NONE, V_ANY, V_CHOICE, V_LIST, V_DEV, V_PID, V_USER, V_FILE, V_DIR };
@@ -83,7 +82,7 @@ static void add_cli(const struct cli_opt *o, void *ctx)
 			sizeof(p->choices));
 }
 
-static void add_load(const char *name, const char *arg, const char *choices,
+static void add_own(const char *name, const char *arg, const char *choices,
 		     const char *help, void *ctx)
 {
 	struct copts *c = ctx;
@@ -107,8 +106,8 @@ static void gather(const struct cli_command *cmd, struct copts *c)
 	c->n = 0;
 	if (cmd->cli)
 		cli_each_opt(cmd->cli, add_cli, c);
-	else
-		load_opts_each(add_load, c);
+	else if (cmd->opts_each)
+		cmd->opts_each(add_own, c);
 }
 
 /* Help text as one shell-quoted line: what the shell would take apart

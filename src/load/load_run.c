@@ -203,3 +203,16 @@ int load_run(struct load_jobs *js, load_done_fn done, void *ctx)
 		return load_sweep_run(js);
 	return run_jobs(js, done, ctx);
 }
+
+int load_run_cmdline(int argc, char **argv)
+{
+	struct load_jobs js = {};
+	int rc = load_parse_args(argc, argv, &js);
+
+	if (rc < 0)
+		rc = 0;
+	else if (!rc)
+		rc = load_run(&js, NULL, NULL);
+	load_jobs_free(&js);
+	return rc;
+}
