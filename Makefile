@@ -38,7 +38,8 @@ BASHCOMPDIR	:= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR	:= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR	:= $(PREFIX)/share/fish/vendor_completions.d
 UNITDIR		:= $(PREFIX)/lib/systemd/system
-COMMANDS	:= top snoop stat lat record report load bench attach check serve doctor
+# A command is its src/cli/cmd_NAME.c (its row of the command table).
+COMMANDS	:= $(sort $(patsubst src/cli/cmd_%.c,%,$(wildcard src/cli/cmd_*.c)))
 MANPAGES	:= $(OUT)/man/iolens.8 $(COMMANDS:%=$(OUT)/man/iolens-%.8)
 COMPLETIONS	:= $(OUT)/completions/iolens.bash $(OUT)/completions/_iolens \
 		   $(OUT)/completions/iolens.fish
@@ -194,10 +195,19 @@ check: unit $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test
 	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider -m "fast and not matrix" tests/system
 
 # Man pages: tools/man/NAME.8.in, their OPTIONS (and iolens(8)'s command
-# list) written from the built binary's --help, so they match it.
-$(OUT)/man/%.8: tools/man/%.8.in tools/mkman.py $(OUT)/iolens
+# list) written from the built binary's --help, so they match it.  A
+# command without a page of its own gets tools/man/command.8.in, made of
+# its --help.
+$(OUT)/man/iolens.8: tools/man/iolens.8.in tools/mkman.py $(OUT)/iolens
 	@mkdir -p $(dir $@)
 	$(call msg,MAN,$@)$(PYTHON) tools/mkman.py $(OUT)/iolens $< $(VERSION) > $@
+
+.SECONDEXPANSION:
+$(OUT)/man/iolens-%.8: $$(firstword $$(wildcard tools/man/iolens-$$*.8.in) \
+			tools/man/command.8.in) tools/mkman.py $(OUT)/iolens
+	@mkdir -p $(dir $@)
+	$(call msg,MAN,$@)$(PYTHON) tools/mkman.py $(OUT)/iolens $< $(VERSION) \
+		$(if $(filter tools/man/command.8.in,$<),$*) > $@
 
 man: $(MANPAGES)
 

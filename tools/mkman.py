@@ -6,7 +6,11 @@ command list of `iolens --help`, @VERSION@ the version.  The text around
 them is written by hand; the options come from the option tables, so the
 page says what the binary takes.
 
-usage: tools/mkman.py IOLENS SOURCE VERSION > PAGE
+A command without a page of its own gets tools/man/command.8.in, whose
+@NAME@, @UNAME@, @SUMMARY@, @SYNOPSIS@, @DESCRIPTION@ and @MORE@ are the
+parts of its --help and its line of `iolens --help`.
+
+usage: tools/mkman.py IOLENS SOURCE VERSION [COMMAND] > PAGE
 """
 import os
 import re
@@ -56,6 +60,39 @@ def options(iolens, cmd):
                      for x in roff)
 
 
+def summary(iolens, cmd):
+    """The command's line of `iolens --help`."""
+    for line in help_of(iolens, []).splitlines():
+        words = line.split(None, 1)
+        if line.startswith("  ") and words and words[0] == cmd:
+            return words[1]
+    sys.exit("mkman: %s is not in iolens --help" % cmd)
+
+
+def parts(iolens, cmd):
+    """--help as usage lines, the text before the options, and after."""
+    lines = help_of(iolens, [cmd]).splitlines()
+    first = next(i for i, l in enumerate(lines) if not l.strip())
+    opts = next(i for i in range(first, len(lines) - 1)
+                if re.match(r"^\S.*:$", lines[i]) and OPTION.match(lines[i + 1]))
+    end = next((i for i in range(opts + 1, len(lines)) if not lines[i].strip()), len(lines))
+    usage = [re.sub(r"^(usage: )?\s*", "", l) for l in lines[:first]]
+    return usage, lines[first + 1:opts], lines[end + 1:]
+
+
+def text_of(lines):
+    """Lines as roff: paragraphs apart, indented lines kept as they are."""
+    out = []
+    for line in lines:
+        if not line.strip():
+            out.append(".PP")
+        elif line.startswith(" "):
+            out += [".nf", esc(line.strip()), ".fi"]
+        else:
+            out.append(esc(line))
+    return "\n".join(out)
+
+
 def commands(iolens):
     roff, on = [], False
     for line in subprocess.run([iolens, "--help"], capture_output=True, text=True,
@@ -76,6 +113,15 @@ def main():
     iolens, src, version = sys.argv[1:4]
     name = os.path.basename(src)[:-len(".8.in")]
     text = open(src).read()
+    if len(sys.argv) > 4:
+        cmd = sys.argv[4]
+        name = "iolens-" + cmd
+        usage, about, more = parts(iolens, cmd)
+        for key, value in (("@UNAME@", esc(cmd.upper())), ("@NAME@", esc(cmd)),
+                           ("@SUMMARY@", esc(summary(iolens, cmd))),
+                           ("@SYNOPSIS@", "\n.br\n".join(esc(u) for u in usage)),
+                           ("@DESCRIPTION@", text_of(about)), ("@MORE@", text_of(more))):
+            text = text.replace(key, value)
     if "@OPTIONS@" in text:
         text = text.replace("@OPTIONS@", options(iolens, name.split("-", 1)[1]))
     if "@COMMANDS@" in text:

@@ -39,6 +39,14 @@ def run(name, args, workload=None, timeout=120):
     return {"exit": p.returncode, "said": said[:3], "stdout": out}
 
 
+def table():
+    """The commands of `iolens --help` (the command table), doctor apart:
+    each must have its case below."""
+    out = sh(IOLENS, "--help").stdout
+    block = out.split("\ncommands:\n")[1].split("\n\n")[0]
+    return {l.split()[0] for l in block.splitlines()} - {"completion", "doctor"}
+
+
 def main():
     out = sys.argv[1]
     res = {"release": os.uname().release, "commands": {}}
@@ -99,6 +107,9 @@ def main():
             os.unlink(trace)
     verdicts = (res["doctor"] or {}).get("commands", {})
     bad = 0
+    for k in sorted(table() - {k.split()[0] for k in res["commands"]}):
+        print("%-7s FAIL no case in tests/kernels/commands.py" % k)
+        bad += 1
     for k, v in res["commands"].items():
         v["ok"] = v["exit"] == 0 or (k == "check" and v["exit"] == 1)
         v.pop("stdout", None)

@@ -13,8 +13,16 @@ from helpers import IOLENS, Loop
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.dirname(os.path.abspath(IOLENS))
-COMMANDS = ["top", "snoop", "stat", "lat", "record", "report", "load", "bench", "attach",
-            "check", "serve", "doctor"]
+
+
+def commands():
+    """The commands of `iolens --help`: the command table's rows."""
+    out = subprocess.run([IOLENS, "--help"], capture_output=True, text=True).stdout
+    block = out.split("\ncommands:\n")[1].split("\n\n")[0]
+    return [l.split()[0] for l in block.splitlines() if l.split()[0] != "completion"]
+
+
+COMMANDS = commands()
 # The packaging is tested once, with the plain build.
 pytestmark = pytest.mark.nosan
 
@@ -83,6 +91,33 @@ def test_man_page_has_every_option(installed, cmd):
                     "EXIT STATUS", "EXAMPLES"):
         assert re.search(r"^%s$" % section, text, re.M), section
     options = text.split("\nOPTIONS\n")[1].split("\nFIELDS\n")[0]
+    in_man = set(re.findall(r"^\s{7}(-\w|--[\w-]+)", options, re.M)) | set(
+        re.findall(r"^\s{7}-\w, (--[\w-]+)", options, re.M))
+    assert in_man == help_options(cmd), (in_man ^ help_options(cmd))
+
+
+def test_every_command_has_its_row():
+    """The table is the commands' own rows: one per src/cli/cmd_X.c, and
+    so the Makefile's list (made from the same file names)."""
+    files = sorted(f[len("cmd_"):-2] for f in os.listdir(os.path.join(REPO, "src/cli"))
+                   if f.startswith("cmd_") and f.endswith(".c"))
+    assert sorted(COMMANDS) == files
+    listed = make("-s", "--eval=print-commands: ; @echo $(COMMANDS)", "print-commands")
+    assert sorted(listed.split()) == files
+
+
+@pytest.mark.parametrize("cmd", COMMANDS)
+def test_a_command_without_a_page_gets_one_from_its_help(cmd, tmp_path):
+    """tools/man/command.8.in: the page of a command that has no
+    iolens-X.8.in of its own yet renders, and lists its options."""
+    page = tmp_path / ("iolens-%s.8" % cmd)
+    with open(page, "w") as f:
+        subprocess.run([os.path.join(REPO, "tools/mkman.py"), IOLENS,
+                        os.path.join(REPO, "tools/man/command.8.in"), "0", cmd],
+                       stdout=f, check=True)
+    text = man_text(str(page))
+    assert re.search(r"^NAME\n\s+iolens-%s - \S" % cmd, text, re.M), text[:300]
+    options = text.split("\nOPTIONS\n")[1].split("\nNOTES\n")[0]
     in_man = set(re.findall(r"^\s{7}(-\w|--[\w-]+)", options, re.M)) | set(
         re.findall(r"^\s{7}-\w, (--[\w-]+)", options, re.M))
     assert in_man == help_options(cmd), (in_man ^ help_options(cmd))
