@@ -93,6 +93,31 @@ def text_of(lines):
     return "\n".join(out)
 
 
+def fields(iolens, cmd):
+    """The table `iolens CMD --help` writes from its rows after the options
+    (top's columns, "  KEY  TITLE  what it is (-j: JSON KEY)"; report's
+    formats, "  NAME  what it is") as .TP entries."""
+    lines = help_of(iolens, [cmd]).splitlines()
+    start = next(i for i, l in enumerate(lines) if re.match(r"^(columns \(|formats:)", l))
+    titled = lines[start].startswith("columns")
+    roff, text = [], None
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        if line.startswith("   "):
+            text.append(line.strip())
+            continue
+        if titled:
+            key, title, what = re.match(r"^  (\w+)\s+(\S+(?: \S+)?)\s+(.*)$", line).groups()
+            head = r"\fB%s\fR (\fI%s\fR)" % (esc(title), esc(key))
+        else:
+            key, what = line.split(None, 1)
+            head = r"\fB%s\fR" % esc(key)
+        text = [what]
+        roff += [".TP", head, text]
+    return "\n".join(x if isinstance(x, str) else esc(" ".join(x)) for x in roff)
+
+
 def commands(iolens):
     roff, on = [], False
     for line in subprocess.run([iolens, "--help"], capture_output=True, text=True,
@@ -124,6 +149,8 @@ def main():
             text = text.replace(key, value)
     if "@OPTIONS@" in text:
         text = text.replace("@OPTIONS@", options(iolens, name.split("-", 1)[1]))
+    if "@FIELDS@" in text:
+        text = text.replace("@FIELDS@", fields(iolens, name.split("-", 1)[1]))
     if "@COMMANDS@" in text:
         text = text.replace("@COMMANDS@", commands(iolens))
     sys.stdout.write(text.replace("@VERSION@", version))

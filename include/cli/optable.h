@@ -43,6 +43,9 @@ struct cli_cmd {
 	const char *usage;	/* "usage: iolens stat [OPTIONS]...\n" */
 	const char *about;	/* what it does */
 	const struct cli_opt *opts;	/* ends with CLI_END */
+	/* After the options: the fields of a command whose fields are a
+	 * table (top's columns), written from that table; then `more`. */
+	void (*fields)(FILE *f);
 	const char *more;	/* after the options: notes, examples */
 	/* Its operands are numbers (INTERVAL [COUNT]): "-1" is a bad one,
 	 * not an unknown option. */

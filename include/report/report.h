@@ -20,6 +20,7 @@ struct chart;
  * when out of memory. */
 struct report_format {
 	const char *name;
+	const char *help;		/* a line of --help */
 	enum rqfmt_mode mode;		/* the line format, where lines */
 	bool devices;			/* says each disk as it is first met */
 	bool twice;			/* reads the file twice: not a pipe */

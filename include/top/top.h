@@ -144,6 +144,9 @@ enum top_fmt {
 struct top_column {
 	const char *key;	/* its name in --columns and toprc */
 	const char *title;
+	/* Its value's key in -j's objects; NULL: none (the graph) or one of
+	 * the process's own (pid, user, comm). */
+	const char *json;
 	int width;		/* the least it takes; COMMAND, last, takes
 				 * what the others leave */
 	int prio;		/* 1 first: when the terminal is too narrow the

@@ -47,8 +47,16 @@ static const char *chart_choices(void)
 
 enum { OPT_CHART = CLI_LONG };
 
+/* The formats, from their rows (report/formats.c). */
+static void format_fields(FILE *f)
+{
+	fprintf(f, "formats:\n");
+	for (int i = 0; i < report_nformats; i++)
+		fprintf(f, "  %-10s %s\n", report_formats[i].name, report_formats[i].help);
+}
+
 static const struct cli_opt opts[] = {
-	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "text (default), csv, json (JSON lines), perfetto\n(Chrome trace JSON for ui.perfetto.dev), html (a page of\ncharts) or svg (one chart: --chart)"),
+	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "one of the formats below (default: the first, text)"),
 	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
 	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
 	CLI_GROUP(cli_rqfilter_opts),
@@ -60,6 +68,7 @@ static const struct cli_cmd report_cli = {
 	.usage = "usage: iolens report [options] FILE\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
 	.opts = opts,
+	.fields = format_fields,
 	.more =
 		"A truncated or damaged file is printed up to the damage; the exit code\n"
 		"is then 1.\n"

@@ -34,6 +34,29 @@ static const char *column_choices(void)
 	return buf;
 }
 
+/* The columns, from their rows: key, title, what it is, and where its
+ * value is in -j's objects.  Also the man page's FIELDS (tools/mkman.py). */
+static void column_fields(FILE *f)
+{
+	fprintf(f, "columns (KEY for --columns, TITLE, what it is; -j: its key there):\n");
+	for (int c = 0; c < top_ncols; c++) {
+		const struct top_column *col = &top_cols[c];
+		const char *s = col->help, *nl;
+
+		fprintf(f, "  %-10s %-10s ", col->key, col->title);
+		while ((nl = strchr(s, '\n'))) {
+			fprintf(f, "%.*s\n%24s", (int)(nl - s), s, "");
+			s = nl + 1;
+		}
+		if (!col->json)
+			fprintf(f, "%s\n", s);
+		else if (24 + strlen(s) + strlen(" (-j: )") + strlen(col->json) < 80)
+			fprintf(f, "%s (-j: %s)\n", s, col->json);
+		else
+			fprintf(f, "%s\n%24s(-j: %s)\n", s, "", col->json);
+	}
+}
+
 static const struct cli_opt opts[] = {
 	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control"),
 	CLI_OPT('j', "json", NULL, "one JSON object per frame (counts over the frame)"),
@@ -60,10 +83,10 @@ static const struct cli_cmd top_cli = {
 		"hit ratio of file reads, fsyncs, and the block requests each process\n"
 		"submitted; the disks on top.  Keys: h.\n",
 	.opts = opts,
+	.fields = column_fields,
 	.more =
-		"columns: pid user disk_read disk_write file_read hit io swapin graph\n"
-		"  rchar wchar syscr syscw fsync blk_io blk_lat rmw misalign command\n"
-		"  (IO> and SWAPIN need kernel.task_delayacct=1)\n"
+		"IO> and SWAPIN need kernel.task_delayacct=1.\n"
+		"\n"
 		"examples:\n"
 		"  iolens top\n"
 		"  iolens top -b -o -n 5\n"

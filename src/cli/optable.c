@@ -203,6 +203,10 @@ void cli_help(FILE *f, const struct cli_cmd *cmd)
 	if (!cmd->opts->section)
 		fprintf(f, "options:\n");
 	walk(cmd->opts, true, print_row, &h);
+	if (cmd->fields) {
+		fputc('\n', f);
+		cmd->fields(f);
+	}
 	if (cmd->more)
 		fprintf(f, "\n%s", cmd->more);
 }

@@ -100,12 +100,15 @@ static int html_close(struct report *r, int status, const char *err)
 #define PAGE .open = html_open, .add = html_add_rq, .close = html_close
 
 const struct report_format report_formats[] = {
-	{ "text", LINES(RQFMT_TEXT), .devices = true },
-	{ "csv", LINES(RQFMT_CSV) },
-	{ "json", LINES(RQFMT_JSON) },
-	{ "perfetto", .twice = true, .open = pf_open, .add = pf_scan, .close = pf_close },
-	{ "html", PAGE },
-	{ "svg", PAGE, .chart = true },
+	{ "text", "a line per request, the disks first, a summary last",
+	  LINES(RQFMT_TEXT), .devices = true },
+	{ "csv", "CSV with a header row", LINES(RQFMT_CSV) },
+	{ "json", "JSON lines: an object per request, then a summary",
+	  LINES(RQFMT_JSON) },
+	{ "perfetto", "Chrome trace JSON for ui.perfetto.dev (not from a pipe)",
+	  .twice = true, .open = pf_open, .add = pf_scan, .close = pf_close },
+	{ "html", "a page of charts, one file that needs nothing else", PAGE },
+	{ "svg", "one chart: --chart NAME", PAGE, .chart = true },
 };
 
 const int report_nformats = sizeof(report_formats) / sizeof(report_formats[0]);

@@ -116,55 +116,65 @@ static void members(struct json *j, __u32 dev)
 	json_arr_close(j);
 }
 
+/* A column's value under its row's key: absent where nobody counted
+ * syscalls (the whole syscall level is), null where else unknown. */
+static void json_col(struct json *j, const struct top_column *c,
+		     const struct top_row *r, __u32 known)
+{
+	double v;
+
+	if (c->needs & ~known) {
+		if (!(c->needs & IOLENS_TASK_SYS))
+			json_null(j, c->json);
+		return;
+	}
+	if (c->field) {
+		json_u64(j, c->json, *(const __u64 *)((const char *)&r->d + c->off));
+		return;
+	}
+	v = c->value(r);
+	if (v < 0)
+		json_null(j, c->json);
+	else if (c->fmt == TOP_PCT)
+		json_f64(j, c->json, v, 4);
+	else
+		json_u64(j, c->json, (__u64)v);
+}
+
+static bool col_has_key(const char *key)
+{
+	for (int c = 0; c < top_ncols; c++)
+		if (top_cols[c].json && !strcmp(top_cols[c].json, key))
+			return true;
+	return false;
+}
+
+/* What a process did: each column's value, then the counters no column
+ * shows. */
 static void json_io(struct json *j, const struct proc_io *d, __u32 known)
 {
 	bool syscalls = known & IOLENS_TASK_SYS;
+	struct top_row r = { .d = *d, .hit = top_hit_ratio(d, syscalls) };
 	char key[40];
-	double hit = top_hit_ratio(d, syscalls);
 
-	json_u64(j, "rchar", d->io.rchar);
-	json_u64(j, "wchar", d->io.wchar);
-	json_u64(j, "syscr", d->io.syscr);
-	json_u64(j, "syscw", d->io.syscw);
-	json_u64(j, "read_bytes", d->io.read_bytes);
-	json_u64(j, "write_bytes", d->io.write_bytes);
+	for (int c = 0; c < top_ncols; c++)
+		if (top_cols[c].json)
+			json_col(j, &top_cols[c], &r, known);
 	json_u64(j, "cancelled_write_bytes", d->io.cancelled_write_bytes);
 	for (int c = 0; c < IOLENS_SC_NR && syscalls; c++) {
 		snprintf(key, sizeof(key), "%s_calls", top_sc_names[c]);
-		json_u64(j, key, d->sys.calls[c]);
-		if (c != IOLENS_SC_SYNC) {
-			snprintf(key, sizeof(key), "%s_bytes", top_sc_names[c]);
+		if (!col_has_key(key))
+			json_u64(j, key, d->sys.calls[c]);
+		snprintf(key, sizeof(key), "%s_bytes", top_sc_names[c]);
+		if (c != IOLENS_SC_SYNC && !col_has_key(key))
 			json_u64(j, key, d->sys.bytes[c]);
-		}
 		snprintf(key, sizeof(key), "%s_ns", top_sc_names[c]);
 		json_u64(j, key, d->sys.ns[c]);
 	}
-	if (syscalls) {
-		json_u64(j, "rmw_reads", d->sys.rmw_reads);
+	if (syscalls)
 		json_u64(j, "rmw_bytes", d->sys.rmw_bytes);
-	}
-	if (isnan(hit))
-		json_null(j, "hit_ratio");
-	else
-		json_f64(j, "hit_ratio", hit, 4);
-	json_u64(j, "block_requests", d->blk_ios);
 	json_u64(j, "block_bytes", d->blk_bytes);
-	if (d->blk_timed)
-		json_u64(j, "block_avg_ns", d->blk_ns / d->blk_timed);
-	else
-		json_null(j, "block_avg_ns");
-	json_u64(j, "misaligned_writes", d->misaligned);
 	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
-	/* Waits (delay accounting), null where the kernel does not count
-	 * them: the share of the frame is this over "seconds". */
-	if (known & IOLENS_TASK_BLKIO)
-		json_u64(j, "blkio_delay_ns", d->delay.blkio_ns);
-	else
-		json_null(j, "blkio_delay_ns");
-	if (known & IOLENS_TASK_SWAPIN)
-		json_u64(j, "swapin_delay_ns", d->delay.swapin_ns);
-	else
-		json_null(j, "swapin_delay_ns");
 }
 
 static void print_json(const struct top_frame *f, const struct top_opts *o)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The columns of top's process table.  A column is one row of top_cols:
- * the screen, batch output, sorting, --columns and the chooser read nothing
- * else, so a new column is a new row (and, for a new counter, its field in
- * struct proc_io).
+ * the screen, batch output and its JSON, sorting, --columns, the chooser,
+ * --help and the man page's FIELDS read nothing else, so a new column is a
+ * new row (and, for a new counter, its field in struct proc_io).
  */
 #include <math.h>
 #include <stddef.h>
@@ -46,49 +46,49 @@ static const char *comm_of(const struct top_row *r)
 }
 
 const struct top_column top_cols[] = {
-	{ "pid", "PID", 7, 1, true, TOP_NUM, .value = pid_of, .ascending = true,
+	{ "pid", "PID", NULL, 7, 1, true, TOP_NUM, .value = pid_of, .ascending = true,
 	  .help = "process id (thread id with -t)" },
-	{ "user", "USER", 8, 2, true, TOP_TEXT, .text = user_of,
+	{ "user", "USER", NULL, 8, 2, true, TOP_TEXT, .text = user_of,
 	  .help = "effective user" },
-	{ "disk_read", "DISK READ", 10, 3, true, TOP_BYTES, IO(io.read_bytes),
+	{ "disk_read", "DISK READ", "read_bytes", 10, 3, true, TOP_BYTES, IO(io.read_bytes),
 	  .total = true, .help = "bytes read from disk (read_bytes of /proc/PID/io)" },
-	{ "disk_write", "DISK WRITE", 10, 4, true, TOP_BYTES, IO(io.write_bytes),
+	{ "disk_write", "DISK WRITE", "write_bytes", 10, 4, true, TOP_BYTES, IO(io.write_bytes),
 	  .total = true, .help = "bytes written to disk or dirtied (write_bytes)" },
-	{ "file_read", "FILE READ", 10, 7, true, TOP_BYTES,
+	{ "file_read", "FILE READ", "file_read_bytes", 10, 7, true, TOP_BYTES,
 	  IO(sys.bytes[IOLENS_SC_FILE_READ]), .total = true, .needs = IOLENS_TASK_SYS,
 	  .help = "bytes read by syscalls from files and block devices" },
-	{ "hit", "HIT%", 5, 5, true, TOP_PCT, .value = hit_of, .total = true,
-	  .help = "page-cache hit ratio of file reads" },
-	{ "io", "IO>", 6, 6, true, TOP_SHARE, IO(delay.blkio_ns), .total = true,
+	{ "hit", "HIT%", "hit_ratio", 5, 5, true, TOP_PCT, .value = hit_of, .total = true,
+	  .help = "page-cache hit ratio of file reads; - below 64 KiB read" },
+	{ "io", "IO>", "blkio_delay_ns", 6, 6, true, TOP_SHARE, IO(delay.blkio_ns), .total = true,
 	  .needs = IOLENS_TASK_BLKIO,
-	  .help = "share of the frame spent waiting for block I/O (summed over\n"
-		  "a process's threads, as iotop; a wait counts when it ends)" },
-	{ "swapin", "SWAPIN", 6, 8, true, TOP_SHARE, IO(delay.swapin_ns), .total = true,
+	  .help = "share of the frame waiting for block I/O, summed over a\n"
+		  "process's threads as iotop does; a wait counts as it ends" },
+	{ "swapin", "SWAPIN", "swapin_delay_ns", 6, 8, true, TOP_SHARE, IO(delay.swapin_ns), .total = true,
 	  .needs = IOLENS_TASK_SWAPIN,
-	  .help = "share of the frame spent waiting for pages swapped in" },
-	{ "graph", "GRAPH", 12, 11, true, TOP_GRAPH, .value = disk_of,
+	  .help = "share of the frame waiting for pages swapped in" },
+	{ "graph", "GRAPH", NULL, 12, 11, true, TOP_GRAPH, .value = disk_of,
 	  .help = "disk bytes read and written, the last minute" },
-	{ "rchar", "RCHAR", 10, 15, true, TOP_BYTES, IO(io.rchar), .total = true,
+	{ "rchar", "RCHAR", "rchar", 10, 15, true, TOP_BYTES, IO(io.rchar), .total = true,
 	  .help = "bytes read by any syscall (rchar)" },
-	{ "wchar", "WCHAR", 10, 16, true, TOP_BYTES, IO(io.wchar), .total = true,
+	{ "wchar", "WCHAR", "wchar", 10, 16, true, TOP_BYTES, IO(io.wchar), .total = true,
 	  .help = "bytes written by any syscall (wchar)" },
-	{ "syscr", "SYSCR", 7, 17, true, TOP_COUNT, IO(io.syscr), .total = true,
+	{ "syscr", "SYSCR", "syscr", 7, 17, true, TOP_COUNT, IO(io.syscr), .total = true,
 	  .help = "read syscalls (syscr)" },
-	{ "syscw", "SYSCW", 7, 18, true, TOP_COUNT, IO(io.syscw), .total = true,
+	{ "syscw", "SYSCW", "syscw", 7, 18, true, TOP_COUNT, IO(io.syscw), .total = true,
 	  .help = "write syscalls (syscw)" },
-	{ "fsync", "FSYNC", 6, 12, true, TOP_COUNT, IO(sys.calls[IOLENS_SC_SYNC]),
+	{ "fsync", "FSYNC", "sync_calls", 6, 12, true, TOP_COUNT, IO(sys.calls[IOLENS_SC_SYNC]),
 	  .total = true, .needs = IOLENS_TASK_SYS, .help = "fsync and fdatasync calls" },
-	{ "blk_io", "BLK IO", 7, 10, true, TOP_COUNT, IO(blk_ios), .total = true,
+	{ "blk_io", "BLK IO", "block_requests", 7, 10, true, TOP_COUNT, IO(blk_ios), .total = true,
 	  .help = "block requests it submitted" },
-	{ "blk_lat", "BLK LAT", 7, 9, true, TOP_NS, .value = blk_lat_of, .total = true,
+	{ "blk_lat", "BLK LAT", "block_avg_ns", 7, 9, true, TOP_NS, .value = blk_lat_of, .total = true,
 	  .help = "mean latency of those requests" },
-	{ "rmw", "RMW", 6, 13, true, TOP_COUNT, IO(sys.rmw_reads), .total = true,
+	{ "rmw", "RMW", "rmw_reads", 6, 13, true, TOP_COUNT, IO(sys.rmw_reads), .total = true,
 	  .needs = IOLENS_TASK_SYS,
 	  .help = "disk reads inside buffered writes: read-modify-write" },
-	{ "misalign", "MISALIGN", 8, 14, true, TOP_COUNT, IO(misaligned), .total = true,
+	{ "misalign", "MISALIGN", "misaligned_writes", 8, 14, true, TOP_COUNT, IO(misaligned), .total = true,
 	  .help = "writes misaligned to the disk's physical block" },
-	{ "command", "COMMAND", 20, 0, true, TOP_TEXT, .text = comm_of,
-	  .help = "command name, or command line (key c); indented in the tree" },
+	{ "command", "COMMAND", NULL, 20, 0, true, TOP_TEXT, .text = comm_of,
+	  .help = "command name or line (key c), indented in the tree" },
 };
 
 const int top_ncols = sizeof(top_cols) / sizeof(top_cols[0]);

@@ -3,6 +3,7 @@
 runs from there, each man page renders and lists exactly the options
 --help lists, bash, fish and zsh completions complete), make uninstall,
 and the .deb: installed with dpkg, run, removed without a trace."""
+import json
 import os
 import re
 import subprocess
@@ -121,6 +122,26 @@ def test_a_command_without_a_page_gets_one_from_its_help(cmd, tmp_path):
     in_man = set(re.findall(r"^\s{7}(-\w|--[\w-]+)", options, re.M)) | set(
         re.findall(r"^\s{7}-\w, (--[\w-]+)", options, re.M))
     assert in_man == help_options(cmd), (in_man ^ help_options(cmd))
+
+
+def test_top_fields_are_its_columns(installed, root):
+    """iolens-top(8)'s process table is top's column table: every column
+    of --columns, each with the key its value has in top -j, which is
+    there."""
+    text = man_text(str(installed / "usr/share/man/man8/iolens-top.8"))
+    table = text.split("Process table")[1].split("Device lines")[0]
+    keys = re.findall(r"^\s{7}\S.*\((\w+)\)$", table, re.M)
+    # man hyphenates long keys across lines: joined again first.
+    joined = " ".join(re.sub("\u2010\n\\s*", "", table).split())
+    json_keys = re.findall(r"\(-j: (\w+)\)", joined)
+    helped = re.findall(r"\(-j: (\w+)\)", subprocess.run(
+        [IOLENS, "top", "--help"], capture_output=True, text=True).stdout)
+    bad = subprocess.run([IOLENS, "top", "-b", "-n", "1", "--columns", "nosuch"],
+                         capture_output=True, text=True).stderr
+    assert keys and ",".join(keys) in bad, (keys, bad)
+    frame = json.loads(subprocess.run([IOLENS, "top", "-j", "-n", "1", "-d", "0.2"],
+                                      capture_output=True, text=True).stdout)
+    assert json_keys == helped and set(json_keys) <= set(frame["total"]), json_keys
 
 
 def test_iolens_man_page_lists_the_commands(installed):
