@@ -188,7 +188,15 @@ $(OUT)/venv/bin/vng: | $(OUT)/.deps-test
 kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
-test: check-layers unit san-unit fuzz-replay systest san-systest kmatrix
+# Each tier in turn, with the time it took (tests/README.md says what each
+# runs); the first that fails stops the run.
+TIERS		:= check-layers unit san-unit fuzz-replay systest san-systest kmatrix
+test:
+	@for t in $(TIERS); do \
+		s=$$(date +%s); \
+		$(MAKE) --no-print-directory $$t || exit 1; \
+		echo "make test: $$t passed in $$(( $$(date +%s) - s )) s"; \
+	done
 
 # The fast path: unit tests and the system tests marked `fast` (under two minutes).
 check: unit $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test

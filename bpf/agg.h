@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef IOLENS_BPF_STAT_H
-#define IOLENS_BPF_STAT_H
+#ifndef IOLENS_BPF_AGG_H
+#define IOLENS_BPF_AGG_H
 
 #include "common.h"
 #include "hist_layout.h"
 
 /*
- * In-kernel aggregation of `iolens stat` and `iolens lat` (bpf/agg.bpf.c).
+ * In-kernel aggregation of `iolens stat`, `lat`, `top` and `serve`
+ * (bpf/agg.bpf.c).
  *
  * Everything is kept per device slot (map `devs`: which disk, or partition
- * with IOLENS_STAT_PARTS, holds the slot), per operation group as
- * /proc/diskstats groups requests, and per CPU: userspace sums the CPUs and
- * takes differences between two reads, so nothing is ever reset.
+ * with IOLENS_STAT_PARTS, holds the slot) and per operation group as
+ * /proc/diskstats groups requests.  Counters are kept per CPU, histograms
+ * once for all CPUs (atomic adds; sizes and queue depths through a per-CPU
+ * entry for the last bucket, struct iolens_hist_pend): userspace sums the
+ * CPUs and takes differences between two reads, so nothing is ever reset.
  */
 enum iolens_sgrp {
 	IOLENS_SG_READ = 0,
@@ -113,7 +116,7 @@ struct iolens_dev_slot {
 /*
  * Histograms split by what `iolens lat -P` / `-F` asks for (map
  * `lat_hists`, one copy shared by all CPUs, atomic adds): these splits are
- * sparse, so a hash of the ones that occur replaces the per-CPU `hists`.
+ * sparse, so a hash of the ones that occur replaces the array `hists`.
  */
 struct iolens_lat_key {
 	__u32 tgid;		/* submitting process with -P: the task that

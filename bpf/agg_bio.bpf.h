@@ -6,8 +6,8 @@
  * block_bio_complete; their counts are the kernel's (userspace reads them
  * from diskstats).  Included once, at the end of agg.bpf.c.
  */
-#ifndef IOLENS_STAT_BIO_BPF_H
-#define IOLENS_STAT_BIO_BPF_H
+#ifndef IOLENS_AGG_BIO_BPF_H
+#define IOLENS_AGG_BIO_BPF_H
 
 /* A bio of a bio-based disk in flight (see agg_bio_queue). */
 struct bio_start {

@@ -5,8 +5,8 @@
  * and the splits of `iolens lat -P/-F` and top (`lat_hists`).  Included
  * once by agg.bpf.c, after struct where.
  */
-#ifndef IOLENS_STAT_HIST_BPF_H
-#define IOLENS_STAT_HIST_BPF_H
+#ifndef IOLENS_AGG_HIST_BPF_H
+#define IOLENS_AGG_HIST_BPF_H
 
 /*
  * The histograms: one copy shared by all CPUs, added to atomically, not

@@ -20,6 +20,28 @@ static inline void *vec_add(void *pv, int *n, size_t size)
 	return nv + (*n)++ * size;
 }
 
+/* Makes room for `need` elements of `size` bytes in the array at
+ * *(void **)pv, whose room *cap doubles (from `first`) until they fit:
+ * 0, or -1 (array untouched) without memory. */
+static inline int vec_grow(void *pv, size_t *cap, size_t need, size_t size,
+			   size_t first)
+{
+	void **v = pv;
+	size_t n = *cap ? *cap : first;
+	void *nv;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	nv = realloc(*v, n * size);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
 /* The first of the n elements of `size` bytes at v whose key, keylen bytes
  * at offset `off` in it (offsetof), equals *key; NULL if none.  The lookup
  * of the small tables before a vec_add() of what is not in them yet. */

@@ -2,8 +2,8 @@
 /* The histograms agg_trace splits by process and flags (map lat_hists:
  * entries only ever added, counts never reset), kept sorted by key with
  * their last counts, so that each read gives the interval's differences. */
-#ifndef IOLENS_STAT_KEYED_H
-#define IOLENS_STAT_KEYED_H
+#ifndef IOLENS_AGG_KEYED_H
+#define IOLENS_AGG_KEYED_H
 
 #include "trace/agg_trace.h"
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The in-kernel aggregation (bpf/agg.bpf.c): load, attach, and read its
- * per-CPU maps as per-device differences between two reads. */
-#ifndef IOLENS_STAT_TRACE_H
-#define IOLENS_STAT_TRACE_H
+ * maps (per-CPU counters, histograms shared by the CPUs and read in place)
+ * as per-device differences between two reads. */
+#ifndef IOLENS_AGG_TRACE_H
+#define IOLENS_AGG_TRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "lib/tsmerge.h"
+#include "lib/vec.h"
 
 /* Handed over and not given out: past this, sources wait. */
 #define PENDING_MAX (256UL << 20)
@@ -174,15 +175,8 @@ char *tsmerge_room(struct tsmerge *m, int i, size_t need)
 	if (!s->fill && !(s->fill = chunk_get(m, need)))
 		return NULL;
 	c = s->fill;
-	if (c->n == c->icap) {
-		size_t cap = c->icap ? 2 * c->icap : 4096;
-		struct item *it = realloc(c->items, cap * sizeof(*it));
-
-		if (!it)
-			return NULL;
-		c->items = it;
-		c->icap = cap;
-	}
+	if (vec_grow(&c->items, &c->icap, c->n + 1, sizeof(*c->items), 4096))
+		return NULL;
 	return c->buf + c->used;
 }
 

@@ -12,6 +12,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/tracefile.h"
+#include "lib/vec.h"
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "report/run.h"
@@ -76,15 +77,8 @@ static struct dev_ent *dev_add(struct report *r, const struct trace_device *d)
 	struct dev_ent *e = dev_find(r, d->dev);
 
 	if (!e) {
-		if (r->ndev == r->capdev) {
-			size_t cap = r->capdev ? 2 * r->capdev : 8;
-			struct dev_ent *n = realloc(r->dev, cap * sizeof(*n));
-
-			if (!n)
-				return NULL;
-			r->dev = n;
-			r->capdev = cap;
-		}
+		if (vec_grow(&r->dev, &r->capdev, r->ndev + 1, sizeof(*r->dev), 8))
+			return NULL;
 		e = &r->dev[r->ndev++];
 		e->announced = false;
 	}

@@ -89,7 +89,8 @@ struct mlabel {
 struct metrics {
 	pthread_mutex_t lock;
 	struct mdev *devs;	/* sorted by dev */
-	int ndev, cap;
+	int ndev;
+	size_t cap;
 	bool rmw;		/* read-modify-write reads are counted */
 	unsigned int labels;	/* IOLENS_STAT_LABEL_* */
 	struct mlabel *lab;	/* sorted by key */
@@ -167,15 +168,8 @@ static struct mdev *mdev_get(struct metrics *m, __u32 dev)
 
 	if (found)
 		return &m->devs[lo];
-	if (m->ndev == m->cap) {
-		int cap = m->cap ? 2 * m->cap : 8;
-		struct mdev *v = realloc(m->devs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		m->devs = v;
-		m->cap = cap;
-	}
+	if (vec_grow(&m->devs, &m->cap, m->ndev + 1, sizeof(*m->devs), 8))
+		return NULL;
 	memmove(m->devs + lo + 1, m->devs + lo, (m->ndev - lo) * sizeof(*m->devs));
 	m->ndev++;
 	memset(&m->devs[lo], 0, sizeof(*m->devs));

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "top/proctable.h"
+#include "lib/vec.h"
 
 /* /proc/PID/cmdline is cut here: enough for a screen line. */
 #define CMDLINE_MAX	1024
@@ -14,7 +15,8 @@ struct proctable {
 	bool threads;
 	unsigned int gen;
 	struct proc_ent *v;
-	int n, cap;
+	int n;
+	size_t cap;
 	int *idx;		/* open addressing: index into v, -1 = empty */
 	int nidx;		/* a power of two, at least twice n */
 };
@@ -94,15 +96,8 @@ static struct proc_ent *lookup(struct proctable *pt, __u32 id)
 	for (s = slot_of(pt, id); pt->idx[s] >= 0; s = (s + 1) & (pt->nidx - 1))
 		if (pt->v[pt->idx[s]].id == id)
 			return &pt->v[pt->idx[s]];
-	if (pt->n == pt->cap) {
-		int cap = pt->cap ? 2 * pt->cap : 256;
-		struct proc_ent *v = realloc(pt->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		pt->v = v;
-		pt->cap = cap;
-	}
+	if (vec_grow(&pt->v, &pt->cap, pt->n + 1, sizeof(*pt->v), 256))
+		return NULL;
 	e = &pt->v[pt->n];
 	memset(e, 0, sizeof(*e));
 	e->id = id;
