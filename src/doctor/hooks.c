@@ -119,11 +119,14 @@ static bool loads(const struct trace_use *uses, const struct trace_object *o)
 	return false;
 }
 
+#define MAX_OBJECTS 8
+
 void doctor_check_hooks(struct doctor *d, const struct doctor_opts *opts)
 {
-	struct object_state os[trace_nobjects];
+	struct object_state os[MAX_OBJECTS];
+	int n = trace_nobjects < MAX_OBJECTS ? trace_nobjects : MAX_OBJECTS;
 
-	for (int i = 0; i < trace_nobjects; i++) {
+	for (int i = 0; i < n; i++) {
 		os[i] = (struct object_state){ .d = d, .o = &trace_objects[i], .loads = true };
 		if (trace_hooks_of(os[i].o, one_hook, &os[i])) {
 			doctor_row(d, os[i].o->name, ST_MISSING, "cannot read the object",
@@ -133,7 +136,7 @@ void doctor_check_hooks(struct doctor *d, const struct doctor_opts *opts)
 	}
 	/* A verdict for each command that loads BPF, from its own row. */
 	for (int c = 0; c < opts->ncmds; c++)
-		for (int i = 0; i < trace_nobjects; i++)
+		for (int i = 0; i < n; i++)
 			if (loads(opts->cmds[c].uses, os[i].o))
 				judge(d, opts->cmds[c].name, &os[i]);
 }

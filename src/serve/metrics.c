@@ -575,37 +575,66 @@ static void label_family(struct out *o, const struct metrics *m, bool cgroup,
 	free(r);
 }
 
+/* The counters by device (and op), a row each: by op the field at `off`
+ * of struct mop, by device alone that field summed over the ops, or the
+ * seconds of the ns field at `off` of struct mdev. */
+static const struct counter_family {
+	const char *name;
+	const char *help;
+	void (*write)(struct out *o, const struct metrics *m, const char *name,
+		      const char *help, size_t off);
+	size_t off;
+	bool rmw;		/* only where RMW reads are counted */
+} counters[] = {
+	{ "iolens_requests_total",
+	  "Block requests completed, as /proc/diskstats counts them.",
+	  counter_op, offsetof(struct mop, ios), false },
+	{ "iolens_bytes_total", "Bytes completed.",
+	  counter_op, offsetof(struct mop, bytes), false },
+	{ "iolens_merged_total", "Bios merged into requests that were issued.",
+	  counter_op, offsetof(struct mop, merges), false },
+	{ "iolens_misaligned_writes_total",
+	  "Writes whose start or size is not a multiple of the physical block.",
+	  device_counter, offsetof(struct mop, misaligned), false },
+	{ "iolens_rmw_reads_total",
+	  "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
+	  device_counter, offsetof(struct mop, rmw_reads), true },
+	{ "iolens_rmw_read_bytes_total", "Bytes of those reads, as started.",
+	  device_counter, offsetof(struct mop, rmw_bytes), true },
+	{ "iolens_busy_seconds_total",
+	  "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices).",
+	  device_seconds, offsetof(struct mdev, busy_ns), false },
+	{ "iolens_io_time_seconds_total",
+	  "The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total).",
+	  device_seconds, offsetof(struct mdev, io_ticks_ns), false },
+};
+
+/* The histograms exported, by MH_*. */
+static const struct {
+	const char *name;
+	const char *help;
+} histograms[MH_NR] = {
+	[MH_TOTAL] = { "iolens_request_duration_seconds",
+		       "Time from the request's start (the kernel's accounting) to its end, as iostat's await." },
+	[MH_QUEUE] = { "iolens_queue_duration_seconds",
+		       "Time from the request's start to its issue to the driver." },
+	[MH_DEVICE] = { "iolens_device_duration_seconds",
+			"Time from the request's issue to the driver to its end." },
+	[MH_QD] = { "iolens_queue_depth",
+		    "Requests in flight on the device at each issue, this one included." },
+};
+
 static void format(struct out *o, const struct metrics *m)
 {
 	struct rusage ru;
 	FILE *f = o->f;
 
-	counter_op(o, m, "iolens_requests_total",
-		   "Block requests completed, as /proc/diskstats counts them.",
-		   offsetof(struct mop, ios));
-	counter_op(o, m, "iolens_bytes_total", "Bytes completed.",
-		   offsetof(struct mop, bytes));
-	counter_op(o, m, "iolens_merged_total",
-		   "Bios merged into requests that were issued.",
-		   offsetof(struct mop, merges));
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		const struct counter_family *c = &counters[i];
 
-	device_counter(o, m, "iolens_misaligned_writes_total",
-		       "Writes whose start or size is not a multiple of the physical block.",
-		       offsetof(struct mop, misaligned));
-	if (m->rmw) {
-		device_counter(o, m, "iolens_rmw_reads_total",
-			       "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
-			       offsetof(struct mop, rmw_reads));
-		device_counter(o, m, "iolens_rmw_read_bytes_total",
-			       "Bytes of those reads, as started.",
-			       offsetof(struct mop, rmw_bytes));
+		if (!c->rmw || m->rmw)
+			c->write(o, m, c->name, c->help, c->off);
 	}
-	device_seconds(o, m, "iolens_busy_seconds_total",
-		       "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices).",
-		       offsetof(struct mdev, busy_ns));
-	device_seconds(o, m, "iolens_io_time_seconds_total",
-		       "The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total).",
-		       offsetof(struct mdev, io_ticks_ns));
 	family(o, "iolens_completions_missed_total", "counter",
 	       "Completions the kernel did not run iolens's hook for.");
 	for (int i = 0; i < m->ndev; i++) {
@@ -613,15 +642,8 @@ static void format(struct out *o, const struct metrics *m)
 		labels(f, &m->devs[i], -1);
 		fprintf(f, "} %llu\n", (unsigned long long)m->devs[i].missed);
 	}
-
-	histogram(o, m, MH_TOTAL, "iolens_request_duration_seconds",
-		  "Time from the request's start (the kernel's accounting) to its end, as iostat's await.");
-	histogram(o, m, MH_QUEUE, "iolens_queue_duration_seconds",
-		  "Time from the request's start to its issue to the driver.");
-	histogram(o, m, MH_DEVICE, "iolens_device_duration_seconds",
-		  "Time from the request's issue to the driver to its end.");
-	histogram(o, m, MH_QD, "iolens_queue_depth",
-		  "Requests in flight on the device at each issue, this one included.");
+	for (int k = 0; k < MH_NR; k++)
+		histogram(o, m, k, histograms[k].name, histograms[k].help);
 
 	if (m->labels & IOLENS_STAT_LABEL_CGROUP) {
 		label_family(o, m, true, false);
