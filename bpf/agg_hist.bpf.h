@@ -3,7 +3,7 @@
  * agg.bpf.c's histograms: one copy of each shared by all CPUs (`hists`),
  * the per-CPU tier in front of it for values that repeat (`hist_pend`),
  * and the splits of `iolens lat -P/-F` and top (`lat_hists`).  Included
- * once by agg.bpf.c, after struct where.
+ * once by agg.bpf.c, after agg_counters.bpf.h (struct where).
  */
 #ifndef IOLENS_AGG_HIST_BPF_H
 #define IOLENS_AGG_HIST_BPF_H

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * agg.bpf.c's counters: its configuration, the maps of counters per device
+ * slot, op group and CPU, and where a request's events are counted
+ * (counters_of(): the slot of its disk or partition, its op group, its
+ * submitter when that is asked for).  Included once, first, by agg.bpf.c;
+ * agg_hist.bpf.h's histograms are filed by the same struct where.
+ */
+#ifndef IOLENS_AGG_COUNTERS_BPF_H
+#define IOLENS_AGG_COUNTERS_BPF_H
+
+const volatile struct iolens_stat_cfg cfg = { .nslots = 1 };
+/* Bit of QUEUE_FLAG_STATS in q->queue_flags: an anonymous enum in the
+ * kernel, so CO-RE cannot relocate it; userspace reads it from BTF. */
+const volatile __u32 queue_flag_stats = 7;
+
+/*
+ * CLOCK_MONOTONIC after every hook was attached (userspace writes it); until
+ * then nothing is counted in flight.  A request is counted in flight iff the
+ * kernel stamped its start at or after this: it was then issued after the
+ * issue hook ran, and the same test on the same stamp at completion keeps
+ * issue and completion paired, with no per-request state.
+ */
+volatile __u64 attach_ns = ~0ULL;
+
+#define MAX_BIOS 256		/* merges counted per request, at most */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* cfg.nslots, set by userspace */
+	__type(key, __u32);
+	__type(value, struct iolens_dev_slot);
+} devs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IOLENS_SG_NR);	/* nslots * IOLENS_SG_NR */
+	__type(key, __u32);
+	__type(value, struct iolens_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct iolens_stat_counters);
+} stat_counters SEC(".maps");
+
+/* Own issue stamps, by request address (see the top of this file). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} issue_ts SEC(".maps");
+
+/* What needs each request's submitter remembered (map `owners`). */
+#define OWNED (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | IOLENS_STAT_LABEL_COMM)
+/* What agg_start is loaded for. */
+#define STARTED (OWNED | IOLENS_STAT_RMW)
+
+/* The submitter of each request, with OWNED flags. */
+struct owner {
+	__u32 tgid;
+	__u32 io_hier;		/* see struct iolens_lat_key */
+	__u64 io_cgroup;
+	char comm[IOLENS_COMM_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);		/* 16384 with OWNED flags */
+	__type(key, __u64);
+	__type(value, struct owner);
+} owners SEC(".maps");
+
+#define LABELS (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* the cap on label sets, with LABELS */
+	__type(key, struct iolens_label_key);
+	__type(value, struct iolens_label_count);
+} label_counts SEC(".maps");
+
+static __always_inline struct iolens_stat_counters *losses(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stat_counters, &zero);
+}
+
+/* The slot's device of I/O of `disk` submitted to `part`: the partition
+ * with IOLENS_STAT_PARTS or where -d names it, else the whole disk. */
+static __always_inline __u32 slot_dev(__u32 disk, __u32 part)
+{
+	if (part != disk && ((cfg.flags & IOLENS_STAT_PARTS) ||
+			     (cfg.ndev && dev_in(cfg.dev, cfg.ndev, part))))
+		return part;
+	return disk;
+}
+
+/* The device a request is accounted to (see slot_dev()); the whole disk
+ * is also put in *disk_dev. */
+static __always_inline __u32 rq_dev(struct request *rq, __u32 *disk_dev)
+{
+	*disk_dev = disk_dev_of(rq);
+	if (!(cfg.flags & IOLENS_STAT_PARTS) && !cfg.ndev)
+		return *disk_dev;
+	return slot_dev(*disk_dev, rq_part_dev(rq, *disk_dev));
+}
+
+/*
+ * The slot of `dev`, claimed on first sight: open addressing from a hash of
+ * dev_t, a compare-and-swap to claim.  NULL (counted) if the table is full.
+ * cfg.nslots is a power of two: a mask, not a division, on every event.
+ */
+static __always_inline struct iolens_dev_slot *slot_find(__u32 dev, __u32 *idx)
+{
+	__u32 i, mask = cfg.nslots - 1, h = dev * 0x9e3779b1U;
+	struct iolens_stat_counters *c;
+	struct iolens_dev_slot *s;
+
+	for (int n = 0; n < 16; n++) {
+		i = (h + n) & mask;
+		s = bpf_map_lookup_elem(&devs, &i);
+		if (!s)
+			break;
+		if (s->dev == dev ||
+		    (!s->dev && !__sync_val_compare_and_swap(&s->dev, 0, dev))) {
+			*idx = i;
+			return s;
+		}
+	}
+	c = losses();
+	if (c)
+		c->no_slot++;
+	return NULL;
+}
+
+/*
+ * Where a request is counted: its slot (of its partition with
+ * IOLENS_STAT_PARTS), and the slot of its whole disk, which keeps the queue
+ * depth and busy time (partitions share their disk's queue).  NULL if the
+ * disk is filtered out or the table is full.
+ */
+static __always_inline struct iolens_dev_slot *slots_of(struct request *rq,
+							__u32 *idx,
+							struct iolens_dev_slot **disk_slot)
+{
+	struct iolens_dev_slot *s;
+	__u32 disk, dev = rq_dev(rq, &disk), didx;
+
+	if (!rq_in(cfg.dev, cfg.ndev, rq, disk))
+		return NULL;
+	s = slot_find(dev, idx);
+	*disk_slot = s;
+	if (s && dev != disk)
+		*disk_slot = slot_find(disk, &didx);
+	return *disk_slot ? s : NULL;
+}
+
+static __always_inline __u32 op_group(__u32 cmd_flags)
+{
+	__u32 op = cmd_flags & KERNEL_REQ_OP_MASK;
+
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_FLUSH))
+		return IOLENS_SG_FLUSH;
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+		return IOLENS_SG_DISCARD;
+	/* op_is_write(): odd ops move data to the device. */
+	return op & 1 ? IOLENS_SG_WRITE : IOLENS_SG_READ;
+}
+
+static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
+{
+	__u32 idx = slot * IOLENS_SG_NR + sg;
+
+	return bpf_map_lookup_elem(&stats, &idx);
+}
+
+/* Where a request's values go. */
+struct where {
+	__u32 slot;		/* device slot */
+	__u32 sg;		/* enum iolens_sgrp */
+	__u32 flags;		/* lat_hists key: cmd_flags above the op */
+	const struct owner *owner;	/* lat_hists key: submitter */
+};
+
+/* The submitter recorded for a request, with OWNED flags. */
+static __always_inline const struct owner *owner_of(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+
+	if (!(cfg.flags & OWNED))
+		return NULL;
+	return bpf_map_lookup_elem(&owners, &key);
+}
+
+/* The counters a request's event goes to, NULL if it is not wanted; fills
+ * *w (the owner only when filtering by submitter), and the whole-disk slot
+ * in *ds. */
+static __always_inline struct iolens_stat *counters_of(struct request *rq,
+						      struct where *w,
+						      struct iolens_dev_slot **ds,
+						      struct iolens_dev_slot **s)
+{
+	__u32 cmd;
+
+	*s = slots_of(rq, &w->slot, ds);
+	if (!*s)
+		return NULL;
+	cmd = rq->cmd_flags;
+	w->sg = op_group(cmd);
+	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~KERNEL_REQ_OP_MASK : 0;
+	w->owner = NULL;
+	/* Filtered by submitter: a request has an owner only if kept. */
+	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {
+		w->owner = owner_of(rq);
+		if (!w->owner)
+			return NULL;
+	}
+	return stat_of(w->slot, w->sg);
+}
+
+#endif
