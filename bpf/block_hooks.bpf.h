@@ -255,35 +255,21 @@ out:
 	return 0;
 }
 
-SEC(FLAVOUR "block_io_start")
-int HOOK(FN(io_start), struct request *rq)
-{
-	return FN(on_start)(rq);
-}
+/* A hook that hands the request to its handler: tracepoint, name. */
+#ifndef RQ_HOOK
+#define RQ_HOOK(tp, name, handler)					\
+	SEC(FLAVOUR #tp)						\
+	int HOOK(FN(name), struct request *rq)				\
+	{								\
+		return FN(handler)(rq);					\
+	}
+#endif
 
-SEC(FLAVOUR "block_rq_insert")
-int HOOK(FN(insert), struct request *rq)
-{
-	return FN(on_insert)(rq);
-}
-
-SEC(FLAVOUR "block_rq_issue")
-int HOOK(FN(issue), struct request *rq)
-{
-	return FN(on_issue)(rq);
-}
-
-SEC(FLAVOUR "block_rq_requeue")
-int HOOK(FN(requeue), struct request *rq)
-{
-	return FN(on_requeue)(rq);
-}
-
-SEC(FLAVOUR "block_rq_merge")
-int HOOK(FN(merge), struct request *rq)
-{
-	return FN(on_merge)(rq);
-}
+RQ_HOOK(block_io_start, io_start, on_start)
+RQ_HOOK(block_rq_insert, insert, on_insert)
+RQ_HOOK(block_rq_issue, issue, on_issue)
+RQ_HOOK(block_rq_requeue, requeue, on_requeue)
+RQ_HOOK(block_rq_merge, merge, on_merge)
 
 SEC(FLAVOUR "block_rq_complete")
 int HOOK(FN(complete), struct request *rq, blk_status_t status,
