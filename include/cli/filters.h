@@ -6,6 +6,7 @@
 #include <linux/types.h>
 #include "bpf/agg.h"
 #include "cli/optable.h"
+#include "trace/agg_loop.h"
 #include "trace/rqfilter.h"
 
 /* -d -p -c -G -O -m of snoop, record, report and attach. */
@@ -19,12 +20,20 @@ int cli_rqfilter_opt(struct rqfilter *f, const char *cmd, int key,
 		     const char *arg);
 
 /* --pid, --comm and --cgroup of the aggregating commands (stat, lat). */
-enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP };
+enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP, CLI_OWN_CLOCK };
 extern const struct cli_opt cli_proc_opts[];
 
 /* Takes one option of cli_proc_opts into `f`: 1, 0 or 2 as above. */
 int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
 		 const char *arg);
+
+/* --own-clock of the aggregating commands. */
+#define CLI_OPT_OWN_CLOCK \
+	CLI_OPT(CLI_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)")
+
+/* Takes one of the options every aggregating command has (-d, -j,
+ * --own-clock, cli_proc_opts) into `a`: 1, 0 or 2 as above. */
+int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *arg);
 
 /* The -d option of every command that takes one (cli_disk()). */
 #define CLI_OPT_DEV \

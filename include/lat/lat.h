@@ -10,17 +10,13 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "bpf/agg.h"
+#include "trace/agg_loop.h"
 
 /* What `iolens lat`'s options ask for. */
 struct lat_opts {
-	__u32 devs[IOLENS_MAX_DEV_FILTER];
-	int ndev;
+	struct agg_cmd_opts a;	/* no INTERVAL: one report at Ctrl-C */
 	unsigned int kinds;	/* bits 1 << IOLENS_H_*; 0: device time */
-	bool per_disk, per_flags, per_proc, fine, json, own_clock;
-	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
-	unsigned long long interval_ns;	/* 0: one report at Ctrl-C */
-	unsigned long count;		/* 0: until interrupted */
+	bool per_disk, per_flags, per_proc, fine;
 };
 
 /* Runs `iolens lat`: 0, or 1 on a runtime failure. */

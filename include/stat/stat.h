@@ -10,16 +10,12 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
-#include "bpf/agg.h"
+#include "trace/agg_loop.h"
 
 /* What `iolens stat`'s options ask for. */
 struct stat_opts {
-	__u32 devs[IOLENS_MAX_DEV_FILTER];
-	int ndev;
-	bool partitions, skip_boot, active_only, json, human, own_clock, stack, names;
-	struct iolens_proc_filter proc;	/* --pid, --comm, --cgroup */
-	unsigned long long interval_ns;	/* 0: one report since boot */
-	unsigned long count;	/* 0: until interrupted */
+	struct agg_cmd_opts a;	/* no INTERVAL: one report since boot */
+	bool partitions, skip_boot, active_only, human, stack, names;
 };
 
 /* Runs `iolens stat`: 0, 1 on a runtime failure, 2 on a usage error

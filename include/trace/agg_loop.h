@@ -4,8 +4,21 @@
 #ifndef IOLENS_TRACE_AGG_LOOP_H
 #define IOLENS_TRACE_AGG_LOOP_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "trace/agg_trace.h"
+
+/* What the aggregating commands are all told: which I/O to count and
+ * when to report (-d, --pid/--comm/--cgroup, -j, --own-clock, INTERVAL
+ * [COUNT]; cli_agg_opt() parses them). */
+struct agg_cmd_opts {
+	__u32 devs[IOLENS_MAX_DEV_FILTER];
+	int ndev;
+	struct iolens_proc_filter proc;
+	bool json, own_clock;
+	unsigned long long interval_ns;	/* 0: no INTERVAL */
+	unsigned long count;		/* 0: until interrupted */
+};
 
 /*
  * From the last read of `st` on, every `interval_ns` (0: never on time),

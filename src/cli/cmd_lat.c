@@ -7,7 +7,7 @@
 
 #define CMD "lat"
 
-enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_OWN_CLOCK };
+enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE };
 
 static const struct cli_opt opts[] = {
 	CLI_SECTION("what"),
@@ -24,7 +24,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket"),
 	CLI_GROUP(cli_proc_opts),
 	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included"),
-	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_OPT_OWN_CLOCK,
 	CLI_END,
 };
 
@@ -65,22 +65,16 @@ static int cmd_lat(int argc, char **argv)
 		case 'D': o.per_disk = true; break;
 		case 'F': o.per_flags = true; break;
 		case 'P': o.per_proc = true; break;
-		case 'd':
-			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
-				return 2;
-			break;
 		case OPT_FINE: o.fine = true; break;
-		case 'j': o.json = true; break;
-		case OPT_OWN_CLOCK: o.own_clock = true; break;
 		default:
-			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			r = cli_agg_opt(&o.a, CMD, c, optarg);
 			if (r != 1)
 				return 2;
 		}
 	}
 	if (c < 0)
 		return cli_exit(c);
-	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+	if (cli_interval_count(CMD, argc, argv, &o.a.interval_ns, &o.a.count))
 		return 2;
 	return lat_run(&o);
 }

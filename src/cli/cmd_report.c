@@ -56,7 +56,7 @@ static void format_fields(FILE *f)
 }
 
 static const struct cli_opt opts[] = {
-	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "one of the formats below (default: the first, text)"),
+	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "the output format: text (default) or another below"),
 	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
 	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
 	CLI_GROUP(cli_rqfilter_opts),

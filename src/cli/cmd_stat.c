@@ -7,8 +7,6 @@
 
 #define CMD "stat"
 
-enum { OPT_OWN_CLOCK = CLI_LONG };
-
 static const struct cli_opt opts[] = {
 	CLI_OPT_DEV,
 	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
@@ -19,7 +17,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
 	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
-	CLI_OPT(OPT_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)"),
+	CLI_OPT_OWN_CLOCK,
 	CLI_END,
 };
 
@@ -59,27 +57,21 @@ static int cmd_stat(int argc, char **argv)
 	cli_begin(&p, &stat_cli, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
 		switch (c) {
-		case 'd':
-			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
-				return 2;
-			break;
 		case 'p': o.partitions = true; break;
 		case 'S': o.stack = true; break;
 		case 'N': o.names = true; break;
 		case 'y': o.skip_boot = true; break;
 		case 'z': o.active_only = true; break;
-		case 'j': o.json = true; break;
 		case 'H': o.human = true; break;
-		case OPT_OWN_CLOCK: o.own_clock = true; break;
 		default:
-			r = cli_proc_opt(&o.proc, CMD, c, optarg);
+			r = cli_agg_opt(&o.a, CMD, c, optarg);
 			if (r != 1)
 				return 2;
 		}
 	}
 	if (c < 0)
 		return cli_exit(c);
-	if (cli_interval_count(CMD, argc, argv, &o.interval_ns, &o.count))
+	if (cli_interval_count(CMD, argc, argv, &o.a.interval_ns, &o.a.count))
 		return 2;
 	return stat_run(&o);
 }

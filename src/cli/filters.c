@@ -119,6 +119,21 @@ int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
 	return 0;
 }
 
+int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *arg)
+{
+	switch (key) {
+	case 'd':
+		return cli_disk(cmd, arg, a->devs, &a->ndev) ? 2 : 1;
+	case 'j':
+		a->json = true;
+		return 1;
+	case CLI_OWN_CLOCK:
+		a->own_clock = true;
+		return 1;
+	}
+	return cli_proc_opt(&a->proc, cmd, key, arg);
+}
+
 int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
 {
 	struct dev_info info;

@@ -379,7 +379,7 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 	for (int s = 0; s < agg_trace_nslots(st); s++)
 		if (agg_trace_dev(st, s))
 			missed += agg_trace_dev(st, s)->missed;
-	if (o->json) {
+	if (o->a.json) {
 		struct json j;
 
 		json_init(&j, stdout);
@@ -408,7 +408,7 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 		putchar('\n');
 		print_title(gs->v[i], o);
 		print_hist(gs->v[i], o->fine);
-		if (gs->v[i]->kind == IOLENS_H_QUEUE && !o->own_clock &&
+		if (gs->v[i]->kind == IOLENS_H_QUEUE && !o->a.own_clock &&
 		    gs->v[i]->h[0] == hist_count(gs->v[i]->h))
 			printf("  (all 0: the kernel stamps start and issue from one clock reading cached per plug; --own-clock measures)\n");
 		any = true;
@@ -454,10 +454,10 @@ static int tick(void *arg, double secs)
 static int run(const struct lat_opts *o)
 {
 	struct agg_trace_opts so = {
-		.devs = o->devs, .ndev = o->ndev, .own_clock = o->own_clock,
+		.devs = o->a.devs, .ndev = o->a.ndev, .own_clock = o->a.own_clock,
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
-		.proc = &o->proc,
+		.proc = &o->a.proc,
 	};
 	struct groups gs = {};
 	struct tick_ctx c = { .o = o, .gs = &gs };
@@ -470,7 +470,7 @@ static int run(const struct lat_opts *o)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	err = agg_loop(c.st, o->interval_ns, o->count, tick, &c);
+	err = agg_loop(c.st, o->a.interval_ns, o->a.count, tick, &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);
@@ -485,7 +485,7 @@ int lat_run(const struct lat_opts *opts)
 	if (!o.kinds)
 		o.kinds = AGG_KINDS_LAT;
 	/* One disk asked for: name it. */
-	if (o.ndev == 1)
+	if (o.a.ndev == 1)
 		o.per_disk = true;
 	return run(&o);
 }

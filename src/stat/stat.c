@@ -22,8 +22,8 @@
 
 static bool listed(const struct stat_opts *o, __u32 dev)
 {
-	for (int i = 0; i < o->ndev; i++)
-		if (o->devs[i] == dev)
+	for (int i = 0; i < o->a.ndev; i++)
+		if (o->a.devs[i] == dev)
 			return true;
 	return false;
 }
@@ -32,7 +32,7 @@ static bool listed(const struct stat_opts *o, __u32 dev)
  * partition with -p beside its disk's line, or when -d names it. */
 static bool shown(const struct stat_opts *o, const struct dev_info *info)
 {
-	bool disk = !o->ndev || listed(o, info->disk);
+	bool disk = !o->a.ndev || listed(o, info->disk);
 
 	if (info->disk == info->dev)
 		return disk;
@@ -142,12 +142,12 @@ static int report_boot(const struct stat_opts *o)
 		r->util_ns = ds[i].io_ticks_ms * 1e6;
 		r->busy_ns = -1;
 		/* iostat leaves out devices that never did I/O. */
-		if (row_active(r) || o->ndev)
+		if (row_active(r) || o->a.ndev)
 			nr++;
 	}
 	if (o->stack && stack_sort(rows, nr))
 		nr = 0;
-	stat_report(rows, nr, uptime_s(), true, NULL, o->json, o->human);
+	stat_report(rows, nr, uptime_s(), true, NULL, o->a.json, o->human);
 	free(rows);
 	free(ds);
 	return 0;
@@ -159,7 +159,7 @@ static void row_from(struct stat_row *r, const struct desc *ds,
 		     const struct agg_dev *d, bool partition,
 		     const struct stat_opts *o)
 {
-	bool filtered = stat_proc_filter_set(&o->proc);
+	bool filtered = stat_proc_filter_set(&o->a.proc);
 
 	row_desc(r, ds);
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
@@ -262,13 +262,13 @@ static int idle_rows(const struct stat_opts *o, const struct agg_trace *st,
 		     struct table *t)
 {
 	struct diskstat *ds = NULL;
-	int n = o->ndev, err;
+	int n = o->a.ndev, err;
 
 	if (!n && (n = diskstats_read(&ds)) < 0)
 		return n;
 	err = ds ? idle_cache(t, ds, n) : 0;
 	for (int i = 0; i < n && !err; i++) {
-		__u32 dev = ds ? ds[i].dev : o->devs[i];
+		__u32 dev = ds ? ds[i].dev : o->a.devs[i];
 		struct desc one, *desc = ds ? &t->idle[i] : &one;
 		struct stat_row *r;
 		bool seen = false;
@@ -397,7 +397,7 @@ static int tick(void *arg, double secs)
 
 	if (err)
 		return err;
-	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->json,
+	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->a.json,
 		    c->o->human);
 	return 0;
 }
@@ -407,15 +407,15 @@ static int add_members(struct stat_opts *o)
 {
 	__u32 m[IOLENS_MAX_DEV_FILTER];
 
-	for (int i = 0; i < o->ndev; i++) {
-		int n = dev_members(o->devs[i], m, IOLENS_MAX_DEV_FILTER);
+	for (int i = 0; i < o->a.ndev; i++) {
+		int n = dev_members(o->a.devs[i], m, IOLENS_MAX_DEV_FILTER);
 
 		for (int k = 0; k < n; k++) {
 			if (listed(o, m[k]))
 				continue;
-			if (o->ndev == IOLENS_MAX_DEV_FILTER)
+			if (o->a.ndev == IOLENS_MAX_DEV_FILTER)
 				return usage_err(CMD, "at most %d devices, with those under -d's", IOLENS_MAX_DEV_FILTER);
-			o->devs[o->ndev++] = m[k];
+			o->a.devs[o->a.ndev++] = m[k];
 		}
 	}
 	return 0;
@@ -424,14 +424,14 @@ static int add_members(struct stat_opts *o)
 static int run(const struct stat_opts *o)
 {
 	struct agg_trace_opts so = {
-		.devs = o->devs, .ndev = o->ndev, .partitions = o->partitions,
-		.own_clock = o->own_clock,
+		.devs = o->a.devs, .ndev = o->a.ndev, .partitions = o->partitions,
+		.own_clock = o->a.own_clock,
 		.kinds = AGG_KINDS_STAT,
-		.proc = &o->proc,
+		.proc = &o->a.proc,
 	};
 	struct table t = {};
 	struct tick_ctx c = { .o = o, .t = &t };
-	unsigned long count = o->count;
+	unsigned long count = o->a.count;
 	int err;
 
 	if (!o->skip_boot) {
@@ -444,7 +444,7 @@ static int run(const struct stat_opts *o)
 	c.st = agg_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
-	err = agg_loop(c.st, o->interval_ns, count, tick, &c);
+	err = agg_loop(c.st, o->a.interval_ns, count, tick, &c);
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
@@ -465,12 +465,12 @@ int stat_run(const struct stat_opts *opts)
 
 	if (o.stack && add_members(&o))
 		return 2;
-	if (stat_proc_filter_set(&o.proc)) {
-		if (!o.interval_ns)
+	if (stat_proc_filter_set(&o.a.proc)) {
+		if (!o.a.interval_ns)
 			return usage_err(CMD, "--pid, --comm and --cgroup need an INTERVAL: the report since boot is the kernel's, of every process");
 		o.skip_boot = true;
 	}
-	if (!o.interval_ns)
+	if (!o.a.interval_ns)
 		return report_boot(&o);
 	return run(&o);
 }
