@@ -35,6 +35,12 @@ int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
  * --own-clock, cli_proc_opts) into `a`: 1, 0 or 2 as above. */
 int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *arg);
 
+/* After the options, which cli_next() ended with `c`: INTERVAL [COUNT]
+ * into `a`.  -1 if the command is to run, else its exit code (--help, a
+ * usage error). */
+int cli_agg_end(struct agg_cmd_opts *a, const char *cmd, int c, int argc,
+		char **argv);
+
 /* The -d option of every command that takes one (cli_disk()). */
 #define CLI_OPT_DEV \
 	CLI_OPT('d', "dev", "DEV", "only this disk or partition (loop0, /dev/loop0p1, 7:0); repeatable")

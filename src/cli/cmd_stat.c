@@ -69,11 +69,8 @@ static int cmd_stat(int argc, char **argv)
 				return 2;
 		}
 	}
-	if (c < 0)
-		return cli_exit(c);
-	if (cli_interval_count(CMD, argc, argv, &o.a.interval_ns, &o.a.count))
-		return 2;
-	return stat_run(&o);
+	r = cli_agg_end(&o.a, CMD, c, argc, argv);
+	return r >= 0 ? r : stat_run(&o);
 }
 
 CLI_COMMAND(stat) = {

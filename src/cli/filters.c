@@ -134,6 +134,16 @@ int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *ar
 	return cli_proc_opt(&a->proc, cmd, key, arg);
 }
 
+int cli_agg_end(struct agg_cmd_opts *a, const char *cmd, int c, int argc,
+		char **argv)
+{
+	if (c < 0)
+		return cli_exit(c);
+	if (cli_interval_count(cmd, argc, argv, &a->interval_ns, &a->count))
+		return 2;
+	return -1;
+}
+
 int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
 {
 	struct dev_info info;
