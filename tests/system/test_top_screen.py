@@ -242,11 +242,17 @@ def test_top_io_wait_against_the_kernel(iolens, loop, throttled, delayacct, proc
         else:
             assert rows[r.pid]["swapin_delay_ns"] == 0
     share = waited / 1e9 / secs
-    print("IO> %.3f" % share)
+    # top's frames span its scans, the kernel's count spans the moments
+    # their lines came here: the two windows differ by how much longer
+    # the last line took to come than the first, which is the difference
+    # of their lengths.  A thread waits at most all of that time, so the
+    # counts may differ by it (a TCG guest took 0.2 s more once).
+    skew = abs((t1 - t0) - secs) / secs
+    print("IO> %.3f, windows apart by %.3f" % (share, skew))
     # IO> is what the kernel counts, also where that is more waiting than
     # the thread was off the CPU but not yet more than it lived: no bound
     # top can know tells those frames apart (a wait counts when it ends).
-    assert abs(share - truth) <= 0.05
+    assert abs(share - truth) <= 0.05 + skew
     assert truth > 0.2
 
 
