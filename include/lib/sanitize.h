@@ -22,6 +22,7 @@
  *              controls and invalid bytes as \xNN, \ as \\; a field that
  *              starts with = + - @ TAB or CR gets a leading ' (OWASP's
  *              advice against formula injection).
+ *   (HTML)     san_fputs_html(): terminal text, then & < > " ' as entities.
  *   san_label  the content of a Prometheus label value (without quotes):
  *              the exposition format's \\ \" \n, other controls and
  *              invalid bytes as \\xNN.
@@ -58,6 +59,9 @@ const char *san_text_buf(char *buf, size_t len, const char *s);
 void san_fputs_text(FILE *f, const char *s);
 void san_fputs_json(FILE *f, const char *s);		/* content, no quotes */
 void san_fputs_label(FILE *f, const char *s);		/* content, no quotes */
+/* HTML or SVG text or attribute: terminal text with & < > " ' as entities
+ * (XML allows no control character either). */
+void san_fputs_html(FILE *f, const char *s);
 
 /*
  * Of sanitized text s, the bytes of the longest prefix at most `cols`

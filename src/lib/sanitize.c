@@ -6,7 +6,7 @@
 #include <wchar.h>
 #include "lib/sanitize.h"
 
-enum san_kind { SAN_TEXT, SAN_JSON, SAN_CSV, SAN_LABEL };
+enum san_kind { SAN_TEXT, SAN_JSON, SAN_CSV, SAN_LABEL, SAN_HTML };
 
 #define INLINE static inline __attribute__((always_inline))
 
@@ -204,6 +204,21 @@ const char *san_text_buf(char *buf, size_t len, const char *s)
 	return buf;
 }
 
+/* Text with HTML's five characters as entities. */
+static void put_html(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(s[i], f);
+		}
+	}
+}
+
 /* Through a buffer on the stack, in pieces that end on a character. */
 static void san_fputs(FILE *f, const char *s, enum san_kind k)
 {
@@ -216,9 +231,12 @@ static void san_fputs(FILE *f, const char *s, enum san_kind k)
 		/* Back off to the start of a character (at most 3 bytes). */
 		for (int b = 0; take < n && b < 3 && (s[take] & 0xc0) == 0x80; b++)
 			take--;
-		fwrite(out, 1, k == SAN_TEXT ? san_text(out, s, take) :
-			       k == SAN_JSON ? san_json(out, s, take) :
-			       san_label(out, s, take), f);
+		if (k == SAN_HTML)
+			put_html(f, out, san_text(out, s, take));
+		else
+			fwrite(out, 1, k == SAN_TEXT ? san_text(out, s, take) :
+				       k == SAN_JSON ? san_json(out, s, take) :
+				       san_label(out, s, take), f);
 		s += take;
 		n -= take;
 	}
@@ -237,6 +255,11 @@ void san_fputs_json(FILE *f, const char *s)
 void san_fputs_label(FILE *f, const char *s)
 {
 	san_fputs(f, s, SAN_LABEL);
+}
+
+void san_fputs_html(FILE *f, const char *s)
+{
+	san_fputs(f, s, SAN_HTML);
 }
 
 size_t san_cols(const char *s, int cols, int *width)
