@@ -180,13 +180,14 @@ static void key_delays_on(struct tui *t)
 static void key_ioprio(struct tui *t)
 {
 	const struct top_row *r = selected(t);
-	char q[96], ans[32] = "";
+	char q[160], ans[32] = "", name[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 	int class, level, err;
 
 	if (!r)
 		return;
 	snprintf(q, sizeof(q), "I/O priority of %s %u (%s): be/0-7, rt/0-7, idle, none: ",
-		 t->o->threads ? "thread" : "process", r->e->id, r->e->comm);
+		 t->o->threads ? "thread" : "process", r->e->id,
+		 san_text_buf(name, sizeof(name), r->e->comm));
 	if (!tui_read_line(q, ans, sizeof(ans)) || !*ans)
 		return;
 	if (top_ioprio_parse(ans, &class, &level)) {
