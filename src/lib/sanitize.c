@@ -23,31 +23,26 @@ static const bool plain[256] = {
  * surrogate, nothing beyond U+10FFFF.  C1 controls (C2 80..9F) are not
  * printable and count as invalid here.
  */
+/* Of each lead byte: the sequence's length and its second byte's range. */
+static const struct {
+	unsigned char len, lo, hi;
+} lead[256] = {
+	[0xc2] = { 2, 0xa0, 0xbf },		/* not C1 */
+	[0xc3 ... 0xdf] = { 2, 0x80, 0xbf },
+	[0xe0] = { 3, 0xa0, 0xbf },		/* not overlong */
+	[0xe1 ... 0xec] = { 3, 0x80, 0xbf },
+	[0xed] = { 3, 0x80, 0x9f },		/* not a surrogate */
+	[0xee ... 0xef] = { 3, 0x80, 0xbf },
+	[0xf0] = { 4, 0x90, 0xbf },		/* not overlong */
+	[0xf1 ... 0xf3] = { 4, 0x80, 0xbf },
+	[0xf4] = { 4, 0x80, 0x8f },		/* not beyond U+10FFFF */
+};
+
 INLINE size_t utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
+	size_t len = lead[s[0]].len;
 
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		if (c == 0xc2)
-			lo = 0xa0;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < len || s[1] < lo || s[1] > hi)
+	if (!len || n < len || s[1] < lead[s[0]].lo || s[1] > lead[s[0]].hi)
 		return 0;
 	for (size_t i = 2; i < len; i++)
 		if (s[i] < 0x80 || s[i] > 0xbf)

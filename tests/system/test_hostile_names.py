@@ -96,12 +96,11 @@ class Worker:
         self.pid = self.proc.pid
 
     def close(self):
+        # Killed and reaped: its cgroup can go only once it is gone.
+        self.proc.kill()
+        self.proc.wait()
         self.proc.stdin.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        self.proc.stdout.close()
 
 
 @pytest.fixture
