@@ -22,6 +22,9 @@
   parser of its own) and its tables (data); the other cli files reach into
   no command's folder.
 - No source file is over 800 lines.
+- No print path formats a name of others directly (check_names()): every
+  output call that mentions a comm, command line, cgroup path, file path
+  or trace-file header string passes it through lib/sanitize (san_*).
 - No test module imports another (tests/system/helpers.py holds what they
   share).
 
@@ -191,6 +194,85 @@ def check_tests(errors):
                                   f'{m.group(1) or m.group(2)}; shared helpers '
                                   f'go in tests/system/helpers.py')
 
+# Calls that write text somewhere a person or a parser reads it, and
+# snprintf(), whose buffer is printed later.
+NAME_PRINT = re.compile(
+    r'\b(printf|fprintf|dprintf|vfprintf|snprintf|fputs|puts|fwrite|'
+    r'fwrite_unlocked|put_fmt|printw|mvprintw|wprintw|mvwprintw|addstr|'
+    r'mvaddstr|addnstr|mvaddnstr|tui_message)\s*\(')
+# What holds a name of others: a field named comm, cmdline, path, host,
+# kernel, tool or user, or what cgroup_path() and proc_cmdline() return.
+NAME_FIELD = re.compile(
+    r'(->|\.)(comm|cmdline|path|host|kernel|tool|user)\b(?!\s*\()|'
+    r'\bcgroup_path\s*\(|\bproc_cmdline\s*\(')
+# Sites that are not output, or whose name is the invoker's own; each is
+# (file, a regular expression the call's text, spaces squeezed, matches).
+NAME_ALLOWED = [
+    # Copies into a struct's own field, not output.
+    ('src/trace/task_trace.c', r'snprintf\(e->path, sizeof\(e->path\), "%s", p\)'),
+    ('src/record/record.c', r'snprintf\(cg\.path, sizeof\(cg\.path\), "%s", path\)'),
+    ('src/record/record.c', r'snprintf\(h->(kernel|host|tool), sizeof\(h->\1\),'),
+    ('src/cli/filters.c', r'snprintf\(f->comm\[f->ncomm\+\+\], IOLENS_COMM_LEN, "%s", arg\)'),
+    ('src/check/partalign.c', r'snprintf\(pa->path, sizeof\(pa->path\), "%s", path\)'),
+    ('src/check/check.c', r'snprintf\(of->path, sizeof\(of->path\), "%s", cand\)'),
+    # A file name built to be sanitized where it is printed (text_offenders).
+    ('src/check/report.c', r'snprintf\(buf, len, "%s", of->path\)'),
+    # A chart's label, which svg_esc() (lib/sanitize) writes.
+    ('src/report/charts.c', r'snprintf\(b, n, "%s %u", w->comm\[0\] \? w->comm : "\?", w->pid\)'),
+    # The trace file report was told to read: the invoker's own argument.
+    ('src/report/report.c', r'fprintf\(stderr, "iolens %s: %s: %s\\n", CMD, r\.path, err\)'),
+]
+
+
+def inside_san(call, pos):
+    """Whether pos in call is inside the parentheses of a san_* call."""
+    for m in re.finditer(r'\bsan_\w+\s*\(', call[:pos]):
+        depth = 1
+        for c in call[m.end():pos]:
+            depth += {'(': 1, ')': -1}.get(c, 0)
+            if not depth:
+                break
+        if depth:
+            return True
+    return False
+
+
+def check_names(errors):
+    """No print path formats a name that someone else chose.
+
+    Any local user picks a process's comm (prctl), its command line, the
+    name of a cgroup directory or of a file, and what a trace file holds;
+    iolens prints them as root to terminals, JSON, CSV and scrapes.  Each
+    must pass through lib/sanitize (san_text, san_json, san_csv, san_label,
+    san_text_buf, san_fputs_*; json_write_string() and svg_esc() call them
+    for every string, so json_str() and the HTML are safe by construction).
+
+    The rule, on the text of src/**/*.c: a call of an output function
+    (NAME_PRINT, with snprintf: its buffer is printed later) whose
+    arguments mention a name (NAME_FIELD) must have each such mention inside
+    the parentheses of a san_* call, unless the site is one of NAME_ALLOWED (copies into a
+    struct, not output).  A new unsanitized site fails here; names held in
+    variables of other names are the reviewer's to see.
+    """
+    for path in sources():
+        if not path.startswith('src/') or not path.endswith('.c') or \
+                path == 'src/lib/sanitize.c':
+            continue
+        text = open(path).read()
+        for m in NAME_PRINT.finditer(text):
+            i, depth = m.end(), 1
+            while depth and i < len(text):
+                depth += {'(': 1, ')': -1}.get(text[i], 0)
+                i += 1
+            call = ' '.join(text[m.start():i].split())
+            if all(inside_san(call, n.start()) for n in NAME_FIELD.finditer(call)):
+                continue
+            if any(f == path and re.search(rx, call) for f, rx in NAME_ALLOWED):
+                continue
+            line = text.count('\n', 0, m.start()) + 1
+            errors.append(f'{path}:{line}: prints a name of others without '
+                          f'lib/sanitize (san_*): {call[:100]}')
+
 
 def strongly_connected(graph):
     """Tarjan's algorithm, iterative."""
@@ -245,6 +327,7 @@ def main():
     check_includes(errors)
     check_calls(sys.argv[1], errors)
     check_tests(errors)
+    check_names(errors)
     for e in errors:
         print('check-layers: ' + e)
     if errors:

@@ -32,7 +32,8 @@ void json_ns_as_s(struct json *j, const char *key, long long ns);
 void json_f64(struct json *j, const char *key, double v, int prec);
 /* Ends a top-level value with a newline (JSON lines). */
 void json_newline(struct json *j);
-/* Writes `s` as a JSON string literal (quotes included). */
+/* Writes `s` as a JSON string literal (quotes included), made valid UTF-8
+ * with controls escaped by lib/sanitize. */
 void json_write_string(FILE *f, const char *s);
 
 #endif

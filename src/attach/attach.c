@@ -25,6 +25,7 @@
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
 #include "trace/rqsum.h"
+#include "lib/sanitize.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "lib/vec.h"
@@ -125,7 +126,7 @@ static const char *const pct_keys[] = { "p50", "p90", "p99", "p99.9", "max" };
 static void show_text(const struct attach *a, double secs,
 		      const struct block_trace_stats *bs)
 {
-	char sz[32], v[32];
+	char sz[32], v[32], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 
 	printf("iolens attach: %.1f s", secs);
 	if (a->o->nroots) {
@@ -169,7 +170,8 @@ static void show_text(const struct attach *a, double secs,
 		for (int i = 0; i < a->nprocs; i++) {
 			const struct proc *p = &a->procs[i];
 
-			printf("  pid %-7u %-15s", p->tgid, p->comm);
+			printf("  pid %-7u %-15s", p->tgid,
+			       san_text_buf(comm, sizeof(comm), p->comm));
 			for (int o = 0; o < IOLENS_OP_NR; o++)
 				if (p->requests[o]) {
 					fmt_bytes(sz, sizeof(sz), p->bytes[o]);

@@ -8,6 +8,7 @@
 #include "check/partalign.h"
 #include "lib/devices.h"
 #include "lib/json.h"
+#include "lib/sanitize.h"
 #include "lib/units.h"
 #include "lib/vec.h"
 
@@ -41,19 +42,22 @@ static void file_name(char *buf, size_t len, const struct offender *of)
 
 static void text_offenders(const struct finding *f, bool examples)
 {
-	char file[PATH_MAX + 64], sz[32];
+	char file[PATH_MAX + 64], shown[SAN_TEXT_MAX(PATH_MAX + 64) + 1], sz[32];
+	char comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 
 	for (int i = 0; i < f->n && i < TOP; i++) {
 		const struct offender *of = &f->v[i];
 
 		file_name(file, sizeof(file), of);
 		fmt_bytes(sz, sizeof(sz), of->bytes);
+		san_text_buf(shown, sizeof(shown), file);
 		if (of->tgid)
 			printf("         pid %-7u %-15s %8llu  %9s  %s\n", of->tgid,
-			       of->comm, (unsigned long long)of->count, sz, file);
+			       san_text_buf(comm, sizeof(comm), of->comm),
+			       (unsigned long long)of->count, sz, shown);
 		else
 			printf("         %-27s %8llu  %9s  %s\n", "(started before check)",
-			       (unsigned long long)of->count, sz, file);
+			       (unsigned long long)of->count, sz, shown);
 		for (int k = 0; examples && k < of->nex; k++) {
 			printf("           from a write of ");
 			if (of->ex[k].count)
@@ -137,13 +141,16 @@ static void json_parts(struct json *j, const struct partalign *pa, int n)
 
 static void text_parts(const struct partalign *pa, int n)
 {
+	char shown[SAN_TEXT_MAX(sizeof(pa->path)) + 1];
+
 	for (int i = 0; i < n; i++) {
+		san_text_buf(shown, sizeof(shown), pa[i].path);
 		if (!pa[i].nparts) {
-			printf("         %s: no partition table\n", pa[i].path);
+			printf("         %s: no partition table\n", shown);
 			continue;
 		}
 		printf("         %s: %d partition%s (%s%s%s), judged against %u B (%s%s)\n",
-		       pa[i].path, pa[i].nparts, pa[i].nparts == 1 ? "" : "s",
+		       shown, pa[i].nparts, pa[i].nparts == 1 ? "" : "s",
 		       pa[i].table[0] ? pa[i].table : "", pa[i].table[0] ? " table, " : "",
 		       pa[i].source, pa[i].basis, pa[i].basis_from,
 		       !strcmp(pa[i].basis_from, "assumed") ?

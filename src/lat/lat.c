@@ -14,6 +14,7 @@
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
+#include "lib/sanitize.h"
 #include "lib/stop.h"
 #include "trace/reqflags.h"
 #include "trace/agg_loop.h"
@@ -191,7 +192,7 @@ static void group_flags(const struct group *g, char *buf, size_t len)
 
 static void print_title(const struct group *g, const struct lat_opts *o)
 {
-	char flags[128];
+	char flags[128], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 
 	printf("%s", g->dev ? dev_name(g->dev) : "all disks");
 	if (o->per_flags) {
@@ -200,7 +201,8 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 	}
 	if (o->per_proc) {
 		if (g->tgid)
-			printf(", pid %u %s", g->tgid, g->comm);
+			printf(", pid %u %s", g->tgid,
+			       san_text_buf(comm, sizeof(comm), g->comm));
 		else
 			printf(", submitter not seen");
 	}

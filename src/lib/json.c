@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
 #include "lib/json.h"
+#include "lib/sanitize.h"
 
 void json_init(struct json *j, FILE *f)
 {
@@ -9,28 +10,12 @@ void json_init(struct json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
+/* Every string through lib/sanitize: many are names of others (comm,
+ * cgroup, device), and JSON must be valid UTF-8 whatever their bytes. */
 void json_write_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-
 	fputc('"', f);
-	for (;; p++) {
-		/* Runs that need no escaping go out in one write. */
-		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p != 0x7f)
-			continue;
-		fwrite(run, 1, p - run, f);
-		if (!*p)
-			break;
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default: fprintf(f, "\\u%04x", *p);
-		}
-		run = p + 1;
-	}
+	san_fputs_json(f, s);
 	fputc('"', f);
 }
 

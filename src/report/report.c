@@ -11,6 +11,7 @@
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/sanitize.h"
 #include "lib/tracefile.h"
 #include "lib/vec.h"
 #include "report/report_html.h"
@@ -19,42 +20,6 @@
 
 #define CMD "report"
 
-/* Strings from a file go to terminals and JSON: control characters and bytes
- * that are not UTF-8 become '?', in place. */
-static void clean_str(char *s)
-{
-	unsigned char *p = (unsigned char *)s;
-
-	while (*p) {
-		int len = 0;
-
-		if (*p < 0x20 || *p == 0x7f) {
-			*p++ = '?';
-			continue;
-		}
-		if (*p < 0x80) {
-			p++;
-			continue;
-		}
-		if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			len = 2;
-		else if ((*p & 0xf0) == 0xe0)
-			len = 3;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			len = 4;
-		for (int i = 1; i < len; i++) {
-			if ((p[i] & 0xc0) != 0x80) {
-				len = 0;
-				break;
-			}
-		}
-		if (!len) {
-			*p++ = '?';
-			continue;
-		}
-		p += len;
-	}
-}
 
 /* ---- devices ---- */
 
@@ -86,7 +51,6 @@ static struct dev_ent *dev_add(struct report *r, const struct trace_device *d)
 	if (!e->d.name[0])
 		snprintf(e->d.name, sizeof(e->d.name), "%u:%u",
 			 kdev_major(d->dev), kdev_minor(d->dev));
-	clean_str(e->d.name);
 	return e;
 }
 
@@ -121,7 +85,9 @@ static void print_dev(struct report *r, const struct trace_device *d)
 
 	bs_str(lbs, sizeof(lbs), d->logical_bs);
 	bs_str(pbs, sizeof(pbs), d->physical_bs);
-	fprintf(r->out, "%s (%u:%u, logical %s, physical %s)", d->name,
+	/* Names from a file are anyone's: lib/sanitize escapes them. */
+	san_fputs_text(r->out, d->name);
+	fprintf(r->out, " (%u:%u, logical %s, physical %s)",
 		kdev_major(d->dev), kdev_minor(d->dev), lbs, pbs);
 }
 
@@ -133,8 +99,13 @@ static void print_intro(struct report *r)
 
 	if (localtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
-	fprintf(r->out, "# iolens trace of host %s, kernel %s, started %s, by %s; devices: ",
-		r->hdr.host, r->hdr.kernel, when, r->hdr.tool);
+	fputs("# iolens trace of host ", r->out);
+	san_fputs_text(r->out, r->hdr.host);
+	fputs(", kernel ", r->out);
+	san_fputs_text(r->out, r->hdr.kernel);
+	fprintf(r->out, ", started %s, by ", when);
+	san_fputs_text(r->out, r->hdr.tool);
+	fputs("; devices: ", r->out);
 	if (!r->prescanned)
 		fputs("see the '# device' lines", r->out);
 	else if (!r->ndev)
@@ -231,8 +202,6 @@ static bool selected(struct report *r, struct iolens_rq *rq,
 	if (!rqfilter_match(&r->filt, rq, names->dev, names->cgroup,
 			    names->io_cgroup))
 		return false;
-	/* After matching: -c compares the comm as recorded. */
-	clean_str(rq->comm);
 	return true;
 }
 
@@ -289,7 +258,6 @@ static int read_all(struct report *r, struct trace_reader *tr, char *err,
 			}
 			break;
 		case TRACE_REC_CGROUP:
-			clean_str(it.cg.path);
 			if (cgroup_set(it.cg.hier, it.cg.id, it.cg.path))
 				goto oom;
 			break;
@@ -351,9 +319,6 @@ int report_run(const struct report_opts *o)
 					 r.fmt->name);
 		}
 	}
-	clean_str(r.hdr.host);
-	clean_str(r.hdr.kernel);
-	clean_str(r.hdr.tool);
 
 	/* Opened only now, so a bad input leaves no empty output behind. */
 	r.out = stdout;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sanitize.h"
 #include "lib/units.h"
 #include "report/page.h"
 #include "report/svg.h"
@@ -17,18 +18,11 @@ static const char style[] =
 	"text{font:12px sans-serif;fill:#222}.t{font-weight:bold;font-size:14px}"
 	".c{fill:#555}.ax{stroke:#888;fill:none}.g{stroke:#ddd}";
 
+/* Names in a page are others' too: lib/sanitize escapes them for HTML,
+ * valid UTF-8 without a control character, as XML wants. */
 void svg_esc(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
+	san_fputs_html(f, s);
 }
 
 void svg_begin(struct svg *s, FILE *f, int w, int h, bool standalone,

@@ -24,6 +24,7 @@
 #include "lib/hist.h"
 #include "bpf/agg.h"
 #include "trace/agg_trace.h"
+#include "lib/sanitize.h"
 #include "lib/vec.h"
 #include "trace/block_trace.h"	/* mono_ns() */
 
@@ -234,14 +235,14 @@ static int label_cmp(const void *a, const void *b)
 	return memcmp(a, b, sizeof(struct iolens_label_key));
 }
 
-/* Label values as a label takes them: printable ASCII, the rest '?'
- * (comm is whatever bytes a process set; a label value must be UTF-8). */
+/* A comm as the process set it (a kernel array, maybe without a NUL):
+ * label() escapes it where it is written. */
 static void label_value(char *dst, const char *src, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i + 1 < len && src[i]; i++)
-		dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+		dst[i] = src[i];
 	dst[i] = 0;
 }
 
@@ -380,18 +381,12 @@ static void seconds(FILE *f, __u64 ns)
 		(unsigned long long)(ns % 1000000000ULL));
 }
 
-/* Device names come from the kernel ("loop0", "nvme0n1", "MAJ:MIN"); they
- * are escaped all the same, as a label value must be. */
+/* A label value: comm and cgroup are their owners' choice, device names
+ * the kernel's; all escaped and made valid UTF-8 by lib/sanitize, as
+ * the exposition format and promtool want. */
 static void label(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	san_fputs_label(f, s);
 }
 
 static void labels(FILE *f, const struct mdev *d, int g)

@@ -7,6 +7,7 @@
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/sanitize.h"
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "top/top.h"
@@ -38,7 +39,7 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	struct top_row tot = { .e = &none, .user = "" };
 	struct top_cellfmt cf = { .secs = f->secs, .at = f->at,
 				  .accumulated = o->accumulated };
-	char name[DEV_NAME_LEN + 8];
+	char name[256];
 	const char *note = top_delay_note(f);
 
 	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
@@ -70,9 +71,9 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	}
 	putchar('\n');
 	for (int i = 0; i < f->nwb; i++) {
-		top_wb_name(cell, sizeof(cell), &f->wb[i]);
-		printf("%s %s: %.1f writes/s, ", i ? "," : "Writeback charged to", cell,
-		       f->wb[i].ios / f->secs);
+		top_wb_name(name, sizeof(name), &f->wb[i]);
+		printf("%s %s: %.1f writes/s, ", i ? "," : "Writeback charged to",
+		       san_text_buf(cell, sizeof(cell), name), f->wb[i].ios / f->secs);
 		fmt_bytes(cell, sizeof(cell), f->wb[i].bytes / f->secs);
 		printf("%s/s%s", cell, i == f->nwb - 1 ? "\n" : "");
 	}

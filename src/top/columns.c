@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/sanitize.h"
 #include "lib/units.h"
 #include "top/top.h"
 
@@ -181,11 +182,14 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 		return;
 	}
 	if (c->fmt == TOP_TEXT) {
+		size_t in = 0;
+
 		/* The tree's indentation, as ps f and htop draw it. */
 		if (r->depth && col == top_col_command)
-			snprintf(buf, len, "%*s`- %s", 3 * (r->depth - 1), "", c->text(r));
-		else
-			snprintf(buf, len, "%s", c->text(r));
+			in = snprintf(buf, len, "%*s`- ", 3 * (r->depth - 1), "");
+		/* Names are their owners' choice: escaped by lib/sanitize. */
+		if (in < len)
+			san_text_buf(buf + in, len - in, c->text(r));
 		return;
 	}
 	if (c->fmt == TOP_GRAPH) {

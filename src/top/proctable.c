@@ -313,10 +313,11 @@ const char *proc_cmdline(struct proc_ent *e)
 		free(buf);
 		return NULL;
 	}
-	/* Arguments apart by spaces, and no byte that moves the cursor. */
+	/* Arguments apart by spaces; other bytes are escaped where shown
+	 * (lib/sanitize), not lost here. */
 	for (ssize_t i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < ' ' || buf[i] == 0x7f)
-			buf[i] = buf[i] ? '?' : ' ';
+		if (!buf[i])
+			buf[i] = ' ';
 	buf[n] = '\0';
 	e->cmdline = buf;
 	return buf;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "lib/clock.h"
 #include "lib/delayacct.h"
+#include "lib/sanitize.h"
 #include "lib/stop.h"
 #include "top/actions.h"
 #include "top/tui.h"
@@ -179,13 +180,14 @@ static void key_delays_on(struct tui *t)
 static void key_ioprio(struct tui *t)
 {
 	const struct top_row *r = selected(t);
-	char q[96], ans[32] = "";
+	char q[160], ans[32] = "", name[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 	int class, level, err;
 
 	if (!r)
 		return;
 	snprintf(q, sizeof(q), "I/O priority of %s %u (%s): be/0-7, rt/0-7, idle, none: ",
-		 t->o->threads ? "thread" : "process", r->e->id, r->e->comm);
+		 t->o->threads ? "thread" : "process", r->e->id,
+		 san_text_buf(name, sizeof(name), r->e->comm));
 	if (!tui_read_line(q, ans, sizeof(ans)) || !*ans)
 		return;
 	if (top_ioprio_parse(ans, &class, &level)) {
@@ -202,14 +204,15 @@ static void key_ioprio(struct tui *t)
 static void key_send_signal(struct tui *t)
 {
 	const struct top_row *r = selected(t);
-	char q[96], ans[32] = "TERM";
+	char q[160], ans[32] = "TERM", name[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 	__u32 pid;
 	int sig;
 
 	if (!r)
 		return;
 	pid = r->e->id;
-	snprintf(q, sizeof(q), "signal to send to %u (%s): ", pid, r->e->comm);
+	san_text_buf(name, sizeof(name), r->e->comm);
+	snprintf(q, sizeof(q), "signal to send to %u (%s): ", pid, name);
 	if (!tui_read_line(q, ans, sizeof(ans)) || !*ans)
 		return;
 	sig = top_signal_parse(ans);
@@ -218,7 +221,7 @@ static void key_send_signal(struct tui *t)
 		return;
 	}
 	snprintf(q, sizeof(q), "send SIG%s to %u (%s)?", sigabbrev_np(sig) ?: "?", pid,
-		 r->e->comm);
+		 name);
 	if (!tui_confirm(q))
 		return;
 	if (kill(pid, sig))

@@ -14,6 +14,7 @@
 #include <time.h>
 #include "lib/clock.h"
 #include "lib/hist.h"
+#include "lib/sanitize.h"
 #include "lib/units.h"
 #include "top/tui.h"
 
@@ -214,13 +215,14 @@ static void draw_total(const struct top_frame *f, const struct top_opts *o, int 
 
 static void draw_writeback(const struct top_frame *f, int y)
 {
-	char name[128], rate[32], buf[512];
+	char name[128], shown[256], rate[32], buf[512];
 	size_t n = snprintf(buf, sizeof(buf), "Writeback charged to");
 
 	for (int i = 0; i < f->nwb && n < sizeof(buf); i++) {
 		top_wb_name(name, sizeof(name), &f->wb[i]);
 		fmt_bytes(rate, sizeof(rate), f->wb[i].bytes / f->secs);
-		n += snprintf(buf + n, sizeof(buf) - n, "%s %s %s/s", i ? "," : "", name, rate);
+		n += snprintf(buf + n, sizeof(buf) - n, "%s %s %s/s", i ? "," : "",
+			      san_text_buf(shown, sizeof(shown), name), rate);
 	}
 	line(y, buf);
 }
@@ -280,7 +282,23 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 			if (top_cols[l.col[i]].fmt == TOP_GRAPH)
 				snprintf(fmt, sizeof(fmt), "%%s%*s ",
 					 l.width[i] - (cf.width < GRAPH_SECS ? cf.width : GRAPH_SECS), "");
-			mvprintw(y, x, fmt, cell);
+			/* So is a name's (escaped by top_cell()): cut and
+			 * padded by the columns it takes, never inside a
+			 * character. */
+			if (top_cols[l.col[i]].fmt == TOP_TEXT) {
+				int w;
+
+				int pad;
+
+				cell[san_cols(cell, last_col ? l.width[i] : (int)sizeof(cell), &w)] = '\0';
+				pad = w < l.width[i] ? l.width[i] - w : 0;
+				if (last_col)
+					mvprintw(y, x, "%s%*s", cell, pad, "");
+				else
+					mvprintw(y, x, "%*s%s ", pad, "", cell);
+			} else {
+				mvprintw(y, x, fmt, cell);
+			}
 			x += l.width[i] + 1;
 		}
 		/* The cursor's row, across the whole line. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/devices.h"
+#include "lib/sanitize.h"
 #include "trace/block_trace.h"
 #include "trace/reqflags.h"
 #include "trace/rqfmt.h"
@@ -71,8 +72,9 @@ void rqfmt_header(FILE *f, enum rqfmt_mode mode)
  * hundreds of thousands a second, and a stdio call per field was most of
  * its cost.  JSON is byte for byte lib/json's.  rqfmt_bound() gives room
  * for the worst case, so nothing below checks: fixed parts (keys, numbers,
- * short names) fit in LINE_FIXED, and a string of n bytes takes at most
- * 6n + 2 (JSON's \u00XX escapes).
+ * short names) fit in LINE_FIXED, and a name of n bytes takes at most
+ * 6n + 2 (lib/sanitize's bound for JSON with its quotes; text takes 4n,
+ * a CSV field 4n + 3).
  *
  * Each helper takes where to write and returns where it ended, and most
  * are inlined: with the position kept in memory behind a pointer, reloaded
@@ -156,41 +158,30 @@ put_fmt(char *p, const char *fmt, ...)
 	return p;
 }
 
-/* Bytes JSON writes as they are. */
-static const bool json_plain[256] = {
-	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true,	/* not '"' */
-	[0x5d ... 0x7e] = true, [0x80 ... 0xff] = true,	/* not '\\', DEL */
-};
-
-/* As json_write_string(): null, or the string quoted and escaped. */
-static char *put_str(char *p, const char *s)
+static size_t str_len(const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *c = (const unsigned char *)s;
+	return s ? strlen(s) : 0;
+}
 
-	if (!s)
-		return put_lit(p, "null", 4);
+/* A comm from a trace file may fill its array with no NUL. */
+static size_t comm_len(const struct iolens_rq *rq)
+{
+	return strnlen(rq->comm, IOLENS_COMM_LEN);
+}
+
+/* A name of others (comm, device, cgroup): null, or quoted and made safe
+ * by lib/sanitize (valid UTF-8, controls escaped). */
+static char *put_strn(char *p, const char *s, size_t n)
+{
 	*p++ = '"';
-	for (; *c; c++) {
-		if (json_plain[*c]) {
-			*p++ = *c;
-			continue;
-		}
-		*p++ = '\\';
-		switch (*c) {
-		case '"': *p++ = '"'; break;
-		case '\\': *p++ = '\\'; break;
-		case '\n': *p++ = 'n'; break;
-		case '\r': *p++ = 'r'; break;
-		case '\t': *p++ = 't'; break;
-		default:
-			p = put_lit(p, "u00", 3);
-			*p++ = hex[*c >> 4];
-			*p++ = hex[*c & 15];
-		}
-	}
+	p += san_json(p, s, n);
 	*p++ = '"';
 	return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+	return s ? put_strn(p, s, strlen(s)) : put_lit(p, "null", 4);
 }
 
 /* A string of ours that needs no escapes (names from tables, flags). */
@@ -236,8 +227,9 @@ static char *format_text(char *p, const struct iolens_rq *rq,
 			 const struct rq_lat *lat, const char *flags)
 {
 	char q[24], d[24], tot[24], pid[12] = "-", tid[12] = "-", qd[8] = "-";
-	char majmin[16];
+	char majmin[16], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1] = "?";
 	const char *cg = shown_cgroup(n);
+	char *dev;
 
 	us_col(q, sizeof(q), lat->queue);
 	us_col(d, sizeof(d), lat->device);
@@ -250,11 +242,25 @@ static char *format_text(char *p, const struct iolens_rq *rq,
 		snprintf(qd, sizeof(qd), "%u", rq->qd);
 	snprintf(majmin, sizeof(majmin), "%u:%u", kdev_major(rq->dev),
 		 kdev_minor(rq->dev));
-	return put_fmt(p, "%-11.6f %-15.15s %7s %7s %-8s %-7s %-6s %-10s %12" PRIu64 " %8u %10s %10s %10s %4s %-7s %s\n",
-		       t, rq->ctx == IOLENS_CTX_NONE ? "?" : rq->comm, pid, tid,
-		       n->dev, majmin, op_name(rq->op), *flags ? flags : "-",
-		       (uint64_t)rq->sector, rq->bytes, q, d, tot, qd,
-		       status_name(rq), cg ? cg : "-");
+	/* Names are others': escaped by lib/sanitize, and a comm is shown
+	 * whole (its escapes widen the column rather than being cut). */
+	if (rq->ctx != IOLENS_CTX_NONE)
+		comm[san_text(comm, rq->comm, comm_len(rq))] = '\0';
+	p = put_fmt(p, "%-11.6f %-15s %7s %7s ", t, comm, pid, tid);
+	/* The device name, padded to 8 as %-8s would. */
+	dev = p;
+	p += san_text(p, n->dev, str_len(n->dev));
+	while (p - dev < 8)
+		*p++ = ' ';
+	p = put_fmt(p, " %-7s %-6s %-10s %12" PRIu64 " %8u %10s %10s %10s %4s %-7s ",
+		    majmin, op_name(rq->op), *flags ? flags : "-",
+		    (uint64_t)rq->sector, rq->bytes, q, d, tot, qd, status_name(rq));
+	if (cg)
+		p += san_text(p, cg, strlen(cg));
+	else
+		*p++ = '-';
+	*p++ = '\n';
+	return p;
 }
 
 #define KEY(p, k) put_lit(p, ",\"" k "\":", sizeof(",\"" k "\":") - 1)
@@ -270,7 +276,7 @@ static char *format_json(char *p, const struct iolens_rq *rq,
 		p = put_lit(p, ",\"comm\":null,\"pid\":null,\"tid\":null",
 			    sizeof(",\"comm\":null,\"pid\":null,\"tid\":null") - 1);
 	} else {
-		p = put_str(KEY(p, "comm"), rq->comm);
+		p = put_strn(KEY(p, "comm"), rq->comm, comm_len(rq));
 		p = put_u32(KEY(p, "pid"), rq->pid);
 		p = put_u32(KEY(p, "tid"), rq->tid);
 	}
@@ -301,7 +307,14 @@ static char *format_json(char *p, const struct iolens_rq *rq,
 	return put_lit(p, "}\n", 2);
 }
 
-/* RFC 4180: a field that holds a separator or a quote is quoted. */
+/* A name of others: always quoted, escaped and kept from being read as a
+ * formula by lib/sanitize; a missing one is an empty field. */
+static char *csv_name(char *p, const char *s, size_t n)
+{
+	return s ? p + san_csv(p, s, n) : p;
+}
+
+/* One of ours (flags): RFC 4180, quoted where it holds a separator. */
 static char *csv_str(char *p, const char *s)
 {
 	if (!s)
@@ -333,13 +346,13 @@ static char *format_csv(char *p, const struct iolens_rq *rq,
 {
 	p = put_fmt(p, "%.9f,", t);
 	if (rq->ctx != IOLENS_CTX_NONE) {
-		p = csv_str(p, rq->comm);
+		p = csv_name(p, rq->comm, comm_len(rq));
 		p = put_fmt(p, ",%u,%u,", rq->pid, rq->tid);
 	} else {
 		p = put_lit(p, ",,,", 3);
 	}
 	p = put_fmt(p, "%s,", ctx_name(rq->ctx));
-	p = csv_str(p, n->dev);
+	p = csv_name(p, n->dev, str_len(n->dev));
 	p = put_fmt(p, ",%u,%u,%s,", kdev_major(rq->dev), kdev_minor(rq->dev),
 		    op_name(rq->op));
 	p = csv_str(p, flags);
@@ -350,17 +363,12 @@ static char *format_csv(char *p, const struct iolens_rq *rq,
 	if (rq->qd)
 		p = put_u32(p, rq->qd);
 	p = put_fmt(p, ",%s,%u,", status_name(rq), rq->requeues);
-	p = csv_str(p, n->cgroup);
+	p = csv_name(p, n->cgroup, str_len(n->cgroup));
 	*p++ = ',';
-	p = csv_str(p, n->io_cgroup);
+	p = csv_name(p, n->io_cgroup, str_len(n->io_cgroup));
 	return put_fmt(p, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
 		       (uint64_t)rq->ts_start, (uint64_t)rq->ts_insert,
 		       (uint64_t)rq->ts_issue, (uint64_t)rq->ts_complete);
-}
-
-static size_t str_len(const char *s)
-{
-	return s ? strlen(s) : 0;
 }
 
 size_t rqfmt_bound(const struct rqfmt_names *n)
