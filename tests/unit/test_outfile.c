@@ -50,6 +50,16 @@ static void put(const char *path, const char *s)
 	fclose(f);
 }
 
+/* a, opened as an output is: its fd. */
+static int open_out(struct stat *st)
+{
+	char why[200];
+	int fd = outfile_open(a, O_WRONLY, OUTFILE_TRUNC, st, why, sizeof(why));
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
 static void test_made_and_emptied(void **state)
 {
 	struct stat st;
@@ -57,8 +67,7 @@ static void test_made_and_emptied(void **state)
 	int fd;
 
 	(void)state;
-	fd = outfile_open(a, O_WRONLY, OUTFILE_TRUNC, &st, why, sizeof(why));
-	assert_true(fd >= 0);
+	fd = open_out(&st);
 	assert_true(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
 	assert_int_equal(write(fd, "abc", 3), 3);
 	close(fd);
@@ -67,8 +76,7 @@ static void test_made_and_emptied(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(st.st_size, 3);
 	close(fd);
-	fd = outfile_open(a, O_WRONLY, OUTFILE_TRUNC, &st, why, sizeof(why));
-	assert_true(fd >= 0);
+	fd = open_out(&st);
 	fstat(fd, &st);
 	assert_int_equal(st.st_size, 0);
 	close(fd);
@@ -146,13 +154,11 @@ static void test_character_device(void **state)
 
 static void test_removed_or_replaced(void **state)
 {
-	struct stat st;
 	char why[200];
-	int fd;
+	struct stat st;
+	int fd = open_out(&st);
 
 	(void)state;
-	fd = outfile_open(a, O_WRONLY, OUTFILE_TRUNC, &st, why, sizeof(why));
-	assert_true(fd >= 0);
 	assert_int_equal(outfile_still_there(a, &st, why, sizeof(why)), 0);
 	unlink(a);
 	assert_int_equal(outfile_still_there(a, &st, why, sizeof(why)), -1);
@@ -180,14 +186,12 @@ static void test_tmp_next_to_it(void **state)
 
 int main(void)
 {
+#define IN_DIR(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_made_and_emptied, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_own_link_followed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hard_link_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fifo_not_waited_on, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_character_device, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_removed_or_replaced, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tmp_next_to_it, setup, teardown),
+		IN_DIR(test_made_and_emptied), IN_DIR(test_own_link_followed),
+		IN_DIR(test_hard_link_refused), IN_DIR(test_fifo_not_waited_on),
+		IN_DIR(test_character_device), IN_DIR(test_removed_or_replaced),
+		IN_DIR(test_tmp_next_to_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
