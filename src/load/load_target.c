@@ -359,6 +359,7 @@ static int check_loop_backing(const struct load_job_opts *o, const struct stat *
 static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
 	char why[200];
+	bool ro = false;
 	struct stat st;
 	__u64 want;
 	int fd;
@@ -368,12 +369,16 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	 * of root's is refused (lib/outfile.h). */
 	fd = outfile_open(o->filename, O_RDWR, 0, &st, why, sizeof(why));
 	if (fd < 0 && !t->writes && (errno == EACCES || errno == EPERM)) {
+		if (errno == EACCES)
+			snprintf(why, sizeof(why), "%s", strerror(errno));
 		fd = open(o->filename, O_RDONLY | O_CLOEXEC);
+		ro = true;
 		if (fd >= 0 && fstat(fd, &st)) {
 			close(fd);
 			fd = -1;
 		}
-		snprintf(why, sizeof(why), "%s", strerror(errno));
+		if (fd < 0)
+			snprintf(why, sizeof(why), "%s", strerror(errno));
 	}
 	if (fd < 0) {
 		if (errno == EPERM) {
@@ -396,6 +401,12 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 		return REFUSED;
 	}
 	/* Extend only: a longer file keeps its bytes past the range. */
+	if (o->size && (__u64)st.st_size < want && ro) {
+		close(fd);
+		fprintf(stderr, "iolens load: %s: the file is %lld bytes, short of --offset + --size, and not one iolens may extend (%s)\n",
+			o->filename, (long long)st.st_size, why);
+		return REFUSED;
+	}
 	if (o->size && (__u64)st.st_size < want && ftruncate(fd, want)) {
 		pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
 		       (unsigned long long)want, strerror(errno));
