@@ -16,9 +16,14 @@
 
 struct gzpar;
 
-/* Creates (or truncates) `path`, to be compressed at zlib `level` by
- * `workers` threads (1 to GZPAR_WORKERS_MAX).  NULL with errno. */
+/* Creates (or empties) `path` as lib/outfile.h allows, to be compressed
+ * at zlib `level` by `workers` threads (1 to GZPAR_WORKERS_MAX).  NULL
+ * with errno. */
 struct gzpar *gzpar_open(const char *path, int level, int workers);
+
+/* The same on `fd`, opened for writing, which is closed by gzpar_close()
+ * or on failure. */
+struct gzpar *gzpar_fdopen(int fd, int level, int workers);
 #define GZPAR_WORKERS_MAX 8
 
 /* Appends n bytes; waits while every unit is full and not yet written.

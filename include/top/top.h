@@ -228,9 +228,11 @@ void top_layout(struct top_layout *l, const int *cols, int n, int screen,
  * neither variable is set. */
 const char *top_rc_path(char *buf, size_t len);
 /* Reads the columns from toprc into o, if there is one: 0, or -1 after one
- * line on stderr (an unreadable or bad file: the defaults stay). */
+ * line on stderr (an unreadable or bad file, not a regular file or not
+ * the home owner's: the defaults stay). */
 int top_rc_load(struct top_opts *o);
-/* Writes o's columns to toprc: 0 or -errno. */
+/* Writes o's columns to toprc: 0 or -errno; -EPERM in another user's
+ * home (sudo -E), where nothing is written. */
 int top_rc_save(const struct top_opts *o);
 
 /* ---- collect.c: the frame from the task scan and the aggregation ---- */

@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include "lib/fdwrite.h"
 #include "lib/gzpar.h"
+#include "lib/outfile.h"
 
 /* Big enough that a member's 18 bytes and its fresh dictionary cost
  * nothing measurable, small enough that a flush once a second is cheap. */
@@ -177,13 +178,17 @@ static void units_free(struct gzpar *g)
 	free(g->units);
 }
 
-struct gzpar *gzpar_open(const char *path, int level, int workers)
+struct gzpar *gzpar_fdopen(int fd, int level, int workers)
 {
 	struct gzpar *g = calloc(1, sizeof(*g));
 	int err = ENOMEM;
 
-	if (!g)
+	if (!g) {
+		close(fd);
+		errno = err;
 		return NULL;
+	}
+	g->fd = fd;
 	if (workers < 1)
 		workers = 1;
 	if (workers > GZPAR_WORKERS_MAX)
@@ -199,15 +204,9 @@ struct gzpar *gzpar_open(const char *path, int level, int workers)
 			goto fail;
 	if (!g->units)
 		goto fail;
-	g->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (g->fd < 0) {
-		err = errno;
-		goto fail;
-	}
 	/* The member's header: deflate, no name, no time, Unix. */
 	if (fd_write_all(g->fd, "\x1f\x8b\x08\0\0\0\0\0\0\x03", 10)) {
 		err = errno;
-		close(g->fd);
 		goto fail;
 	}
 	g->crc = crc32(0, NULL, 0);
@@ -220,13 +219,20 @@ struct gzpar *gzpar_open(const char *path, int level, int workers)
 	if (g->started)
 		return g;
 	err = EAGAIN;
-	close(g->fd);
-	unlink(path);
 fail:
+	close(g->fd);
 	units_free(g);
 	free(g);
 	errno = err;
 	return NULL;
+}
+
+struct gzpar *gzpar_open(const char *path, int level, int workers)
+{
+	char why[160];
+	int fd = outfile_open(path, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
+
+	return fd < 0 ? NULL : gzpar_fdopen(fd, level, workers);
 }
 
 /* Under the lock: the unit being filled to the workers; waits until the

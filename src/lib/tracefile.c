@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include "lib/gzpar.h"
+#include "lib/outfile.h"
 #include "lib/tracefile.h"
 
 #define MAGIC_LEN	8
@@ -207,6 +208,8 @@ static const char *gz_msg(gzFile f, int *errnum)
 
 struct trace_writer {
 	struct gzpar *f;
+	char *path;
+	struct stat st;		/* of the file made, to see it is still there */
 	__u64 requests;
 	size_t n;			/* bytes of records in blk */
 	unsigned char blk[BLOCK_MAX];
@@ -260,16 +263,25 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	struct trace_writer *w;
 	char cerr[160];
 
+	char why[200];
+	int fd;
+
 	w = calloc(1, sizeof(*w));
-	if (!w) {
-		set_err(err, errlen, "%s", strerror(errno));
+	if (!w || !(w->path = strdup(path))) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		free(w);
 		return NULL;
 	}
+	/* Written in place, not renamed at the end: what was recorded is in
+	 * the file at each sync, whatever ends record. */
+	fd = outfile_open(path, O_WRONLY, OUTFILE_TRUNC, &w->st, why, sizeof(why));
 	/* Level 1: recording must keep up with the ring buffer; the ratio
 	 * hardly improves at higher levels for these records anyway. */
-	w->f = gzpar_open(path, 1, workers);
+	w->f = fd < 0 ? NULL : gzpar_fdopen(fd, 1, workers);
 	if (!w->f) {
-		set_err(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		set_err(err, errlen, "cannot create %s: %s", path,
+			fd < 0 ? why : strerror(errno));
+		free(w->path);
 		free(w);
 		return NULL;
 	}
@@ -288,6 +300,7 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	    write_rec(w, TRACE_REC_HEADER, hp, sizeof(hp)) || flush_block(w)) {
 		set_err(err, errlen, "cannot write %s: %s", path, gzpar_error(w->f));
 		gzpar_close(w->f, cerr, sizeof(cerr));
+		free(w->path);
 		free(w);
 		return NULL;
 	}
@@ -339,6 +352,21 @@ int trace_write_lost(struct trace_writer *w, __u64 lost)
 	return write_rec(w, TRACE_REC_LOST, p, sizeof(p));
 }
 
+/* A file removed or replaced while written: all that was written to it
+ * is lost, which must not end as a success. */
+static int still_there(struct trace_writer *w)
+{
+	char why[sizeof(w->err)];
+
+	if (w->err[0])
+		return -1;
+	if (outfile_still_there(w->path, &w->st, why, sizeof(why))) {
+		set_err(w->err, sizeof(w->err), "%s", why);
+		return -1;
+	}
+	return 0;
+}
+
 int trace_sync(struct trace_writer *w)
 {
 	/* A sync flush of the unit being filled: a few bytes and a fresh
@@ -348,7 +376,7 @@ int trace_sync(struct trace_writer *w)
 		set_err(w->err, sizeof(w->err), "%s", gzpar_error(w->f));
 		return -1;
 	}
-	return 0;
+	return still_there(w);
 }
 
 int trace_finish(struct trace_writer *w, const struct trace_end *end,
@@ -366,6 +394,8 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 	put_u64(&b, end->lost);
 	put_u64(&b, end->untracked);
 	ret = write_rec(w, TRACE_REC_END, p, sizeof(p)) || flush_block(w) ? -1 : 0;
+	if (!ret)
+		ret = still_there(w);
 
 	/* The last pieces are written here: a full disk may only show now. */
 	if (gzpar_close(w->f, cerr, sizeof(cerr)) && !ret) {
@@ -374,6 +404,7 @@ int trace_finish(struct trace_writer *w, const struct trace_end *end,
 	}
 	if (ret)
 		set_err(err, errlen, "%s", w->err);
+	free(w->path);
 	free(w);
 	return ret ? -1 : 0;
 }

@@ -6,6 +6,7 @@
  * JSON read ours unchanged.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "lib/json.h"
 #include "load/load.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "load/report.h"
 
 /* fio's default percentile list. */
@@ -455,10 +457,19 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 
 int load_output_open(const struct load_job_opts *global, FILE **f)
 {
-	*f = global->output ? fopen(global->output, "we") : stdout;
+	char why[200];
+	int fd;
+
+	*f = stdout;
+	if (!global->output)
+		return 0;
+	fd = outfile_open(global->output, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
+	*f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (*f)
 		return 0;
-	pr_err("%s: %s", global->output, strerror(errno));
+	pr_err("%s: %s", global->output, fd < 0 ? why : strerror(errno));
+	if (fd >= 0)
+		close(fd);
 	*f = stdout;
 	return 1;
 }

@@ -22,6 +22,7 @@
 #include <sys/sysmacros.h>
 #include "load/load.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "load/opts.h"
 #include "load/target.h"
 
@@ -305,21 +306,91 @@ static void resolve_pct(struct load_job_opts *o, __u64 dev_size)
 		o->offset = (v + align - 1) / align * align;
 }
 
+/* A loop device `st` (a regular file) backs that is mounted or held:
+ * writing the file is writing under that filesystem's feet, as writing
+ * the device would be.  REFUSED with its line, or 0. */
+static int check_loop_backing(const struct load_job_opts *o, const struct stat *st)
+{
+	char p[PATH_MAX], back[PATH_MAX], dev[300], what[PATH_MAX], why[400];
+	unsigned int ma, mi;
+	struct dirent *d;
+	struct stat bs;
+	int rc = 0;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/block");
+	while (dir && !rc && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "loop", 4))
+			continue;
+		/* Read now from the open file, so a rename since the attach
+		 * is followed; a deleted backing file cannot be ours. */
+		snprintf(p, sizeof(p), "/sys/block/%s/loop/backing_file", d->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (!fgets(back, sizeof(back), f))
+			back[0] = '\0';
+		fclose(f);
+		back[strcspn(back, "\n")] = '\0';
+		if (stat(back, &bs) || bs.st_dev != st->st_dev || bs.st_ino != st->st_ino)
+			continue;
+		snprintf(p, sizeof(p), "/sys/block/%s/dev", d->d_name);
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u:%u", &ma, &mi) != 2)
+			ma = mi = 0;
+		fclose(f);
+		snprintf(dev, sizeof(dev), "/dev/%s", d->d_name);
+		if (mounted(dev, makedev(ma, mi), what, sizeof(what))) {
+			snprintf(why, sizeof(why), "it backs %s, mounted on", dev);
+			rc = refuse(o, why, what, "unmount it first; --allow-destroy overrides");
+		} else if (held(makedev(ma, mi), what, sizeof(what))) {
+			snprintf(why, sizeof(why), "it backs %s, in use by", dev);
+			rc = refuse(o, why, what, "stop using it first; --allow-destroy overrides");
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return rc;
+}
+
 static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
+	char why[200];
+	bool ro = false;
 	struct stat st;
 	__u64 want;
 	int fd;
 
-	/* Never O_TRUNC: the file may be someone's data. */
-	fd = open(o->filename, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 && !t->writes && errno == EACCES)
+	/* Never O_TRUNC: the file may be someone's data.  Extending it is a
+	 * write even for a read job: a link another user planted to a file
+	 * of root's is refused (lib/outfile.h). */
+	fd = outfile_open(o->filename, O_RDWR, 0, &st, why, sizeof(why));
+	if (fd < 0 && !t->writes && (errno == EACCES || errno == EPERM)) {
+		if (errno == EACCES)
+			snprintf(why, sizeof(why), "%s", strerror(errno));
 		fd = open(o->filename, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		pr_err("%s: %s", o->filename, strerror(errno));
-		if (fd >= 0)
+		ro = true;
+		if (fd >= 0 && fstat(fd, &st)) {
 			close(fd);
+			fd = -1;
+		}
+		if (fd < 0)
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+	}
+	if (fd < 0) {
+		if (errno == EPERM) {
+			fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
+			return REFUSED;
+		}
+		pr_err("%s: %s", o->filename, why);
 		return FAILED;
+	}
+	if (t->writes && !o->allow_destroy && check_loop_backing(o, &st)) {
+		close(fd);
+		return REFUSED;
 	}
 	resolve_pct(o, st.st_size);
 	want = o->offset + o->size;
@@ -330,6 +401,12 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 		return REFUSED;
 	}
 	/* Extend only: a longer file keeps its bytes past the range. */
+	if (o->size && (__u64)st.st_size < want && ro) {
+		close(fd);
+		fprintf(stderr, "iolens load: %s: the file is %lld bytes, short of --offset + --size, and not one iolens may extend (%s)\n",
+			o->filename, (long long)st.st_size, why);
+		return REFUSED;
+	}
 	if (o->size && (__u64)st.st_size < want && ftruncate(fd, want)) {
 		pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
 		       (unsigned long long)want, strerror(errno));
@@ -340,6 +417,25 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	t->lbs = file_lbs(st.st_dev, t->lbs_from, sizeof(t->lbs_from));
 	close(fd);
 	return 0;
+}
+
+/* A block device to write named through a symbolic link: the link must
+ * be the caller's (udev's /dev/disk/by-id are root's), as for files. */
+static int check_link(const struct load_job_opts *o)
+{
+	char why[200];
+	int fd = outfile_open(o->filename, O_RDONLY, OUTFILE_BLKDEV, NULL, why, sizeof(why));
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == EPERM) {
+		fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
+		return REFUSED;
+	}
+	pr_err("%s: %s", o->filename, why);
+	return FAILED;
 }
 
 int load_target_prepare(struct load_job_opts *o, struct load_target *t)
@@ -357,7 +453,9 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	}
 	if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
 		t->is_blkdev = true;
-		rc = check_blkdev(o, t, &st);
+		rc = t->writes ? check_link(o) : 0;
+		if (!rc)
+			rc = check_blkdev(o, t, &st);
 		if (!rc && load_dir_used(o, LOAD_TRIM))
 			rc = check_discard(o, &st);
 		if (!rc)
@@ -433,7 +531,12 @@ int load_target_open(const struct load_job_opts *o, const struct load_target *t)
 {
 	int flags = O_CLOEXEC | (t->writes ? O_RDWR : O_RDONLY);
 
+	char why[200];
+
 	if (o->direct)
 		flags |= O_DIRECT;
+	/* Checked again: the name may have been replaced since prepare. */
+	if (t->writes)
+		return outfile_open(o->filename, flags, OUTFILE_BLKDEV, NULL, why, sizeof(why));
 	return open(o->filename, flags);
 }

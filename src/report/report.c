@@ -2,15 +2,18 @@
 /* iolens report: reads a trace file of `iolens record` and hands the
  * requests the filters keep to the chosen format (formats.c). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "lib/cgroups.h"
 #include "lib/devices.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "lib/sanitize.h"
 #include "lib/tracefile.h"
 #include "lib/vec.h"
@@ -323,9 +326,14 @@ int report_run(const struct report_opts *o)
 	/* Opened only now, so a bad input leaves no empty output behind. */
 	r.out = stdout;
 	if (outpath && strcmp(outpath, "-")) {
-		r.out = fopen(outpath, "w");
+		char why[200];
+		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
+
+		r.out = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!r.out) {
-			pr_err("cannot create %s: %s", outpath, strerror(errno));
+			pr_err("cannot create %s: %s", outpath, fd < 0 ? why : strerror(errno));
+			if (fd >= 0)
+				close(fd);
 			trace_close(tr);
 			return 1;
 		}

@@ -159,7 +159,10 @@ static void key_columns(struct tui *t)
 		return;
 	t->v.skip = 0;
 	err = top_rc_save(t->o);
-	if (err)
+	if (err == -EPERM)
+		tui_message(&t->v, "columns not kept: %s is in another user's home (sudo -E?), not written as you",
+			    top_rc_path(path, sizeof(path)));
+	else if (err)
 		tui_message(&t->v, "columns not kept: %s: %s",
 			    top_rc_path(path, sizeof(path)) ?: "no HOME", strerror(-err));
 	else

@@ -5,26 +5,86 @@
  * alone (a newer iolens may have written them), as htop does.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "lib/outfile.h"
 #include "top/top.h"
 
 #define RC_MAX	4096	/* the file is a few lines: more is not ours */
 
-const char *top_rc_path(char *buf, size_t len)
+/* The folder the settings live under, the user's own: $XDG_CONFIG_HOME
+ * or $HOME, as top_rc_path() picks. */
+static const char *rc_home(void)
 {
 	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
 
 	if (x && *x == '/')
-		snprintf(buf, len, "%s/iolens/toprc", x);
-	else if (h && *h)
-		snprintf(buf, len, "%s/.config/iolens/toprc", h);
-	else
+		return x;
+	return h && *h ? h : NULL;
+}
+
+const char *top_rc_path(char *buf, size_t len)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *h = rc_home();
+
+	if (!h)
 		return NULL;
+	snprintf(buf, len, h == x ? "%s/iolens/toprc" : "%s/.config/iolens/toprc", h);
 	return buf;
+}
+
+/* The owner of the folder the settings live under: whose they are. */
+static int rc_owner(uid_t *uid)
+{
+	const char *h = rc_home();
+	struct stat st;
+
+	if (!h || stat(h, &st))
+		return -ENOENT;
+	*uid = st.st_uid;
+	return 0;
+}
+
+/* The file, if it is one the owner of the folder made: never a FIFO
+ * (open would wait for a writer) nor a file someone else put there.
+ * 0 with *f NULL if there is none to read, -1 after saying why not. */
+static int rc_open(const char *path, FILE **f)
+{
+	struct stat st;
+	uid_t owner;
+	int fd;
+
+	*f = NULL;
+	if (rc_owner(&owner))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		/* None, or a HOME that is not ours (sudo -u keeps root's). */
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
+			return 0;
+		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
+			path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "iolens top: %s is not a regular file; default columns\n", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != owner) {
+		fprintf(stderr, "iolens top: %s is owned by uid %u, not by the owner of %s; default columns\n",
+			path, (unsigned int)st.st_uid, rc_home());
+		close(fd);
+		return -1;
+	}
+	*f = fdopen(fd, "r");
+	if (!*f)
+		close(fd);
+	return 0;
 }
 
 int top_rc_load(struct top_opts *o)
@@ -36,15 +96,9 @@ int top_rc_load(struct top_opts *o)
 
 	if (!top_rc_path(path, sizeof(path)))
 		return 0;
-	f = fopen(path, "re");
-	if (!f) {
-		/* None, or a HOME that is not ours (sudo -u keeps root's). */
-		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
-			return 0;
-		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
-			path, strerror(errno));
-		return -1;
-	}
+	n = rc_open(path, &f);
+	if (n || !f)
+		return n;
 	len = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	if (len > RC_MAX) {
@@ -86,20 +140,31 @@ static int make_dirs(char *path)
 int top_rc_save(const struct top_opts *o)
 {
 	char path[4096], tmp[4200], list[1024];
-	int err;
+	uid_t owner;
+	int err, fd;
 	FILE *f;
 
-	if (!top_rc_path(path, sizeof(path)))
+	if (!top_rc_path(path, sizeof(path)) || rc_owner(&owner))
 		return -ENOENT;
+	/* Root with another user's HOME (sudo -E) would leave root's files
+	 * in that home, which its owner could not change: kept nowhere. */
+	if (owner != geteuid())
+		return -EPERM;
 	err = make_dirs(path);
 	if (err)
 		return err;
 	top_cols_format(list, sizeof(list), o->cols, o->ncols);
 	/* Whole or not at all: a new file renamed over the old one. */
-	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
+	fd = outfile_tmp(path, tmp, sizeof(tmp));
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return err;
+	}
 	fprintf(f, "# iolens top: written by its column chooser (key C)\ncolumns=%s\n", list);
 	if (fclose(f)) {
 		err = -errno;

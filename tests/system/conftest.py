@@ -12,15 +12,17 @@ devices, tracers and checks the fixtures are built on) is in helpers.py.
 """
 import glob
 import os
+import pwd
 import re
+import shutil
 import signal
 import subprocess
 import time
 
 import pytest
 
-from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, Serve, TraceInstance, Tracer, \
-    Zram, mounted_ext4, wait_idle
+from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, PlainUser, Serve, TraceInstance, \
+    Tracer, Zram, mounted_ext4, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -64,9 +66,15 @@ def pytest_sessionstart(session):
         return
     for dev, backing in _stale_loops():
         subprocess.run(["losetup", "-d", dev], check=False)
-    for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")):
+    for u in pwd.getpwall():
+        if u.pw_name.startswith(PREFIX) and _stale(u.pw_name):
+            subprocess.run(["userdel", u.pw_name], check=False)
+    for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")) + glob.glob("/etc/" + PREFIX + "*"):
         if _stale(f):
-            os.unlink(f)
+            if os.path.isdir(f) and not os.path.islink(f):
+                shutil.rmtree(f, ignore_errors=True)
+            else:
+                os.unlink(f)
 
 
 @pytest.fixture(autouse=True)
@@ -103,6 +111,17 @@ def pytest_configure(config):
 def root():
     if os.geteuid() != 0:
         pytest.skip("system tests need root (real BPF, loop devices)")
+
+
+@pytest.fixture
+def plain_user(root):
+    """A real unprivileged user with a home of its own (helpers.PlainUser),
+    removed after the test."""
+    u = PlainUser()
+    try:
+        yield u
+    finally:
+        u.close()
 
 
 @pytest.fixture

@@ -12,7 +12,9 @@ import json
 import math
 import mmap
 import os
+import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -129,6 +131,35 @@ def mounted_ext4(dev, where):
         yield mnt
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+class PlainUser:
+    """A real unprivileged user, OWN + "u", whose home is a folder of its
+    own on tmpfs (owned by it, not sticky: one another user can write to).
+    run() runs a command as it."""
+
+    def __init__(self):
+        self.name = OWN + "u"
+        self.home = os.path.join(TMPFS, OWN + "home")
+        subprocess.run(["useradd", "-M", "-N", "-d", self.home, "-s", "/bin/sh", self.name],
+                       check=True, capture_output=True)
+        try:
+            pw = pwd.getpwnam(self.name)
+            self.uid, self.gid = pw.pw_uid, pw.pw_gid
+            os.mkdir(self.home, 0o755)
+            os.chown(self.home, self.uid, self.gid)
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, *cmd):
+        return subprocess.run(["setpriv", "--reuid=%d" % self.uid, "--regid=%d" % self.gid,
+                               "--clear-groups", "--"] + list(cmd),
+                              check=True, capture_output=True)
+
+    def close(self):
+        subprocess.run(["userdel", self.name], capture_output=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 def diskstats(name):

@@ -283,6 +283,26 @@ def test_top_says_when_delay_accounting_is_off(iolens, delayacct, procs, screen)
     t.keys("q")
 
 
+def test_top_keeps_no_columns_in_another_users_home(iolens, procs, screen, plain_user):
+    """With HOME another user's (sudo -E), root made a root-owned
+    ~/.config/iolens/toprc there: now it keeps the columns nowhere and
+    says so."""
+    p = procs()
+    t = screen(160, 40, {"HOME": plain_user.home, "XDG_CONFIG_HOME": ""})
+    t.keys("%s top -d 0.5 -p %d" % (IOLENS, p.pid), "Enter")
+    t.wait_for(lambda s: row_of(s, p.pid) and "USER" in header(s))
+    t.keys("C")
+    t.wait_for(lambda s: "Columns:" in s and "[x] USER" in s)
+    t.keys("Down", "Space", "Enter")
+    s = t.wait_for(lambda s: row_of(s, p.pid) and "USER" not in header(s))
+    assert "columns not kept" in s and "another user's home" in s, s
+    t.keys("q")
+    t.wait_for(lambda s: s.rstrip().endswith("PROMPT$"))
+    made = [os.path.join(d, f) for d, dirs, files in os.walk(plain_user.home)
+            for f in dirs + files]
+    assert not made, made
+
+
 def test_top_column_chooser_and_toprc(iolens, procs, screen, tmp_path):
     """The chooser's choice is kept in $XDG_CONFIG_HOME/iolens/toprc and
     read at the next start; --columns overrides it; an unknown column is a

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Files root writes, opened as the careful root tools do (systemd opens
+ * with O_NOFOLLOW): a path in /tmp or in any directory another user can
+ * write may be a planted symbolic link or hard link to a file of root's.
+ * What is written to is a file the caller made, or one that already was
+ * the caller's: a regular file it owns with no other name, a character
+ * device (only root makes those), a FIFO or socket it owns.  A symbolic
+ * link is followed only when the caller owns it (/dev/disk/by-id/...).
+ */
+#ifndef IOLENS_OUTFILE_H
+#define IOLENS_OUTFILE_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+enum {
+	OUTFILE_TRUNC	= 1 << 0,	/* empty what was there (an output) */
+	OUTFILE_BLKDEV	= 1 << 1,	/* a block device will do (load) */
+};
+
+/* `path` opened with `flags` (O_WRONLY or O_RDWR, maybe O_DIRECT), created
+ * 0644 if absent.  Its fd, its stat in *st if st; or -1 with errno and,
+ * in why, the reason for one line ("refusing to write: ..."). */
+int outfile_open(const char *path, int flags, unsigned int how,
+		 struct stat *st, char *why, size_t len);
+
+/* Whether `path` still names the file *was describes (opened by
+ * outfile_open()): 0, or -1 with what happened to it in why ("it was
+ * removed ..."). */
+int outfile_still_there(const char *path, const struct stat *was,
+			char *why, size_t len);
+
+/* A new file next to `path` (PATH.PID.N, O_EXCL), to be renamed over it
+ * when whole: its fd and name in tmp, or -1 with errno. */
+int outfile_tmp(const char *path, char *tmp, size_t tmplen);
+
+#endif
