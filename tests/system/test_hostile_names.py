@@ -109,16 +109,16 @@ def hostile(loop):
     made, tmp, cg = [], tempfile.mkdtemp(prefix=OWN, dir=TMPFS), None
     try:
         for n in COMMS:
-            made.append(Worker(loop.path, n))
+            made.append(Worker(loop.dev, n))
         exe = os.path.join(tmp.encode(), EXEC_NAME)
         with open(exe, "w") as f:
             f.write("#!%s\n%s" % (sys.executable, WORKER))
         os.chmod(exe, 0o755)
-        made.append(Worker(loop.path, argv0=exe))
+        made.append(Worker(loop.dev, argv0=exe))
         made[-1].name = EXEC_NAME
         cg = os.path.join(b"/sys/fs/cgroup", CGROUP)
         os.mkdir(cg)
-        made.append(Worker(loop.path, CG_COMM, cgroup=cg))
+        made.append(Worker(loop.dev, CG_COMM, cgroup=cg))
         time.sleep(0.3)
         yield made
     finally:
