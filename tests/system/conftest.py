@@ -12,6 +12,7 @@ devices, tracers and checks the fixtures are built on) is in helpers.py.
 """
 import glob
 import os
+import pwd
 import re
 import signal
 import subprocess
@@ -19,7 +20,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, Serve, TraceInstance, Tracer, \
+from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Loop, Serve, TraceInstance, Tracer, \
     Zram, mounted_ext4, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -67,6 +68,9 @@ def pytest_sessionstart(session):
     for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")):
         if _stale(f):
             os.unlink(f)
+    for u in pwd.getpwall():
+        if u.pw_name.startswith(PREFIX) and _stale(u.pw_name):
+            subprocess.run(["userdel", "-r", u.pw_name], check=False, capture_output=True)
 
 
 @pytest.fixture(autouse=True)
@@ -103,6 +107,19 @@ def pytest_configure(config):
 def root():
     if os.geteuid() != 0:
         pytest.skip("system tests need root (real BPF, loop devices)")
+
+
+@pytest.fixture
+def unprivileged_user(root):
+    """A real user of its own (named OWN...: a killed run's is removed at
+    the next start), with its home, removed after the test: its pwd entry."""
+    name = OWN + "user"
+    subprocess.run(["useradd", "--create-home", "--user-group", "--shell", "/usr/sbin/nologin",
+                    name], check=True, capture_output=True)
+    try:
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", "-r", name], check=False, capture_output=True)
 
 
 @pytest.fixture
