@@ -84,7 +84,7 @@ static void one_hook(const char *kind, const char *point,
 		}
 		doctor_row(d, check, st,
 			   "cannot attach as this user: run as root, or let it read " TRACEFS_DIR,
-			   "%s not known: tracefs %s", kind, d->tracefs_why);
+			   "%s unknown: tracefs %s", kind, d->tracefs_why);
 		return;
 	}
 	if (!here && required) {

@@ -106,7 +106,7 @@ static void check_tracefs(struct doctor *d)
 	if (err) {
 		if (err != -ENODEV)
 			snprintf(d->tracefs_why, sizeof(d->tracefs_why),
-				 "is not mounted and could not be mounted (%s)", strerror(-err));
+				 "could not be mounted (%s)", strerror(-err));
 		doctor_row(d, "tracefs", err == -ENODEV ? ST_MISSING : ST_NOPRIV,
 			"syscall tracepoints cannot attach: no syscall level in top, no check or bench",
 			"not mounted, cannot mount: %s", doctor_errno(-err));

@@ -94,12 +94,12 @@ def test_doctor_tracefs_unreadable_least_privileges(iolens, root, unprivileged_u
     doc = json.loads(p.stdout)
     checks = {c["check"]: c for c in doc["checks"]}
     why = "could not be read (Permission denied)" if mounted else \
-        "is not mounted and could not be mounted (Operation not permitted)"
+        "could not be mounted (Operation not permitted)"
     for name in ("check:syscalls", "tasks:syscalls"):
         c = checks[name]
         assert c["status"] == "no-privilege", c
         assert "absent" not in c["detail"], c
-        assert c["detail"].endswith(" not known: tracefs " + why), c
+        assert c["detail"].endswith(" unknown: tracefs " + why), c
         assert "run as root, or let it read " + TRACEFS in c["consequence"], c
     assert checks["tracefs"]["status"] == "no-privilege"
     assert "absent" not in doc["commands"]["check"]["lost"]
