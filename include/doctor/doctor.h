@@ -61,6 +61,9 @@ struct command_verdict {
 struct doctor {
 	struct btf *btf;		/* vmlinux BTF, NULL if unreadable */
 	bool tracefs;			/* mounted and readable by us */
+	/* Otherwise why not, said after "tracefs": "could not be read
+	 * (Permission denied)"; empty if the kernel has none. */
+	char tracefs_why[96];
 	bool may_load;			/* privileges to load tracing programs */
 	struct row rows[MAX_ROWS];
 	int nrows;

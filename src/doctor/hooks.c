@@ -14,8 +14,14 @@ struct object_state {
 	struct doctor *d;
 	const struct trace_object *o;
 	bool loads;		/* every required hook is there */
+	bool unreadable;	/* a required hook unknown: tracefs unreadable */
 	char lost[192];		/* optional hooks missing */
 };
+
+/* A hook here, not here, or not known: the syscall events when tracefs
+ * cannot be read (not mounted and not mountable, or mode 0700 to a user
+ * with only CAP_BPF and CAP_PERFMON) are neither. */
+enum presence { ABSENT, HERE, UNKNOWN };
 
 static bool btf_has(const struct btf *btf, const char *name, __u32 kind)
 {
@@ -25,8 +31,8 @@ static bool btf_has(const struct btf *btf, const char *name, __u32 kind)
 /* Whether the kernel has the point: a tracepoint by its BTF typedef (what
  * tp_btf attaches to; raw_tp needs the same tracepoint), the syscall
  * events by tracefs, the task iterator by its BTF function. */
-static bool present(const struct doctor *d, const char *kind, const char *point,
-		    const char **how)
+static enum presence present(const struct doctor *d, const char *kind,
+			     const char *point, const char **how)
 {
 	char name[80];
 
@@ -37,8 +43,9 @@ static bool present(const struct doctor *d, const char *kind, const char *point,
 	}
 	if (!strcmp(point, "syscalls")) {
 		*how = "tracefs";
-		return d->tracefs &&
-		       doctor_path_exists(TRACEFS_DIR "/events/syscalls/sys_enter_write");
+		if (!d->tracefs)
+			return d->tracefs_why[0] ? UNKNOWN : ABSENT;
+		return doctor_path_exists(TRACEFS_DIR "/events/syscalls/sys_enter_write");
 	}
 	snprintf(name, sizeof(name), "btf_trace_%s", point);
 	*how = "BTF";
@@ -59,11 +66,27 @@ static void one_hook(const char *kind, const char *point,
 	struct doctor *d = os->d;
 	char check[32];
 	const char *how;
-	bool here = present(d, kind, point, &how);
+	enum presence pr = present(d, kind, point, &how);
+	bool here = pr == HERE;
 	bool required = !note || note->required;
-	enum status st = here ? ST_OK : required ? ST_MISSING : ST_FALLBACK;
+	enum status st = here ? ST_OK : pr == UNKNOWN ? ST_NOPRIV :
+			 required ? ST_MISSING : ST_FALLBACK;
 
 	snprintf(check, sizeof(check), "%s:%s", os->o->name, point);
+	if (pr == UNKNOWN) {
+		/* Not absent: it cannot attach as this user, and the user
+		 * may change that. */
+		if (required) {
+			os->loads = false;
+			os->unreadable = true;
+		} else if (note) {
+			append(os->lost, sizeof(os->lost), note->without);
+		}
+		doctor_row(d, check, st,
+			   "cannot attach as this user: run as root, or let it read " TRACEFS_DIR,
+			   "%s unknown: tracefs %s", kind, d->tracefs_why);
+		return;
+	}
 	if (!here && required) {
 		os->loads = false;
 		if (!strcmp(os->o->name, "block"))
@@ -98,7 +121,9 @@ static void judge(struct doctor *d, const char *cmd, const struct object_state *
 	}
 	if (!os->loads && !os->o->fallback) {
 		now = V_CANNOT;
-		append(v->why, sizeof(v->why), "a hook it needs is absent");
+		append(v->why, sizeof(v->why), os->unreadable ?
+		       "a hook it needs is not known: tracefs could not be read" :
+		       "a hook it needs is absent");
 	} else if (!os->loads) {
 		now = V_DEGRADED;
 		append(v->why, sizeof(v->why), os->o->fallback);

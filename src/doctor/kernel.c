@@ -104,6 +104,9 @@ static void check_tracefs(struct doctor *d)
 	int err = tracefs_ensure(&mounted_now);
 
 	if (err) {
+		if (err != -ENODEV)
+			snprintf(d->tracefs_why, sizeof(d->tracefs_why),
+				 "could not be mounted (%s)", strerror(-err));
 		doctor_row(d, "tracefs", err == -ENODEV ? ST_MISSING : ST_NOPRIV,
 			"syscall tracepoints cannot attach: no syscall level in top, no check or bench",
 			"not mounted, cannot mount: %s", doctor_errno(-err));
@@ -111,8 +114,10 @@ static void check_tracefs(struct doctor *d)
 	}
 	/* Mode 0700 by default: mounted is not the same as usable. */
 	if (access(TRACEFS_DIR "/events", R_OK | X_OK)) {
+		snprintf(d->tracefs_why, sizeof(d->tracefs_why), "could not be read (%s)",
+			 strerror(errno));
 		doctor_row(d, "tracefs", ST_NOPRIV,
-			"tracepoints checked in BTF only",
+			"syscall tracepoints cannot attach as this user: run as root, or let it read " TRACEFS_DIR,
 			"%s mounted, %s", TRACEFS_DIR, doctor_errno(errno));
 		return;
 	}

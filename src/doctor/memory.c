@@ -10,6 +10,7 @@
 #include "doctor/doctor.h"
 #include "trace/block_trace.h"
 #include "trace/check_trace.h"
+#include "trace/fdlimit.h"
 #include "trace/hooks.h"
 #include "trace/agg_trace.h"
 #include "trace/task_trace.h"
@@ -22,6 +23,7 @@ static void use_row(struct doctor *d, const char *cmd, const struct trace_use *u
 	char check[32], who[64];
 	__u64 bytes = 0;
 	bool failed = false;
+	long need, limit;
 
 	/* "memory serve labels" for serve's use with --labels comm,cgroup */
 	if (u->options) {
@@ -58,7 +60,11 @@ static void use_row(struct doctor *d, const char *cmd, const struct trace_use *u
 		bytes += n;
 		failed |= !n;
 	}
-	if (failed)
+	if (failed && fdlimit_refused(&need, &limit))
+		doctor_row(d, check, ST_MISSING, "too few open files allowed (ulimit -n): raise the limit",
+			   "%s: its maps need %ld open files, the limit is %ld",
+			   who, need, limit);
+	else if (failed)
 		doctor_row(d, check, ST_MISSING, "its maps cannot be made here", "%s", who);
 	else
 		doctor_row(d, check, ST_OK, who, "%.1f MiB of kernel memory (%d CPUs)",

@@ -170,8 +170,6 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 	key = trim(key);
 	char k[LOG_EXCERPT_LEN], v[LOG_EXCERPT_LEN];
 
-	if (!strcmp(key, "include") || !strncmp(key, "include ", 8))
-		return usage_err(CMD, "%s: include is not supported: put the options in this file", where);
 	if (strchr(key, '$') || (val && strchr(val, '$')))
 		return usage_err(CMD, "%s: %s: $-variables are not supported: write the value out",
 				 where, log_excerpt(key, k, sizeof(k)));
@@ -262,6 +260,18 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 				cur->stonewall = true;
 			first_job = false;
 			continue;
+		}
+		/* fio reads "include FILE" anywhere, also before any
+		 * section: refused by name, not as an option. */
+		if (!strncmp(line, "include", 7) &&
+		    (!line[7] || isspace((unsigned char)line[7]) || line[7] == '=')) {
+			char *file = trim(line + 7 + (line[7] == '='));
+
+			if (!*file)
+				return usage_err(CMD, "%s: include is not supported: copy what it names into this file",
+						 where);
+			return usage_err(CMD, "%s: include is not supported: copy what '%s' holds into this file",
+					 where, log_excerpt(file, shown, sizeof(shown)));
 		}
 		if (!cur)
 			return usage_err(CMD, "%s: '%s' is outside of any [section]",

@@ -121,22 +121,54 @@ static enum MHD_Result metrics_page(struct httpd *h, struct MHD_Connection *c)
 		      body, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/*
+ * The routes are compared as C strings, so a NUL in the path would cut it
+ * and /metrics%00junk or "/healthz<NUL>.html" would be /metrics and
+ * /healthz.  A NUL comes in two ways, and neither reaches a route:
+ *
+ * - encoded, "%00": MHD's decoding (this callback, for the path and the
+ *   query's names and values) leaves a string that would decode to a NUL
+ *   as it was sent, which names no route;
+ * - raw in the request line: MHD 0.9.75 cuts the line in place, a NUL
+ *   where the space before the HTTP version was, and gives that version
+ *   to on_request().  raw_target_end() is called before the path is
+ *   decoded or the query cut off, and its answer comes to on_request()
+ *   as *req: where the target's C string ends.  Unless that end is the
+ *   version's separator, the target held a NUL of its own.
+ */
+static size_t unescape_but_nul(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	if (strstr(s, "%00"))
+		return strlen(s);
+	return MHD_http_unescape(s);
+}
+
+static void *raw_target_end(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	(void)cls;
+	(void)c;
+	return (void *)(uri + strlen(uri));
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload,
 				  size_t *upload_size, void **req)
 {
 	struct httpd *h = cls;
+	const char *end = *req;
 	__u64 at;
 
-	(void)version;
 	(void)upload;
-	(void)req;
 	/* No request here has a body: the answer goes out before one is
 	 * read, and MHD then closes the connection. */
 	(void)upload_size;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	if (!end || end + 1 != version)
+		return text(c, MHD_HTTP_NOT_FOUND, "not found: see /\n");
 	if (!strcmp(url, "/metrics"))
 		return metrics_page(h, c);
 	if (!strcmp(url, "/"))
@@ -245,6 +277,8 @@ struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_URI_LOG_CALLBACK, raw_target_end, NULL,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape_but_nul, NULL,
 				MHD_OPTION_END);
 	if (!h->d) {
 		fprintf(stderr, "iolens %s: cannot start the HTTP server\n", cmd);

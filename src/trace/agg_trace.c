@@ -14,6 +14,7 @@
 #include "agg.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/kfacts.h"
 #include "trace/agg_trace.h"
+#include "trace/fdlimit.h"
 #include "lib/hist.h"
 #include "trace/block_trace.h"
 #include "lib/devices.h"
@@ -272,6 +273,10 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	st->ncpu = libbpf_num_possible_cpus();
 	st->skel = agg__open();
 	err = st->skel ? configure(st, o) : -errno;
+	if (!err && fdlimit_ensure(cmd, st->skel->obj, 0)) {
+		agg_trace_stop(st);
+		return NULL;
+	}
 	err = err ?: agg__load(st->skel);
 	if (err) {
 		fprintf(stderr, "iolens %s: cannot load the aggregation programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",

@@ -14,6 +14,7 @@
 #include "bpf/block.h"
 #include "block.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/block_trace.h"
+#include "trace/fdlimit.h"
 #include "trace/kfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
@@ -162,8 +163,8 @@ static __u64 rings_memory(const struct block_trace *bt)
 	return sum;
 }
 
-static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
-			const __u32 *devs, int ndev)
+static int load_flavour(const char *cmd, struct block_trace *bt, bool btf,
+			bool io_start, const __u32 *devs, int ndev)
 {
 	/* In the order of a request's life. */
 	struct bpf_program *tp_btf[NPROGS] = {
@@ -189,7 +190,9 @@ static int load_flavour(struct block_trace *bt, bool btf, bool io_start,
 	bt->skel->rodata->cfg.ndev = ndev;
 	for (int i = 0; i < ndev; i++)
 		bt->skel->rodata->cfg.dev[i] = devs[i];
-	err = rings_make(bt);
+	/* Each ring is a map made here, and its consumer an epoll fd. */
+	err = fdlimit_ensure(cmd, bt->skel->obj, 2 * bt->nrings);
+	err = err ?: rings_make(bt);
 	if (err)
 		return err;
 	err = block__load(bt->skel);
@@ -323,7 +326,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 			err = -errno;
 			break;
 		}
-		err = load_flavour(bt, btf, io_start, devs, ndev);
+		err = load_flavour(cmd, bt, btf, io_start, devs, ndev);
 		if (!err)
 			break;
 		detach(bt);
@@ -331,10 +334,17 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 		bt->nprogs = 0;
 		block__destroy(bt->skel);
 		bt->skel = NULL;
+		/* The other flavour needs as many files. */
+		if (err == -EMFILE)
+			break;
 	}
 	if (!bt->skel) {
-		fprintf(stderr, "iolens %s: cannot load the block tracer: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
-			cmd, strerror(-err));
+		long need, limit;
+
+		/* Unless fdlimit_ensure() said so already. */
+		if (err != -EMFILE || !fdlimit_refused(&need, &limit))
+			fprintf(stderr, "iolens %s: cannot load the block tracer: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
+				cmd, strerror(-err));
 		block_trace_stop(bt);
 		return NULL;
 	}

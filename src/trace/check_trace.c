@@ -10,6 +10,7 @@
 #include "bpf/check.h"
 #include "check.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/check_trace.h"
+#include "trace/fdlimit.h"
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "trace/block_trace.h"
@@ -74,6 +75,11 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	if (err) {
 		fprintf(stderr, "iolens %s: the write syscalls' events need tracefs, which is not mounted and could not be mounted at %s: %s\n",
 			cmd, TRACEFS_DIR, strerror(-err));
+		check_trace_stop(ct);
+		return NULL;
+	}
+	/* With its ring buffer's epoll fd. */
+	if (fdlimit_ensure(cmd, ct->skel->obj, 1)) {
 		check_trace_stop(ct);
 		return NULL;
 	}

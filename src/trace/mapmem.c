@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
+#include "trace/fdlimit.h"
 #include "trace/mapmem.h"
 
 /* "memlock:\tN" of a map's fd: what the kernel charges for it (since Linux
@@ -53,7 +54,10 @@ __u64 mapmem_of_maps(struct bpf_object *obj)
 
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(p, false);
-	err = bpf_object__load(obj);
+	/* Past the limit the load fails with EINVAL: fdlimit_refused()
+	 * tells the caller why. */
+	err = fdlimit_ensure(NULL, obj, 0);
+	err = err ?: bpf_object__load(obj);
 	if (err) {
 		errno = -err;
 		return 0;

@@ -21,6 +21,7 @@
 #include "bpf/tasks.h"
 #include "tasks.skel.h"
 #include "trace/task_trace.h"
+#include "trace/fdlimit.h"
 #include "lib/procstat.h"
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
@@ -85,8 +86,9 @@ static int grow(struct task_trace *tt, size_t need)
 /* ---- the iterator ---- */
 
 /* Loads the iterator, and with `sys` the syscall programs; attaches the
- * iterator.  0 or -errno, and tt->skel is NULL on failure. */
-static int bpf_load(struct task_trace *tt, bool sys)
+ * iterator.  0 or -errno, and tt->skel is NULL on failure; -EMFILE when
+ * the open-file limit is too low, said for `cmd` (NULL: not said). */
+static int bpf_load(const char *cmd, struct task_trace *tt, bool sys)
 {
 	const struct kfacts *kf = kfacts_get();
 	struct bpf_program *p;
@@ -108,6 +110,8 @@ static int bpf_load(struct task_trace *tt, bool sys)
 	/* Without syscall counting the histograms stay empty: one entry
 	 * instead of IOLENS_SC_NR per CPU (9 KiB each). */
 	err = sys ? 0 : bpf_map__set_max_entries(tt->skel->maps.sys_hists, 1);
+	/* With the iterator's file of each scan. */
+	err = err ?: fdlimit_ensure(cmd, tt->skel->obj, 1);
 	err = err ?: tasks__load(tt->skel);
 	if (!err) {
 		tt->iter = bpf_program__attach_iter(tt->skel->progs.task_rec, NULL);
@@ -183,7 +187,10 @@ static int bpf_start(struct task_trace *tt, const char *cmd, bool sys)
 			fprintf(stderr, "iolens %s: tracefs is not mounted and could not be mounted at %s: %s\n",
 				cmd, TRACEFS_DIR, strerror(-err));
 		else
-			err = bpf_load(tt, true);
+			err = bpf_load(cmd, tt, true);
+		/* Said, and without the syscalls it needs little less. */
+		if (err == -EMFILE)
+			return err;
 		if (!err)
 			err = sys_attach(tt);
 		if (err)
@@ -192,7 +199,7 @@ static int bpf_start(struct task_trace *tt, const char *cmd, bool sys)
 		if (!err || tt->skel)
 			return 0;
 	}
-	return bpf_load(tt, false);
+	return bpf_load(cmd, tt, false);
 }
 
 static int cmp_age(const void *a, const void *b)
@@ -498,6 +505,16 @@ struct task_trace *task_trace_start(const char *cmd,
 		err = bpf_start(tt, cmd, o && o->syscalls);
 	if (!err && tt->skel)
 		mapmem_say(cmd, "the task scan", tt->skel->obj, NULL, 0);
+	/* The limit is the user's to raise, not a reason to read /proc. */
+	if (err == -EMFILE) {
+		long need, limit;
+
+		if (!fdlimit_refused(&need, &limit))
+			fprintf(stderr, "iolens %s: cannot load the task iterator: %s\n",
+				cmd, strerror(-err));
+		task_trace_stop(tt);
+		return NULL;
+	}
 	if (force && !strcmp(force, "iter") && err) {
 		fprintf(stderr, "iolens %s: cannot load the task iterator: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
 			cmd, strerror(-err));
@@ -585,7 +602,7 @@ int task_trace_probe(void)
 	int err, fd;
 	ssize_t n;
 
-	err = bpf_load(&tt, false);
+	err = bpf_load(NULL, &tt, false);
 	if (err)
 		return err;
 	fd = bpf_iter_create(bpf_link__fd(tt.iter));

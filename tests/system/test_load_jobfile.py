@@ -214,6 +214,19 @@ def test_option_outside_a_section(iolens, jobfile):
     assert "%s:2: 'size=1m' is outside of any [section]" % path in p.stderr
 
 
+def test_include_before_any_section(iolens, jobfile):
+    """fio's "include FILE" is read anywhere, before any section too: it is
+    refused by name, with the file it names, not as an option outside of
+    any section."""
+    path = jobfile("; shared options\ninclude common.fio\n[a]\nsize=1m\n")
+    p = run(["load", path])
+    assert p.returncode == 2
+    assert p.stdout == ""
+    assert p.stderr.count("\n") == 1, p.stderr
+    assert "%s:2: include is not supported: copy what 'common.fio' holds into this file" \
+        % path in p.stderr, p.stderr
+
+
 def test_missing_file_and_no_jobs(iolens, jobfile):
     p = run(["load", "/nonexistent/job.fio"])
     assert p.returncode == 2 and "/nonexistent/job.fio" in p.stderr

@@ -320,6 +320,36 @@ def test_serve_bad_and_many_clients(iolens, serve):
     assert s.stop() == 0
 
 
+@pytest.mark.fast
+def test_serve_paths_exact(iolens, serve):
+    """A route is its path exactly: a NUL in the path, encoded or raw, or
+    any byte after the route is 404 (a NUL once cut the path to the route:
+    /metrics%00junk was /metrics).  A query string is not the path: a
+    scraper may send one (params: in Prometheus, node_exporter's
+    collect[]), and it is still /metrics."""
+    s = serve()
+
+    def status(target, method=b"GET", version=b"HTTP/1.1"):
+        got = raw(s.port, method + b" " + target + b" " + version + b"\r\nHost: x\r\n\r\n")
+        m = re.match(rb"HTTP/1\.[01] (\d\d\d) ", got)
+        assert m, (target, got[:200])
+        return int(m.group(1))
+    for target in (b"/metrics%00junk", b"/healthz%00.html", b"/metrics%00", b"/%00",
+                   b"/metrics\x00junk", b"/healthz\x00.html", b"/\x00x", b"/metrics\x00",
+                   b"/metrics/", b"/metrics%2F", b"/metrics%2f", b"/metrics%", b"/metricsx",
+                   b"/healthz/", b"//metrics", b"/metrics%3Fx", b"/metrics#x"):
+        assert status(target) == 404, target
+        assert status(target, method=b"HEAD") == 404, target
+    for target in (b"/metrics", b"/healthz", b"/", b"/metrics?x", b"/metrics?",
+                   b"/metrics?collect[]=diskstats&collect[]=x%00y", b"/healthz?x=1",
+                   b"/%6detrics"):
+        assert status(target) == 200, target
+        assert status(target, method=b"HEAD") == 200, target
+        assert status(target, version=b"HTTP/1.0") == 200, target
+    assert s.get()[0] == 200 and s.get("/healthz")[0] == 200
+    assert s.stop() == 0
+
+
 def trickler(port, source, stop):
     """A slowloris client: a request line, then a header line every half
     second, never the end of its headers."""

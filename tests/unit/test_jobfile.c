@@ -351,6 +351,56 @@ static void test_malformed_lines(void **state)
 }
 
 
+/* read_fresh() of `text` with what it says on stderr in `out`. */
+static int read_fresh_said(struct ctx *c, const char *text, char *out, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved = dup(2), rc;
+	size_t n;
+
+	assert_non_null(f);
+	assert_true(saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fileno(f), 2), 2);
+	rc = read_fresh(c, text);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	return rc;
+}
+
+/* fio's "include FILE", before any section or in one, is refused by name
+ * with its line and the file it names (once "outside of any [section]"). */
+static void test_include_named(void **state)
+{
+	static const struct {
+		const char *text, *said;
+	} cases[] = {
+		{ "include other.fio\n[a]\n", ":1: include is not supported: copy what 'other.fio' holds into this file (" },
+		{ "; fio's own\n\tinclude  glob.fio  \n", ":2: include is not supported: copy what 'glob.fio' holds into this file (" },
+		{ "[global]\nbs=4k\n[a]\ninclude x\n", ":4: include is not supported: copy what 'x' holds into this file (" },
+		{ "include\n", ":1: include is not supported: copy what it names into this file (" },
+	};
+	struct ctx *c = *state;
+	char said[512], want[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(read_fresh_said(c, cases[i].text, said, sizeof(said)), 2);
+		snprintf(want, sizeof(want), "iolens load: %s%s", c->path[0], cases[i].said);
+		/* usage_err() adds where to read more after it. */
+		assert_true(strlen(said) > strlen(want));
+		said[strlen(want)] = '\0';
+		assert_string_equal(said, want);
+	}
+	/* An option whose name starts so is no include. */
+	assert_int_equal(read_fresh_said(c, "[a]\nincludes=1\n", said, sizeof(said)), 2);
+	assert_non_null(strstr(said, "unknown option 'includes'"));
+}
+
 /* The error stops the reading: jobs before the bad line are kept, none
  * after it is added. */
 static void test_error_stops_reading(void **state)
@@ -589,6 +639,7 @@ int main(void)
 		T(test_stonewall_from_global),
 		T(test_unknown_options_refused),
 		T(test_malformed_lines),
+		T(test_include_named),
 		T(test_error_stops_reading),
 		T(test_empty_file),
 		T(test_missing_file),
