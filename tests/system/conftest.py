@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, PREFIX, TMPFS, TRACEFS, Loop, PlainUser, Serve, TraceInstance, \
+from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Loop, PlainUser, Serve, TraceInstance, \
     Tracer, Zram, mounted_ext4, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -219,3 +219,43 @@ def serve(root):
     finally:
         for s in started:
             s.kill()
+
+
+@pytest.fixture
+def blkio_cgroups():
+    """Makes cgroups of the hierarchy that holds the io (blkio) controller,
+    removed again at the end: (its label prefix, the path) per name."""
+    made = []
+    with open("/proc/self/mountinfo") as f:
+        mounts = [(l.split()[4], l.split(" - ")[1].split()) for l in f]
+    base = prefix = None
+    for mnt, (fstype, _, opts) in mounts:
+        if fstype == "cgroup" and "blkio" in opts.split(","):
+            base, prefix = mnt, "blkio:"
+        elif fstype == "cgroup2" and base is None:
+            try:
+                with open(os.path.join(mnt, "cgroup.controllers")) as c:
+                    if "io" in c.read().split():
+                        base, prefix = mnt, ""
+            except OSError:
+                pass
+    assert base, "no cgroup hierarchy with the io controller"
+
+    def make(name):
+        path = os.path.join(base, OWN + name)
+        os.mkdir(path)
+        made.append(path)
+        return prefix + "/" + OWN + name, path
+    try:
+        yield make
+    finally:
+        for path in made:
+            end = time.time() + 10
+            while True:
+                try:
+                    os.rmdir(path)
+                    break
+                except OSError:
+                    if time.time() > end:
+                        raise
+                    time.sleep(0.1)

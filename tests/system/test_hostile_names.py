@@ -27,8 +27,10 @@ COMMS = [b"\x1b[2J\x1b[31mX", b"\x1b]0;pw\x07", b'a\nb,c"d\\e', b'q"}{\r',
          b"\xff\xfe\xc3(", b"=1+1", b"=cmd|'/C calc'", b"@SUM(1+1)"]
 # An executable file's name becomes its comm at exec.
 EXEC_NAME = b"\x1b[41mNAME"
-# A cgroup directory made by the test (its worker's comm is plain).
-CGROUP = (OWN + "\x1b[2Kx\rhide").encode()
+# A cgroup of the blkio (io) hierarchy made by the test, with ESC and CR
+# in its name (its worker's comm is plain).
+CG_NAME = "\x1b[2Kx\rhide"
+CGROUP = (OWN + CG_NAME).encode()
 CG_COMM = b"cgworker"
 
 def need(binary):
@@ -87,7 +89,8 @@ class Worker:
         argv = [argv0 or sys.executable, "-c", WORKER, dev, name.hex()]
         if argv0:
             argv = [argv0, dev, name.hex()]
-        self.name = name or os.path.basename(argv0 or sys.executable).encode()[:15]
+        # The kernel names an exec'd script after its file (15 bytes).
+        self.name = name or os.path.basename(argv0)[:15]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         if cgroup:
             with open(os.path.join(cgroup, b"cgroup.procs"), "w") as f:
@@ -104,9 +107,9 @@ class Worker:
 
 
 @pytest.fixture
-def hostile(loop):
+def hostile(loop, blkio_cgroups):
     """Workers of every hostile name on `loop`: (comm bytes, pid, cgroup)."""
-    made, tmp, cg = [], tempfile.mkdtemp(prefix=OWN, dir=TMPFS), None
+    made, tmp = [], tempfile.mkdtemp(prefix=OWN, dir=TMPFS)
     try:
         for n in COMMS:
             made.append(Worker(loop.dev, n))
@@ -116,16 +119,13 @@ def hostile(loop):
         os.chmod(exe, 0o755)
         made.append(Worker(loop.dev, argv0=exe))
         made[-1].name = EXEC_NAME
-        cg = os.path.join(b"/sys/fs/cgroup", CGROUP)
-        os.mkdir(cg)
-        made.append(Worker(loop.dev, CG_COMM, cgroup=cg))
+        _, cg = blkio_cgroups(CG_NAME)
+        made.append(Worker(loop.dev, CG_COMM, cgroup=cg.encode()))
         time.sleep(0.3)
         yield made
     finally:
         for w in made:
             w.close()
-        if cg and os.path.isdir(cg):
-            os.rmdir(cg)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -166,18 +166,18 @@ def done(args, timeout=60):
 def test_snoop_text_json_csv(iolens, loop, hostile):
     text = clean_bytes(traced(["snoop", "-d", loop.name]))
     for w in hostile:
-        assert re.search(r"^\S+ %s +%d " % (re.escape(san_text(w.name)), w.pid),
+        assert re.search(r"^\S+ +%s +%d " % (re.escape(san_text(w.name)), w.pid),
                          text, re.M), (w.name, text[:2000])
-    # The cgroup's worker is charged to the cgroup, escaped too.
-    assert san_text(CGROUP) in text
 
     recs = [json.loads(x) for x in clean_bytes(traced(["snoop", "-j", "-d", loop.name]))
             .splitlines()]
     for w in hostile:
         assert any(r.get("pid") == w.pid and r.get("comm") == san_json(w.name)
                    for r in recs), w.name
-    assert any(r.get("cgroup", "") and r["cgroup"].endswith(CGROUP.decode())
-               for r in recs if "cgroup" in r)
+    # The I/O is charged to the cgroup: its name, escaped and read back.
+    assert any((r.get("io_cgroup") or "").endswith(CGROUP.decode()) for r in recs), \
+        [{k: v for k, v in r.items() if "cgroup" in k} for r in recs
+         if r.get("comm") == "cgworker"][:1]
 
     rows = list(csv.DictReader(io.StringIO(
         clean_bytes(traced(["snoop", "--csv", "-d", loop.name]), b"\n\r"), newline="")))
@@ -214,7 +214,7 @@ def test_report_of_record(iolens, loop, hostile, tmp_path):
     done(["record", "-o", path, "-D", "1.5", "-d", loop.name])
     text = clean_bytes(done(["report", "-f", "text", path]))
     for w in hostile:
-        assert re.search(r"^\S+ %s +%d " % (re.escape(san_text(w.name)), w.pid),
+        assert re.search(r"^\S+ +%s +%d " % (re.escape(san_text(w.name)), w.pid),
                          text, re.M), w.name
     recs = [json.loads(x) for x in clean_bytes(done(["report", "-f", "json", path]))
             .splitlines()]
