@@ -47,7 +47,7 @@ struct row {
 /* Disks whose issue-stamp path is shown, at most. */
 #define MAX_DISK_ROWS	8
 #define MAX_BLOCKERS	8
-#define MAX_COMMANDS	12
+#define MAX_COMMANDS	32	/* as the command table (cli/commands.c) */
 
 /* What a command can do on this kernel, from the hooks of its objects. */
 enum verdict { V_OK, V_DEGRADED, V_CANNOT };

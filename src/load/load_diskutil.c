@@ -150,10 +150,12 @@ void load_disks_end(struct load_disks *d)
 	for (int i = 0; d && i < d->n; i++) {
 		struct disk *k = &d->v[i];
 		struct dstat *s = &k->start;
+		/* The jobs' time, not the wait for their last count. */
+		__u64 end = mono_ns();
 
 		if (read_settled(k->stat_path, &e))
 			continue;
-		k->msec = (mono_ns() - k->t_start) / 1000000;
+		k->msec = (end - k->t_start) / 1000000;
 		for (int j = 0; j < 2; j++) {
 			k->delta.ios[j] = e.ios[j] - s->ios[j];
 			k->delta.merges[j] = e.merges[j] - s->merges[j];
