@@ -28,15 +28,18 @@ struct load_thread;
 enum load_queued { LOAD_Q_QUEUED, LOAD_Q_COMPLETED };
 
 /* An engine's operations.  queue is required; a sync engine needs nothing
- * else, an asynchronous one also commit and reap; init and exit are
- * optional for both. */
+ * else, an asynchronous one also reap, and commit where queue only adds to
+ * a batch (posixaio issues each I/O as it is queued); init and exit are
+ * optional for all. */
 struct load_engine {
 	const char *name;	/* fio's --ioengine name */
 	const char *help;	/* one line for --help */
 	bool sync;		/* queue() does the I/O: no slat, depth 1 */
+	bool diskless;		/* no file: nothing opened, checked or made */
 	int (*init)(struct load_thread *t);
 	/* Adds io to the batch; a sync engine does it and returns
-	 * LOAD_Q_COMPLETED with *res the byte count or -errno. */
+	 * LOAD_Q_COMPLETED with *res the byte count or -errno, as an
+	 * asynchronous one does for an I/O it could not queue. */
 	int (*queue)(struct load_thread *t, struct load_io *io, long *res);
 	/* Submits the batch; returns how many went, or -errno. */
 	int (*commit)(struct load_thread *t);

@@ -17,13 +17,15 @@
  *                   INI job files and the list of jobs (opts.h)
  *   load_cpus.c     where the job threads run (cpus.h)
  *   load_target.c   opening the file or device, and the safety checks
- *                   before any write (target.h)
+ *                   before any write (target.h); load_files.c the files
+ *                   made as fio makes them when a job names none (files.h)
  *   load_run.c      a run: the checks of every job, the threads, the report
  *                   (load_run() here)
  *   load_job.c      one thread per job: offsets, timing; load_gate.c the
  *                   stonewalls between jobs (job.h)
  *   engines.c       the engine table; engines/ one file per engine
- *                   (psync, io_uring, libaio); load_io.c the completions
+ *                   (sync.c the sync family, posixaio, libaio,
+ *                   io_uring, mmap, null); load_io.c the completions
  *                   they call back (engine.h)
  *   load_stats.c    adding up statistics (stats.h)
  *   load_monitor.c  while the jobs run: load_samples.c the bw and IOPS
@@ -50,6 +52,14 @@ enum load_rw {
 struct load_engine;
 
 enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
+
+/* fio's fallocate=: how a file made or extended gets its blocks. */
+enum load_fallocate {
+	LOAD_FALLOC_NONE,	/* ftruncate only: a sparse file */
+	LOAD_FALLOC_POSIX,	/* posix_fallocate() */
+	LOAD_FALLOC_KEEP,	/* fallocate(FALLOC_FL_KEEP_SIZE), then ftruncate */
+	LOAD_FALLOC_NATIVE,	/* fallocate(0), sparse where unsupported */
+};
 
 /* What the user set, as text, for "job options" / "global options". */
 #define LOAD_MAX_GIVEN 48
@@ -113,6 +123,24 @@ struct load_job_opts {
 	char *output;
 	bool allow_destroy;
 	char *sweep;		/* --sweep: iodepth or zones[:N]; NULL none */
+	/* Files as fio makes them (load_files.c): without a filename, one
+	 * per job thread, FORMAT under directory. */
+	char *directory;
+	char *filename_format;	/* fio's $jobname.$jobnum.$filenum */
+	__u64 filesize;		/* a made file's size; 0: offset + size */
+	unsigned int nrfiles;	/* 1: fio's several are refused */
+	bool unlink;		/* remove the job's files when it ends */
+	bool invalidate;	/* drop their cached pages before it starts */
+	bool fadvise_hint;	/* POSIX_FADV_RANDOM or _SEQUENTIAL by --rw */
+	int fallocate;		/* enum load_fallocate: how a file is grown */
+	__u64 startdelay_ns;	/* the job starts this long after its turn */
+	unsigned int loops;	/* passes over the range (fio's loops) */
+	/* Engine options, as fio's of the same names. */
+	bool hipri;		/* pvsync2: RWF_HIPRI; io_uring: IOPOLL */
+	bool fixedbufs;		/* io_uring: registered buffers */
+	bool registerfiles;	/* io_uring: registered file */
+	bool sqthread_poll;	/* io_uring: SQPOLL, a kernel submitter */
+	bool nonvectored;	/* io_uring: READ/WRITE, not READV/WRITEV */
 
 	struct load_given given[LOAD_MAX_GIVEN];
 	int ngiven;

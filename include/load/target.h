@@ -4,6 +4,7 @@
 #define IOLENS_LOAD_TARGET_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <linux/types.h>
 #include "load/load.h"
 
@@ -13,6 +14,11 @@ struct load_target {
 	__u64 dev_size;		/* bytes of the device or the file */
 	unsigned int lbs;	/* logical block size; 0 if unknown */
 	char lbs_from[64];	/* what lbs is of: "loop0" or "vda" */
+	/* A regular file: which one, and where prepare grew it from (its
+	 * size before; grown_to == grown_from: not grown). */
+	dev_t st_dev;
+	ino_t st_ino;
+	__u64 grown_from, grown_to;
 };
 
 /*

@@ -9,7 +9,9 @@
 #include "load/engine.h"
 
 /* Rows in the order --help lists them; the first is the default. */
-#define LOAD_ENGINES(X) X(psync) X(io_uring) X(libaio)
+#define LOAD_ENGINES(X) \
+	X(psync) X(sync) X(vsync) X(pvsync) X(pvsync2) X(posixaio) \
+	X(libaio) X(io_uring) X(mmap) X(null)
 
 #define DECLARE(name) extern const struct load_engine load_engine_##name;
 LOAD_ENGINES(DECLARE)

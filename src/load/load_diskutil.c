@@ -84,7 +84,7 @@ static void add_target(struct load_disks *d, const char *filename)
 	struct disk *k;
 	dev_t dev;
 
-	if (stat(filename, &st))
+	if (!filename || stat(filename, &st))
 		return;
 	if (S_ISBLK(st.st_mode))
 		dev = st.st_rdev;

@@ -7,6 +7,7 @@
  * reads would otherwise be a good part of the cost per I/O.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +201,7 @@ static __u64 pick_len(struct load_thread *t, int dir, __u64 room)
 static bool pick_io(struct load_thread *t, struct load_io *io)
 {
 	const struct load_job_opts *o = t->o;
-	bool again = t->ramping || o->time_based;
+	bool again = t->ramping || o->time_based || o->loops > 1;
 	int dir = io->dir;
 	__u64 pos, len, ba;
 
@@ -292,7 +293,8 @@ static void do_sync(struct load_thread *t)
 {
 	bool data = t->sync_pending == LOAD_SYNC_DATA;
 
-	if (data ? fdatasync(t->fd) : fsync(t->fd))
+	/* A diskless engine has nothing to sync, as fio's null. */
+	if (t->fd >= 0 && (data ? fdatasync(t->fd) : fsync(t->fd)))
 		load_job_err(t, data ? "fdatasync" : "fsync", 0, errno);
 	t->sync_pending = 0;
 }
@@ -370,7 +372,10 @@ static void trim(struct load_thread *t, struct load_io *io, long *res)
 {
 	__u64 range[2] = { io->offset, io->len };
 
-	*res = ioctl(t->fd, BLKDISCARD, range) ? -errno : (long)io->len;
+	if (t->eng->diskless)
+		*res = io->len;
+	else
+		*res = ioctl(t->fd, BLKDISCARD, range) ? -errno : (long)io->len;
 }
 
 /* Prepares as many I/Os as there are free slots, budget and rate; a sync
@@ -411,7 +416,12 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			return now;
 		}
 		io->t_start = now;
-		t->eng->queue(t, io, &res);
+		if (t->eng->queue(t, io, &res) == LOAD_Q_COMPLETED) {
+			/* It could not be queued: done now, with its error. */
+			io->t_issue = now;
+			load_io_done(t, io, res, now);
+			continue;
+		}
 		t->queued[t->nqueued++] = io;
 	}
 	return now;
@@ -533,8 +543,19 @@ static int thread_setup(struct load_thread *t)
 	t->feistel_half = 1;
 	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
 		t->feistel_half++;
-	t->budget = o->time_based ? 0 : o->size;
+	/* fio's loops: the range again, the budget stopping the last. */
+	t->budget = o->time_based ? 0 : o->size * o->loops;
 	new_pass(t);
+	/* fio's invalidate (default on): a read of the job is not of pages
+	 * an earlier job or the layout left in the cache. */
+	if (o->invalidate && t->fd >= 0)
+		posix_fadvise(t->fd, o->offset, o->size, POSIX_FADV_DONTNEED);
+	/* fio's fadvise_hint (default on): no readahead for a random job,
+	 * more for a sequential one, so that the device sees what fio's
+	 * job makes it see. */
+	if (o->fadvise_hint && t->fd >= 0)
+		posix_fadvise(t->fd, o->offset, o->size, is_random(o->rw) ?
+			      POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 	rc = t->eng->init ? t->eng->init(t) : 0;
 	return rc < 0 ? rc : 0;
 }
@@ -589,6 +610,25 @@ static void thread_body(struct load_thread *t)
 		t->eng->exit(t);
 }
 
+/* fio's startdelay: the job waits this long after its turn comes, in
+ * steps short enough to see a stop; false when one came. */
+static bool start_delay(struct load_thread *t)
+{
+	__u64 until = mono_ns() + t->o->startdelay_ns;
+	struct timespec ts = { 0, 100000000 };
+
+	while (!stop_requested()) {
+		__u64 now = mono_ns();
+
+		if (now >= until)
+			return true;
+		if (until - now < 100000000ULL)
+			ts.tv_nsec = until - now;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
 void *load_thread_run(void *arg)
 {
 	struct load_thread *t = arg;
@@ -596,7 +636,8 @@ void *load_thread_run(void *arg)
 	/* Behind a stonewall: the clock of the job starts after the wait. */
 	if (t->gate && !load_gate_enter(t->gate, t->wave))
 		return NULL;
-	thread_body(t);
+	if (start_delay(t))
+		thread_body(t);
 	if (t->gate)
 		load_gate_leave(t->gate);
 	return NULL;

@@ -57,6 +57,13 @@ static const struct choice cpus_policy_choices[] = {
 	{ "split", LOAD_CPUS_SPLIT }, { "shared", LOAD_CPUS_SHARED }, { NULL, 0 },
 };
 
+static const struct choice fallocate_choices[] = {
+	{ "none", LOAD_FALLOC_NONE }, { "0", LOAD_FALLOC_NONE },
+	{ "truncate", LOAD_FALLOC_NONE }, { "posix", LOAD_FALLOC_POSIX },
+	{ "1", LOAD_FALLOC_POSIX }, { "keep", LOAD_FALLOC_KEEP },
+	{ "native", LOAD_FALLOC_NATIVE }, { NULL, 0 },
+};
+
 static const struct choice format_choices[] = {
 	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON }, { NULL, 0 },
 };
@@ -68,8 +75,28 @@ static const struct opt opts[] = {
 	  "start a new job (options before the first are global)" },
 	{ "filename", T_STR, OFF(filename), NULL, 0, 0, "PATH",
 	  "regular file (created if absent, never truncated) or block device" },
+	{ "directory", T_STR, OFF(directory), NULL, 0, 0, "DIR",
+	  "where a job without --filename makes its file (default: here)" },
+	{ "filename_format", T_STR, OFF(filename_format), NULL, 0, 0, "FORMAT",
+	  "its name: $jobname, $jobnum, $filenum (default $jobname.$jobnum.$filenum)" },
 	{ "size", T_SIZE, OFF(size), NULL, 0, 0, "SIZE",
 	  "bytes of I/O per job and the range used (default: to the end)" },
+	{ "filesize", T_SIZE, OFF(filesize), NULL, 0, 0, "SIZE",
+	  "size of the file made (default: offset + size); also --size if none" },
+	{ "nrfiles", T_UINT, OFF(nrfiles), NULL, 1, 1, "1",
+	  "files per job: one (fio's several are not supported)" },
+	{ "fallocate", T_ENUM, OFF(fallocate), fallocate_choices, 0, 0, "HOW",
+	  "how a file is grown: native (default), posix, keep, none" },
+	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
+	  "remove the job's regular file when it ends" },
+	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",
+	  "drop the file's cached pages before the job (default 1)" },
+	{ "fadvise_hint", T_BOOL, OFF(fadvise_hint), NULL, 0, 0, "0|1",
+	  "tell the kernel the job is random or sequential (default 1)" },
+	{ "loops", T_UINT, OFF(loops), NULL, 1, ~0U, "N",
+	  "go over the range N times (default 1)" },
+	{ "startdelay", T_TIME, OFF(startdelay_ns), NULL, 0, 0, "TIME",
+	  "start the job this long after its turn (seconds, or 500ms...)" },
 	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",
 	  "start of the range; N% of the device or file, aligned up" },
 	{ "offset_align", T_SIZE, OFF(offset_align), NULL, 0, 0, "SIZE",
@@ -97,7 +124,17 @@ static const struct opt opts[] = {
 	{ "ioengine", T_ENGINE, OFF(ioengine), NULL, 0, 0, "ENGINE",
 	  "how I/O is issued: one of the engines below" },
 	{ "iodepth", T_UINT, OFF(iodepth), NULL, 1, 65535, "N",
-	  "I/Os in flight per job (psync: 1)" },
+	  "I/Os in flight per job (the sync engines and mmap: 1)" },
+	{ "hipri", T_BOOL, OFF(hipri), NULL, 0, 0, "0|1",
+	  "polled completions: pvsync2 RWF_HIPRI, io_uring IOPOLL" },
+	{ "fixedbufs", T_BOOL, OFF(fixedbufs), NULL, 0, 0, "0|1",
+	  "io_uring: registered buffers (default 1, unlike fio's 0)" },
+	{ "registerfiles", T_BOOL, OFF(registerfiles), NULL, 0, 0, "0|1",
+	  "io_uring: a registered file (default 1, unlike fio's 0)" },
+	{ "sqthread_poll", T_BOOL, OFF(sqthread_poll), NULL, 0, 0, "0|1",
+	  "io_uring: a kernel thread polls the submission queue" },
+	{ "nonvectored", T_BOOL, OFF(nonvectored), NULL, 0, 0, "0|1",
+	  "io_uring: READ/WRITE (1, default) or READV/WRITEV (0)" },
 	{ "numjobs", T_UINT, OFF(numjobs), NULL, 1, 4096, "N",
 	  "threads running this job, each with its own file descriptor" },
 	{ "runtime", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
@@ -162,6 +199,14 @@ void load_opts_init(struct load_job_opts *o)
 	o->cpus_policy = LOAD_CPUS_SPLIT;
 	o->bw_avg_ms = 500;
 	o->iops_avg_ms = 500;
+	o->nrfiles = 1;
+	o->loops = 1;
+	o->invalidate = true;
+	o->fadvise_hint = true;
+	o->fallocate = LOAD_FALLOC_NATIVE;
+	o->fixedbufs = true;
+	o->registerfiles = true;
+	o->nonvectored = true;
 	/* fio's default seed, so that runs repeat as fio's do. */
 	o->randseed = 0x89;
 }
@@ -460,7 +505,14 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		v = strtoul(value, &end, 10);
 		if (errno || end == value || *end || *value == '-' ||
 		    v < op->min || v > op->max) {
-			*err = "must be a whole number in range";
+			static __thread char why[64];
+
+			if (op->min == op->max)
+				snprintf(why, sizeof(why), "iolens supports only %u", op->min);
+			else
+				snprintf(why, sizeof(why), "must be a whole number from %u to %u",
+					 op->min, op->max);
+			*err = why;
 			return -2;
 		}
 		*(unsigned int *)p = v;

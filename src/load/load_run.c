@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "load/engine.h"
+#include "load/files.h"
 #include "load/job.h"
 #include "load/load.h"
 #include "lib/log.h"
@@ -69,6 +70,7 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 
 static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 {
+	int rc = load_files_name(js);
 	struct load_target *targets = calloc(js->n, sizeof(*targets));
 	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
 	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
@@ -77,10 +79,12 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_gate gate = {};
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
-	int rc = 0, nres = 0;
+	int nres = 0;
 	sigset_t block, old;
 	FILE *out = stdout;
 
+	if (rc)
+		goto out;
 	if (!targets || !claimed || !claimed_dev) {
 		pr_err("out of memory");
 		rc = 1;
@@ -120,6 +124,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			t->target = &targets[i];
 			t->eng = t->o->ioengine;
 			t->job_index = nth;
+			if (t->eng->diskless)
+				continue;
 			t->fd = load_target_open(t->o, t->target);
 			if (t->fd < 0) {
 				pr_err("%s: %s", t->o->filename, strerror(errno));
@@ -135,6 +141,11 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	}
 	if (!done && js->global.format == LOAD_FMT_NORMAL)
 		print_header(out, js, nth);
+	for (int i = 0; i < js->n && !rc; i++)
+		rc = load_files_layout(&js->v[i], &targets[i],
+				       !done && js->global.format == LOAD_FMT_NORMAL ? out : NULL);
+	if (rc)
+		goto out;
 	stop_catch();
 	/* Only this thread takes SIGINT and SIGTERM: the jobs never see a
 	 * wait cut short, they see the stop flag at their next batch. */
@@ -149,6 +160,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	load_monitor_wait(th, started, &js->global, out);
 	load_disks_end(disks);
+	for (int i = 0; i < js->n; i++)
+		load_files_unlink(&js->v[i], &targets[i]);
 
 	for (unsigned int i = 0; i < started; i++) {
 		struct load_result *r;

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "load/engine.h"
 #include "load/load.h"
 #include "lib/log.h"
 #include "lib/outfile.h"
@@ -356,6 +357,35 @@ static int check_loop_backing(const struct load_job_opts *o, const struct stat *
 	return rc;
 }
 
+/* Grows a file from `from` to `to` bytes as fio's fallocate= says.  As
+ * fio's, a failed allocation is said and the file grows sparse all the
+ * same (ENOSPC then comes from the job's write, with its offset); only a
+ * failed ftruncate stops the job. */
+static int grow(const char *path, int fd, int how, __u64 from, __u64 to)
+{
+	int rc = 0;
+
+	switch (how) {
+	case LOAD_FALLOC_POSIX:
+		rc = posix_fallocate(fd, from, to - from);
+		errno = rc;
+		break;
+	case LOAD_FALLOC_KEEP:
+		rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, from, to - from);
+		break;
+	case LOAD_FALLOC_NATIVE:
+		rc = fallocate(fd, 0, from, to - from);
+		/* A file system without it: sparse, without a word. */
+		if (rc && errno == EOPNOTSUPP)
+			rc = 0;
+		break;
+	}
+	if (rc)
+		fprintf(stderr, "iolens load: %s: fallocate: %s; growing it sparse\n",
+			path, strerror(errno));
+	return ftruncate(fd, to);
+}
+
 static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
 	char why[200];
@@ -393,7 +423,14 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 		return REFUSED;
 	}
 	resolve_pct(o, st.st_size);
+	if (!o->size && o->filesize > o->offset)
+		o->size = o->filesize - o->offset;
 	want = o->offset + o->size;
+	if (o->filesize > want)
+		want = o->filesize;
+	t->st_dev = st.st_dev;
+	t->st_ino = st.st_ino;
+	t->grown_from = t->grown_to = st.st_size;
 	if (!o->size && (__u64)st.st_size <= o->offset) {
 		close(fd);
 		fprintf(stderr, "iolens load: %s: the file is %lld bytes; give --size\n",
@@ -407,11 +444,14 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 			o->filename, (long long)st.st_size, why);
 		return REFUSED;
 	}
-	if (o->size && (__u64)st.st_size < want && ftruncate(fd, want)) {
-		pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
-		       (unsigned long long)want, strerror(errno));
-		close(fd);
-		return FAILED;
+	if (o->size && (__u64)st.st_size < want) {
+		if (grow(o->filename, fd, o->fallocate, st.st_size, want)) {
+			pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
+			       (unsigned long long)want, strerror(errno));
+			close(fd);
+			return FAILED;
+		}
+		t->grown_to = want;
 	}
 	t->dev_size = (__u64)st.st_size > want ? (__u64)st.st_size : want;
 	t->lbs = file_lbs(st.st_dev, t->lbs_from, sizeof(t->lbs_from));
@@ -447,6 +487,18 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->writes = job_writes(o);
+	if (o->ioengine->diskless) {
+		/* Nothing to open or check: the range is only numbers. */
+		if (!o->size)
+			o->size = o->filesize;
+		if (!o->size) {
+			fprintf(stderr, "iolens load: job '%s': the %s engine has no file to size: give --size or --filesize\n",
+				o->name, o->ioengine->name);
+			return REFUSED;
+		}
+		t->dev_size = o->offset + o->size;
+		return 0;
+	}
 	if (!o->filename) {
 		fprintf(stderr, "iolens load: job '%s': no --filename\n", o->name);
 		return REFUSED;

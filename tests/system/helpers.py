@@ -203,7 +203,14 @@ def fio_json(args):
     p = subprocess.run(["fio"] + args + ["--output-format=json"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
+    return fio_doc(p.stdout)
+
+
+def fio_doc(out):
+    """The JSON document of fio's stdout: fio prints its notes ("note:
+    both iodepth >= 1 and synchronous I/O engine...") before it."""
+    assert "{" in out, out
+    return json.loads(out[out.index("{"):])
 
 
 def uncached_file(path, size):
@@ -644,7 +651,36 @@ def do_workload(lo, workload=WORKLOAD):
 
 # load: its engines, and a run that must be refused.
 
-ENGINES = ["psync", "io_uring", "libaio"]
+# The engines that do direct I/O on a device, as fio's of the same names;
+# mmap (page faults) and null (no I/O) are tested on their own.
+ENGINES = ["psync", "io_uring", "libaio", "sync", "vsync", "pvsync", "pvsync2",
+           "posixaio"]
+# One I/O at a time: the call is the I/O.  (fio 3.33's vsync at an iodepth
+# above 1 gathers neighbours into one readv and reports fewer bytes than
+# its I/Os carried; at 1 it is plain.)
+SYNC_ENGINES = ["psync", "sync", "vsync", "pvsync", "pvsync2"]
+
+
+def kill_in(where):
+    """Kills every process whose working folder is `where`: fio's job
+    processes start sessions of their own and would outlive a test that
+    timed out."""
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and os.readlink("/proc/%s/cwd" % pid) == str(where):
+                os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def run_in(cmd, where, timeout=120):
+    """`cmd` run to its end in the folder `where`; its stdout, stderr and
+    code.  On a timeout, what it started there is killed too."""
+    try:
+        return subprocess.run(cmd, cwd=where, capture_output=True, text=True,
+                              timeout=timeout)
+    finally:
+        kill_in(where)
 
 
 def load(args, **kw):

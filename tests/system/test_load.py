@@ -12,14 +12,14 @@ import time
 
 import pytest
 
-from helpers import (ENGINES, IOLENS, OWN, TMPFS, Loop, TraceInstance, digest, fio_json, load,
+from helpers import (ENGINES, IOLENS, SYNC_ENGINES, OWN, TMPFS, Loop, TraceInstance, digest, fio_json, load,
                      load_json, refused, wait_idle)
 
 
 def job_args(dev, rw, engine, size="8m", bs="4k"):
     return ["--name=t", "--filename=" + dev, "--rw=" + rw, "--bs=" + bs,
             "--size=" + size, "--direct=1", "--ioengine=" + engine,
-            "--iodepth=%d" % (1 if engine == "psync" else 16)]
+            "--iodepth=%d" % (1 if engine in SYNC_ENGINES else 16)]
 
 
 @pytest.fixture

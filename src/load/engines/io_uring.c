@@ -18,10 +18,15 @@
 struct uring {
 	struct io_uring ring;
 	bool fixed_file, fixed_bufs;
+	struct iovec *iov;	/* nonvectored=0: one vector per slot */
 };
 
-static int uring_setup(struct uring *u, unsigned int depth)
+static int uring_setup(struct uring *u, const struct load_thread *t)
 {
+	/* fio's hipri is polled completions; sqthread_poll a kernel
+	 * thread that takes the submissions (no enter per batch). */
+	unsigned int extra = (t->o->hipri ? IORING_SETUP_IOPOLL : 0) |
+			     (t->o->sqthread_poll ? IORING_SETUP_SQPOLL : 0);
 	static const unsigned int tries[] = {
 		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
 		IORING_SETUP_COOP_TASKRUN,
@@ -31,7 +36,7 @@ static int uring_setup(struct uring *u, unsigned int depth)
 
 	/* Older kernels refuse the newer flags with EINVAL: fall back. */
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		rc = io_uring_queue_init(depth, &u->ring, tries[i]);
+		rc = io_uring_queue_init(t->depth, &u->ring, tries[i] | extra);
 		if (rc != -EINVAL)
 			break;
 	}
@@ -46,24 +51,29 @@ static int uring_init(struct load_thread *t)
 
 	if (!u)
 		return -ENOMEM;
-	rc = uring_setup(u, t->depth);
+	rc = uring_setup(u, t);
 	if (rc < 0) {
 		free(u);
 		return rc;
 	}
-	u->fixed_file = io_uring_register_files(&u->ring, &t->fd, 1) == 0;
+	t->engine_data = u;
+	u->fixed_file = t->o->registerfiles &&
+			io_uring_register_files(&u->ring, &t->fd, 1) == 0;
+	iov = calloc(t->depth, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->depth; i++) {
+		iov[i].iov_base = t->ios[i].buf;
+		iov[i].iov_len = t->buf_len;
+	}
 	/* Fixed buffers pin memory against RLIMIT_MEMLOCK; without them
 	 * the I/O still works, at the cost of pinning per request. */
-	iov = calloc(t->depth, sizeof(*iov));
-	if (iov) {
-		for (unsigned int i = 0; i < t->depth; i++) {
-			iov[i].iov_base = t->ios[i].buf;
-			iov[i].iov_len = t->buf_len;
-		}
-		u->fixed_bufs = io_uring_register_buffers(&u->ring, iov, t->depth) == 0;
+	u->fixed_bufs = t->o->fixedbufs && t->o->nonvectored &&
+			io_uring_register_buffers(&u->ring, iov, t->depth) == 0;
+	if (t->o->nonvectored)
 		free(iov);
-	}
-	t->engine_data = u;
+	else
+		u->iov = iov;
 	return 0;
 }
 
@@ -80,7 +90,13 @@ static int uring_queue(struct load_thread *t, struct load_io *io, long *res)
 		io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, io->index);
 	else if (u->fixed_bufs)
 		io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, io->index);
-	else if (w)
+	else if (u->iov) {
+		u->iov[io->index].iov_len = io->len;
+		if (w)
+			io_uring_prep_writev(sqe, fd, &u->iov[io->index], 1, io->offset);
+		else
+			io_uring_prep_readv(sqe, fd, &u->iov[io->index], 1, io->offset);
+	} else if (w)
 		io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
 	else
 		io_uring_prep_read(sqe, fd, io->buf, io->len, io->offset);
@@ -132,16 +148,13 @@ static void uring_exit(struct load_thread *t)
 	if (!u)
 		return;
 	io_uring_queue_exit(&u->ring);
+	free(u->iov);
 	free(u);
 	t->engine_data = NULL;
 }
 
 const struct load_engine load_engine_io_uring = {
-	.name = "io_uring",
-	.help = "a ring per job, registered file and buffers",
-	.init = uring_init,
-	.queue = uring_queue,
-	.commit = uring_commit,
-	.reap = uring_reap,
-	.exit = uring_exit,
+	.name = "io_uring", .help = "a ring per job, registered file and buffers",
+	.init = uring_init, .queue = uring_queue, .commit = uring_commit,
+	.reap = uring_reap, .exit = uring_exit,
 };

@@ -109,11 +109,7 @@ static void aio_exit(struct load_thread *t)
 }
 
 const struct load_engine load_engine_libaio = {
-	.name = "libaio",
-	.help = "Linux native AIO (io_submit)",
-	.init = aio_init,
-	.queue = aio_queue,
-	.commit = aio_commit,
-	.reap = aio_reap,
-	.exit = aio_exit,
+	.name = "libaio", .help = "Linux native AIO (io_submit)",
+	.init = aio_init, .queue = aio_queue, .commit = aio_commit,
+	.reap = aio_reap, .exit = aio_exit,
 };

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * null: no I/O at all, every I/O done as soon as it is reaped: the ceiling
+ * of the generator itself (its offsets, timing and statistics per I/O), as
+ * fio's null engine measures fio's.  It opens no file, so a job needs no
+ * filename, only a size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "lib/clock.h"
+#include "load/engine.h"
+#include "load/job.h"
+#include "load/load.h"
+
+struct null_ring {
+	struct load_io **queued;
+	unsigned int n;
+};
+
+static int null_init(struct load_thread *t)
+{
+	struct null_ring *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->queued = calloc(t->depth, sizeof(*r->queued));
+	t->engine_data = r;
+	return r->queued ? 0 : -ENOMEM;
+}
+
+static int null_queue(struct load_thread *t, struct load_io *io, long *res)
+{
+	struct null_ring *r = t->engine_data;
+
+	(void)res;
+	r->queued[r->n++] = io;
+	return LOAD_Q_QUEUED;
+}
+
+static int null_reap(struct load_thread *t, unsigned int min)
+{
+	struct null_ring *r = t->engine_data;
+	unsigned int n = r->n;
+	__u64 now = mono_ns();
+
+	(void)min;
+	r->n = 0;
+	for (unsigned int i = 0; i < n; i++)
+		load_io_done(t, r->queued[i], r->queued[i]->len, now);
+	return n;
+}
+
+static void null_exit(struct load_thread *t)
+{
+	struct null_ring *r = t->engine_data;
+
+	if (r)
+		free(r->queued);
+	free(r);
+	t->engine_data = NULL;
+}
+
+const struct load_engine load_engine_null = {
+	.name = "null", .help = "no I/O: the generator's own ceiling",
+	.diskless = true, .init = null_init, .queue = null_queue,
+	.reap = null_reap, .exit = null_exit,
+};

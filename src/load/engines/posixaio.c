@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixaio: POSIX AIO of the C library (aio_read/aio_write, aio_suspend),
+ * the engine of fio's best-known tutorials.  As fio's, each I/O is issued
+ * when it is queued (POSIX has no batch submit) and a reap polls the slots
+ * in flight with aio_error(), sleeping in aio_suspend() until at least
+ * `min` are done.  glibc runs the I/O on threads of its own.
+ */
+#include <aio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/clock.h"
+#include "load/engine.h"
+#include "load/job.h"
+#include "load/load.h"
+
+struct paio {
+	struct aiocb *cbs;		/* one per slot */
+	const struct aiocb **inflight;	/* aio_suspend's list */
+	struct load_io **ios;		/* of inflight, in the same order */
+	unsigned int n;
+};
+
+static int paio_init(struct load_thread *t)
+{
+	struct paio *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->cbs = calloc(t->depth, sizeof(*p->cbs));
+	p->inflight = calloc(t->depth, sizeof(*p->inflight));
+	p->ios = calloc(t->depth, sizeof(*p->ios));
+	t->engine_data = p;
+	return p->cbs && p->inflight && p->ios ? 0 : -ENOMEM;
+}
+
+static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
+{
+	struct paio *p = t->engine_data;
+	struct aiocb *cb = &p->cbs[io->index];
+	int rc;
+
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_fildes = t->fd;
+	cb->aio_buf = io->buf;
+	cb->aio_nbytes = io->len;
+	cb->aio_offset = io->offset;
+	cb->aio_sigevent.sigev_notify = SIGEV_NONE;
+	rc = io->dir == LOAD_WRITE ? aio_write(cb) : aio_read(cb);
+	if (rc) {
+		/* Not issued: it completes now with the error, as fio's. */
+		*res = -errno;
+		return LOAD_Q_COMPLETED;
+	}
+	p->inflight[p->n] = cb;
+	p->ios[p->n++] = io;
+	return LOAD_Q_QUEUED;
+}
+
+/* Hands every finished slot to load_io_done(), keeping the rest packed. */
+static unsigned int paio_collect(struct load_thread *t, struct paio *p)
+{
+	unsigned int got = 0, keep = 0;
+	__u64 now = 0;
+
+	for (unsigned int i = 0; i < p->n; i++) {
+		struct aiocb *cb = (struct aiocb *)p->inflight[i];
+		int err = aio_error(cb);
+		long res;
+
+		if (err == EINPROGRESS) {
+			p->inflight[keep] = cb;
+			p->ios[keep++] = p->ios[i];
+			continue;
+		}
+		if (!now)
+			now = mono_ns();
+		res = aio_return(cb);
+		load_io_done(t, p->ios[i], err ? -err : res, now);
+		got++;
+	}
+	p->n = keep;
+	return got;
+}
+
+static int paio_reap(struct load_thread *t, unsigned int min)
+{
+	struct paio *p = t->engine_data;
+	unsigned int got = paio_collect(t, p);
+
+	while (got < min && p->n) {
+		if (aio_suspend(p->inflight, p->n, NULL) && errno != EINTR &&
+		    errno != EAGAIN)
+			return -errno;
+		got += paio_collect(t, p);
+	}
+	return got;
+}
+
+static void paio_exit(struct load_thread *t)
+{
+	struct paio *p = t->engine_data;
+
+	if (!p)
+		return;
+	/* An error stopped the job: the C library's threads must not write
+	 * into buffers about to be freed. */
+	while (p->n) {
+		aio_cancel(t->fd, NULL);
+		paio_reap(t, p->n);
+	}
+	free(p->cbs);
+	free(p->inflight);
+	free(p->ios);
+	free(p);
+	t->engine_data = NULL;
+}
+
+const struct load_engine load_engine_posixaio = {
+	.name = "posixaio", .help = "POSIX AIO (aio_read/aio_write, aio_suspend)",
+	.init = paio_init, .queue = paio_queue, .reap = paio_reap,
+	.exit = paio_exit,
+};

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Files as fio makes them: a job without --filename gets one of its own
+ * per thread, named by fio's filename_format under --directory, written
+ * out before a job that reads it (fio's "Laying out IO file"), and
+ * removed after with --unlink.  The safety rules of load_target.c hold:
+ * the file is opened as any other, never through another user's link.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "lib/log.h"
+#include "lib/outfile.h"
+#include "load/engine.h"
+#include "load/files.h"
+#include "load/load.h"
+#include "load/opts.h"
+#include "load/target.h"
+
+#define CMD LOAD_CMD
+
+static const char default_format[] = "$jobname.$jobnum.$filenum";
+
+/* fio's filename_format: $jobname, $jobnum (the thread of the job) and
+ * $filenum (always 0: one file per thread); anything else as written. */
+static char *expand(const struct load_job_opts *o, unsigned int jobnum)
+{
+	const char *f = o->filename_format ? o->filename_format : default_format;
+	const char *dir = o->directory;
+	size_t cap = strlen(f) + strlen(o->name) * 4 + (dir ? strlen(dir) : 0) + 64;
+	char *s = malloc(cap), *p = s;
+
+	if (!s)
+		return NULL;
+	if (dir)
+		p += snprintf(p, cap, "%s/", dir);
+	while (*f) {
+		size_t room = cap - (p - s);
+
+		if (!strncmp(f, "$jobname", 8)) {
+			p += snprintf(p, room, "%s", o->name);
+			f += 8;
+		} else if (!strncmp(f, "$jobnum", 7)) {
+			p += snprintf(p, room, "%u", jobnum);
+			f += 7;
+		} else if (!strncmp(f, "$filenum", 8)) {
+			p += snprintf(p, room, "0");
+			f += 8;
+		} else if ((size_t)(p - s) + 1 < cap) {
+			*p++ = *f++;
+		} else {
+			break;
+		}
+	}
+	*p = '\0';
+	return s;
+}
+
+static int keep_text(struct load_jobs *js, char *text)
+{
+	char **t = realloc(js->texts, (js->ntexts + 1) * sizeof(*t));
+
+	if (!t) {
+		free(text);
+		return -1;
+	}
+	js->texts = t;
+	js->texts[js->ntexts++] = text;
+	return 0;
+}
+
+static bool needs_file(const struct load_job_opts *o)
+{
+	return !o->filename && !o->ioengine->diskless;
+}
+
+int load_files_name(struct load_jobs *js)
+{
+	struct load_job_opts *v;
+	bool any = false;
+	int n = 0;
+
+	for (int i = 0; i < js->n; i++) {
+		any |= needs_file(&js->v[i]);
+		n += needs_file(&js->v[i]) ? js->v[i].numjobs : 1;
+	}
+	if (!any)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		pr_err("out of memory");
+		return 1;
+	}
+	n = 0;
+	for (int i = 0; i < js->n; i++) {
+		const struct load_job_opts *o = &js->v[i];
+		unsigned int copies = needs_file(o) ? o->numjobs : 1;
+
+		for (unsigned int k = 0; k < copies; k++) {
+			struct load_job_opts *c = &v[n++];
+
+			*c = *o;
+			if (!needs_file(o))
+				continue;
+			/* A thread each: its own file, in the wave and the
+			 * group of the first, as fio's clones. */
+			c->numjobs = 1;
+			c->stonewall = o->stonewall && !k;
+			c->filename = expand(o, k);
+			if (!c->filename || keep_text(js, c->filename)) {
+				free(v);
+				pr_err("out of memory");
+				return 1;
+			}
+		}
+	}
+	free(js->v);
+	js->v = v;
+	js->n = n;
+	return 0;
+}
+
+int load_files_layout(const struct load_job_opts *o, const struct load_target *t,
+		      FILE *out)
+{
+	__u64 at = t->grown_from, left = t->grown_to - t->grown_from;
+	size_t chunk = 1 << 20;
+	char why[200], *buf;
+	int fd, rc = 0;
+
+	if (!left || !load_dir_used(o, LOAD_READ))
+		return 0;
+	if (out)
+		fprintf(out, "%s: Laying out IO file (1 file / %lluMiB)\n", o->name,
+			(unsigned long long)(t->grown_to >> 20));
+	fd = outfile_open(o->filename, O_WRONLY, 0, NULL, why, sizeof(why));
+	buf = malloc(chunk);
+	if (fd < 0 || !buf) {
+		pr_err("%s: cannot lay it out: %s", o->filename, fd < 0 ? why : "out of memory");
+		goto out;
+	}
+	/* Not zeros: a file system or a device that compresses would make
+	 * the reads of the job cheaper than of the user's data. */
+	for (size_t i = 0; i < chunk; i++)
+		buf[i] = (char)(i * 2654435761U >> 13);
+	while (left) {
+		size_t n = left < chunk ? left : chunk;
+		ssize_t w = pwrite(fd, buf, n, at);
+
+		if (w <= 0) {
+			pr_err("%s: cannot lay it out at offset %llu: %s", o->filename,
+			       (unsigned long long)at, w < 0 ? strerror(errno) : "short write");
+			rc = 1;
+			break;
+		}
+		at += w;
+		left -= w;
+	}
+	if (!rc && fsync(fd)) {
+		pr_err("%s: cannot lay it out: fsync: %s", o->filename, strerror(errno));
+		rc = 1;
+	}
+out:
+	if (fd < 0 || !buf)
+		rc = 1;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return rc;
+}
+
+void load_files_unlink(const struct load_job_opts *o, const struct load_target *t)
+{
+	struct stat st;
+
+	if (!o->unlink || t->is_blkdev || !o->filename || lstat(o->filename, &st))
+		return;
+	if (!S_ISREG(st.st_mode) || st.st_dev != t->st_dev || st.st_ino != t->st_ino) {
+		fprintf(stderr, "iolens load: %s: not removed (--unlink): no longer the file the job used\n",
+			o->filename);
+		return;
+	}
+	if (unlink(o->filename))
+		pr_err("%s: cannot remove it (--unlink): %s", o->filename, strerror(errno));
+}

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+"""fio's language as people use it: the command lines of the common fio
+tutorials run under iolens load as fio 3.33 runs them, in a folder of a
+real file system, with no --filename (the files are made as fio makes
+them).  Each is run by fio and by iolens on the same file system, one
+after the other; a count-bounded job must do exactly fio's I/Os, and the
+device must see the same bytes for both."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import IOLENS, Loop, TraceInstance, fio_doc, fio_json, load_json, mounted_ext4, run_in
+
+# (name, fio's arguments scaled down from the tutorial's, count-bounded):
+# sizes and runtimes are the tutorials' divided down the same way for both.
+TUTORIALS = [
+    # The posixaio random writes of the most-read fio tutorial, its three
+    # lines: 4k by one job, 64k by 16 jobs at iodepth 16, 1 MiB blocks.
+    ("posixaio-4k", ["--name=random-write", "--ioengine=posixaio", "--rw=randwrite",
+                     "--bs=4k", "--size=16m", "--numjobs=1", "--iodepth=1",
+                     "--runtime=1", "--time_based", "--end_fsync=1"], False),
+    ("posixaio-16jobs", ["--name=random-write", "--ioengine=posixaio", "--rw=randwrite",
+                         "--bs=64k", "--size=4m", "--numjobs=16", "--iodepth=16",
+                         "--runtime=1", "--time_based", "--end_fsync=1"], False),
+    ("posixaio-1m", ["--name=random-write", "--ioengine=posixaio", "--rw=randwrite",
+                     "--bs=1m", "--size=32m", "--numjobs=1", "--iodepth=1",
+                     "--runtime=1", "--time_based", "--end_fsync=1"], False),
+    # The same 16 jobs bounded by their size: every block once.
+    ("posixaio-16jobs-once", ["--name=random-write", "--ioengine=posixaio",
+                              "--rw=randwrite", "--bs=64k", "--size=4m", "--numjobs=16",
+                              "--iodepth=16", "--end_fsync=1"], True),
+    # The first job of fio's own documentation: no filename, no engine.
+    ("randomread", ["--name=randomread", "--rw=randread", "--size=16m"], True),
+    # The null engine: the generator's ceiling, sized by filesize.
+    ("null", ["--name=null", "--ioengine=null", "--filesize=1g", "--runtime=3s"], True),
+    # Two jobs, the second a second later.
+    ("startdelay", ["--name=first", "--rw=write", "--size=8m", "--end_fsync=1",
+                    "--name=second", "--startdelay=1", "--rw=read", "--size=8m"], True),
+]
+
+
+@pytest.fixture
+def fs(root, tmp_path):
+    """A fresh ext4 on a loop device of its own, mounted: the folder a user
+    runs fio's tutorials in."""
+    lo = Loop(size_mb=320)
+    try:
+        with mounted_ext4(lo.dev, tmp_path) as mnt:
+            yield lo, mnt
+    finally:
+        lo.close()
+
+
+def device_bytes(lo, before, trace):
+    """Bytes read and written on the device since `before`, once every
+    dirty page has gone to it; less the file system's metadata reads
+    (block_rq_issue's "M"), which come to whichever tool first touches a
+    block group's bitmaps."""
+    subprocess.run(["sync"], check=True)
+    after = lo.diskstats()
+    meta = sum(nr * 512 for ev, rwbs, _, nr in trace.read()
+               if ev == "block_rq_issue" and "R" in rwbs and "M" in rwbs)
+    assert trace.overruns() == 0
+    return ((after["r_sectors"] - before["r_sectors"]) * 512 - meta,
+            (after["w_sectors"] - before["w_sectors"]) * 512)
+
+
+def folder(where):
+    """A new folder whose block group's metadata is already read: the
+    first file made in a group reads its bitmaps, which is the file
+    system's doing, not the tool's."""
+    os.mkdir(where)
+    with open(where / "warm", "w") as f:
+        f.write("x")
+        os.fsync(f.fileno())
+    os.unlink(where / "warm")
+
+
+def run_tool(cmd, lo, where):
+    trace = TraceInstance(lo)
+    try:
+        before = lo.diskstats()
+        t0 = time.monotonic()
+        p = run_in(cmd + ["--output-format=json"], where)
+        took = time.monotonic() - t0
+        dev = device_bytes(lo, before, trace)
+    finally:
+        trace.close()
+    assert p.returncode == 0, (cmd[0], p.stderr)
+    doc = fio_doc(p.stdout)
+    return doc, dev, took, sorted(os.listdir(where))
+
+
+@pytest.mark.parametrize("name,args,bounded", TUTORIALS, ids=[t[0] for t in TUTORIALS])
+def test_tutorial_runs_as_fio_runs_it(iolens, fs, name, args, bounded):
+    lo, mnt = fs
+    folder(mnt / "fio")
+    folder(mnt / "iolens")
+    theirs, fio_dev, fio_took, fio_files = run_tool(["fio"] + args, lo, mnt / "fio")
+    ours, our_dev, our_took, our_files = run_tool([IOLENS, "load"] + args, lo, mnt / "iolens")
+    # The same jobs, by name, and the same files made, by name.
+    assert [j["jobname"] for j in ours["jobs"]] == [j["jobname"] for j in theirs["jobs"]]
+    assert our_files == fio_files
+    for a, b in zip(ours["jobs"], theirs["jobs"]):
+        assert a["error"] == b["error"] == 0
+        done = [d for d in ("read", "write") if b[d]["total_ios"]]
+        assert done and [d for d in ("read", "write") if a[d]["total_ios"]] == done
+        for d in done:
+            if bounded:
+                assert a[d]["total_ios"] == b[d]["total_ios"], (a["jobname"], d)
+                assert a[d]["io_bytes"] == b[d]["io_bytes"], (a["jobname"], d)
+            else:
+                # Time-based: the runtime asked for, as fio's.
+                assert abs(a[d]["runtime"] - b[d]["runtime"]) <= 200, d
+    if not bounded:
+        return
+    # The device: the reads exactly; the writes up to the file system's
+    # own (journal, inode and bitmap blocks), which differ run to run.
+    assert our_dev[0] == fio_dev[0], (our_dev, fio_dev)
+    assert abs(our_dev[1] - fio_dev[1]) <= 512 << 10, (our_dev, fio_dev)
+    if name == "startdelay":
+        assert our_took >= 1 and fio_took >= 1
+        for job in ours["jobs"]:
+            d = "write" if job["jobname"] == "first" else "read"
+            assert job[d]["runtime"] < 1000, "startdelay is not in the runtime"
+
+
+@pytest.mark.parametrize("engine", ["mmap", "null"])
+@pytest.mark.parametrize("rw", ["read", "randread", "write", "randwrite"])
+def test_no_file_io_engines_same_io_as_fio(iolens, loop, engine, rw):
+    """mmap (each I/O a memcpy to the mapping) and null (no I/O): the same
+    count of I/Os as fio's engines of the same names."""
+    args = ["--name=t", "--filename=" + loop.dev, "--rw=" + rw, "--bs=4k",
+            "--size=8m", "--ioengine=" + engine, "--iodepth=8"]
+    ours = load_json(args)["jobs"][0]
+    theirs = fio_json(args)["jobs"][0]
+    for d in ("read", "write"):
+        assert ours[d]["total_ios"] == theirs[d]["total_ios"], d
+    assert ours[rw.replace("rand", "")]["total_ios"] == 2048
