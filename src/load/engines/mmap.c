@@ -14,7 +14,6 @@
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
-#include "load/opts.h"
 
 struct map {
 	char *base;
@@ -25,16 +24,16 @@ static int mmap_init(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 	struct map *m = calloc(1, sizeof(*m));
-	int prot = 0;
+	/* By --rw itself: the option table (load_opts.c) finds engines by
+	 * name, so an engine does not call back into it. */
+	bool writes = o->rw == LOAD_RW_WRITE || o->rw == LOAD_RW_RANDWRITE ||
+		      o->rw == LOAD_RW_RW || o->rw == LOAD_RW_RANDRW;
+	int prot = PROT_READ | (writes ? PROT_WRITE : 0);
 
 	if (!m)
 		return -ENOMEM;
 	m->start = o->offset & ~4095ULL;
 	m->len = o->offset + o->size - m->start;
-	if (load_dir_used(o, LOAD_READ))
-		prot |= PROT_READ;
-	if (load_dir_used(o, LOAD_WRITE))
-		prot |= PROT_READ | PROT_WRITE;
 	m->base = mmap(NULL, m->len, prot, MAP_SHARED, t->fd, m->start);
 	if (m->base == MAP_FAILED) {
 		free(m);
