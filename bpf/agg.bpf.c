@@ -37,6 +37,7 @@
 #include "devfilter.bpf.h"
 #include "hist.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -192,12 +193,7 @@ static __always_inline void started(struct request *rq)
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(agg_start, struct request *rq)
-{
-	started(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", agg_start, started)
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(agg_issue, struct request *rq)

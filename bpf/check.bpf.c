@@ -25,6 +25,7 @@
 #include "devfilter.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -274,12 +275,7 @@ static __always_inline void started(struct request *rq)
 
 /* Where a bio becomes a request, in the task that submits it; before
  * Linux 6.5 at the request's issue (kernel.bpf.h). */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(check_start, struct request *rq)
-{
-	started(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", check_start, started)
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(check_issue, struct request *rq)

@@ -25,6 +25,7 @@
 #include "hist.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -283,19 +284,8 @@ static __always_inline void rmw_seen(struct request *rq)
 	s->sys.rmw_bytes += rq->__data_len;
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(task_rmw, struct request *rq)
-{
-	rmw_seen(rq);
-	return 0;
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(task_rmw_issue, struct request *rq)
-{
-	rmw_seen(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", task_rmw, rmw_seen)
+RQ_PROG("tp_btf/block_rq_issue", task_rmw_issue, rmw_seen)
 
 #define SYS_WORDS (sizeof(struct iolens_sys) / sizeof(__u64))
 
