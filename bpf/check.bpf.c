@@ -26,6 +26,7 @@
 #include "files.bpf.h"
 #include "rmw.bpf.h"
 #include "rq_hook.bpf.h"
+#include "sys_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -157,18 +158,8 @@ static __always_inline void write_leave(long ret)
 }
 
 #define WRITE_SYSCALL(name, pos, count)					\
-SEC("tracepoint/syscalls/sys_enter_" #name)				\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
-{									\
-	write_enter((unsigned int)ctx->args[0], pos, count);		\
-	return 0;							\
-}									\
-SEC("tracepoint/syscalls/sys_exit_" #name)				\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
-{									\
-	write_leave(ctx->ret);						\
-	return 0;							\
-}
+	SYS_PROGS(name, write_enter((unsigned int)ctx->args[0], pos, count), \
+		  write_leave(ctx->ret))
 
 WRITE_SYSCALL(write, -2, ctx->args[2])
 WRITE_SYSCALL(pwrite64, (__s64)ctx->args[3], ctx->args[2])

@@ -26,6 +26,7 @@
 #include "files.bpf.h"
 #include "rmw.bpf.h"
 #include "rq_hook.bpf.h"
+#include "sys_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -235,19 +236,7 @@ static __always_inline void leave(long ret)
 
 /* The entry and exit programs of one syscall; `on_enter` is the entry's
  * statement, with ctx in scope. */
-#define SYSCALL(name, on_enter)						\
-SEC("tracepoint/syscalls/sys_enter_" #name)				\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
-{									\
-	on_enter;							\
-	return 0;							\
-}									\
-SEC("tracepoint/syscalls/sys_exit_" #name)				\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
-{									\
-	leave(ctx->ret);						\
-	return 0;							\
-}
+#define SYSCALL(name, on_enter)	SYS_PROGS(name, on_enter, leave(ctx->ret))
 
 SYSCALL(read, enter_rw(ctx, D_READ))
 SYSCALL(pread64, enter_rw(ctx, D_READ))
