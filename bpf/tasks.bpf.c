@@ -76,13 +76,9 @@ struct {
 static __always_inline void ioac_copy(struct iolens_ioac *d,
 				      const struct task_io_accounting *s)
 {
-	d->rchar = s->rchar;
-	d->wchar = s->wchar;
-	d->syscr = s->syscr;
-	d->syscw = s->syscw;
-	d->read_bytes = s->read_bytes;
-	d->write_bytes = s->write_bytes;
-	d->cancelled_write_bytes = s->cancelled_write_bytes;
+#define IOAC_COPY(name)	d->name = s->name;
+	IOLENS_IOAC_FIELDS(IOAC_COPY)
+#undef IOAC_COPY
 }
 
 /* task->delays exists with CONFIG_TASK_DELAY_ACCT (Debian, Ubuntu and RHEL
