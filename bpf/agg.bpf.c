@@ -37,6 +37,7 @@
 #include "devfilter.bpf.h"
 #include "hist.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -78,10 +79,10 @@ static __always_inline bool io_stat(__u32 flags)
 /* Merges and alignment of the request as issued, in the issue-side fields;
  * `sign` -1 takes them back for a requeued request. */
 static __always_inline void issue_shape(struct request *rq,
-					struct iolens_dev_slot *s,
-					struct iolens_stat *st,
 					const struct where *w, __s64 sign)
 {
+	struct iolens_dev_slot *s = w->dev;
+	struct iolens_stat *st = w->st;
 	struct bio *bio = rq->bio;
 	__u64 n = 0;
 
@@ -192,37 +193,26 @@ static __always_inline void started(struct request *rq)
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(agg_start, struct request *rq)
-{
-	started(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", agg_start, started)
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(agg_issue, struct request *rq)
 {
-	struct iolens_dev_slot *s, *ds;
-	struct iolens_stat *st;
+	struct iolens_dev_slot *ds;
 	struct where w;
 	__s64 qd;
-	__u64 key;
 
 	/* Before Linux 6.5: the start seen at the first issue (kernel.bpf.h). */
-	if (!have_io_start && (cfg.flags & STARTED)) {
-		key = (__u64)rq;
-		if (!(cfg.flags & OWNED) || !bpf_map_lookup_elem(&owners, &key))
-			started(rq);
-	}
-	st = counters_of(rq, &w, &ds, &s);
-	if (!st)
+	if (!have_io_start && (cfg.flags & STARTED) && !owner_of(rq))
+		started(rq);
+	if (!counters_of(rq, &w))
 		return 0;
 	if (!w.owner)
 		w.owner = owner_of(rq);
 	if (!lat_mode()) {
-		if (!s->pbs)
-			s->pbs = rq->q->limits.physical_block_size;
-		issue_shape(rq, s, st, &w, 1);
+		if (!w.dev->pbs)
+			w.dev->pbs = rq->q->limits.physical_block_size;
+		issue_shape(rq, &w, 1);
 	}
 	hist_put(&w, IOLENS_H_SIZE, rq->__data_len);
 	if ((cfg.flags & IOLENS_STAT_OWN_CLOCK) ||
@@ -234,14 +224,15 @@ int BPF_PROG(agg_issue, struct request *rq)
 	}
 	if (!counted(rq))
 		return 0;
+	ds = w.disk;
 	qd = __sync_fetch_and_add(&ds->inflight, 1) + 1 - ds->leaked;
 	/* Idle to busy: the only clock read on this path, rare under load. */
 	if (qd == 1) {
 		ds->busy_since = bpf_ktime_get_ns();
 		__sync_fetch_and_add(&ds->busy_periods, 1);
 	}
-	st->issues++;
-	st->qd_sum += qd;
+	w.st->issues++;
+	w.st->qd_sum += qd;
 	hist_put(&w, IOLENS_H_QD, qd);
 	return 0;
 }
@@ -250,19 +241,16 @@ int BPF_PROG(agg_issue, struct request *rq)
 SEC("tp_btf/block_rq_requeue")
 int BPF_PROG(agg_requeue, struct request *rq)
 {
-	struct iolens_dev_slot *s, *ds;
-	struct iolens_stat *st;
 	struct where w;
 
-	st = counters_of(rq, &w, &ds, &s);
-	if (!st)
+	if (!counters_of(rq, &w))
 		return 0;
 	if (!w.owner)
 		w.owner = owner_of(rq);
 	if (!lat_mode())
-		issue_shape(rq, s, st, &w, -1);
+		issue_shape(rq, &w, -1);
 	if (counted(rq))
-		__sync_fetch_and_add(&ds->inflight, -1);
+		__sync_fetch_and_add(&w.disk->inflight, -1);
 	return 0;
 }
 
@@ -321,9 +309,9 @@ static __always_inline __u64 issue_time(struct request *rq,
  * the issue time is known too.  Device time needs only the issue.
  */
 static __always_inline void time_request(struct request *rq,
-					 const struct where *w,
-					 struct iolens_stat *st, __u64 now)
+					 const struct where *w, __u64 now)
 {
+	struct iolens_stat *st = w->st;
 	__u64 start = rq->start_time_ns, issue = issue_time(rq, st);
 
 	if (start > now)
@@ -352,8 +340,7 @@ static __always_inline void time_request(struct request *rq,
  * always add up to the device.
  */
 static __always_inline void label_add(struct request *rq, const struct where *w,
-				      struct iolens_stat *st, __u64 bytes,
-				      __u64 ios)
+				      __u64 bytes, __u64 ios)
 {
 	struct iolens_label_key key = { .slot = w->slot, .sg = w->sg };
 	struct iolens_label_count zero = {}, *c;
@@ -373,8 +360,8 @@ static __always_inline void label_add(struct request *rq, const struct where *w,
 		bpf_map_update_elem(&label_counts, &key, &zero, BPF_NOEXIST);
 		c = bpf_map_lookup_elem(&label_counts, &key);
 		if (!c) {
-			st->label_other_ios += ios;
-			st->label_other_bytes += bytes;
+			w->st->label_other_ios += ios;
+			w->st->label_other_bytes += bytes;
 			return;
 		}
 	}
@@ -382,16 +369,15 @@ static __always_inline void label_add(struct request *rq, const struct where *w,
 	__sync_fetch_and_add(&c->bytes, bytes);
 }
 
-/* The end of an accounted request: its times, and its owner let go
- * (requests that are not accounted leave theirs to the LRU). */
-static __always_inline void stat_done_at(struct request *rq, struct where *w,
-					 struct iolens_stat *st)
+/* The end of a request that is timed: its times, and its owner let go
+ * (requests that are not leave theirs to the LRU). */
+static __always_inline void stat_done_at(struct request *rq, struct where *w)
 {
 	__u64 key = (__u64)rq;
 
 	if (!w->owner)
 		w->owner = owner_of(rq);
-	time_request(rq, w, st, bpf_ktime_get_ns());
+	time_request(rq, w, bpf_ktime_get_ns());
 	if (w->owner)
 		bpf_map_delete_elem(&owners, &key);
 }
@@ -405,31 +391,29 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
-	struct iolens_dev_slot *s, *ds;
-	struct iolens_stat *st;
 	struct where w;
 	unsigned int len;
 	__u64 bytes = 0;
 	__u32 flags;
 	bool ends;
 
-	st = counters_of(rq, &w, &ds, &s);
-	if (!st)
+	if (!counters_of(rq, &w))
 		return 0;
 	flags = rq->rq_flags;
 	if (!lat_mode() && io_stat(flags)) {
 		bytes = nr_bytes;
-		st->bytes += bytes;
+		w.st->bytes += bytes;
 	}
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
 	len = rq->__data_len;
 	if (nr_bytes < len) {
-		label_add(rq, &w, st, bytes, 0);
+		label_add(rq, &w, bytes, 0);
 		return 0;
 	}
 	ends = ends_issue(w.sg, len);
 	if (ends && counted(rq)) {
+		struct iolens_dev_slot *ds = w.disk;
 		__u64 since = ds->busy_since;
 
 		/* Read the start of the busy period before leaving it: once
@@ -441,19 +425,13 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	if (!lat_mode()) {
 		__u64 ios = accounted(flags, w.sg);
 
-		st->ios += ios;
-		label_add(rq, &w, st, bytes, ios);
+		w.st->ios += ios;
+		label_add(rq, &w, bytes, ios);
 		/* Before Linux 6.5 times end here, not at block_io_done. */
 		if (!have_io_start && ends && ios)
-			stat_done_at(rq, &w, st);
+			stat_done_at(rq, &w);
 	} else if (ends) {
-		__u64 key = (__u64)rq;
-
-		if (!w.owner)
-			w.owner = owner_of(rq);
-		time_request(rq, &w, st, bpf_ktime_get_ns());
-		if (w.owner)
-			bpf_map_delete_elem(&owners, &key);
+		stat_done_at(rq, &w);
 	}
 	return 0;
 }
@@ -470,14 +448,10 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 SEC("tp_btf/block_io_done")
 int BPF_PROG(agg_done, struct request *rq)
 {
-	struct iolens_dev_slot *s, *ds;
-	struct iolens_stat *st;
 	struct where w;
 
-	st = counters_of(rq, &w, &ds, &s);
-	if (!st || !accounted(rq->rq_flags, w.sg))
-		return 0;
-	stat_done_at(rq, &w, st);
+	if (counters_of(rq, &w) && accounted(rq->rq_flags, w.sg))
+		stat_done_at(rq, &w);
 	return 0;
 }
 

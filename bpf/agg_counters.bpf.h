@@ -186,6 +186,11 @@ struct where {
 	__u32 sg;		/* enum iolens_sgrp */
 	__u32 flags;		/* lat_hists key: cmd_flags above the op */
 	const struct owner *owner;	/* lat_hists key: submitter */
+	/* Set by counters_of() only: */
+	struct iolens_stat *st;		/* the counters */
+	struct iolens_dev_slot *dev;	/* slot `slot` */
+	struct iolens_dev_slot *disk;	/* its whole disk's: queue depth,
+					 * busy time */
 };
 
 /* The submitter recorded for a request, with OWNED flags. */
@@ -198,19 +203,15 @@ static __always_inline const struct owner *owner_of(struct request *rq)
 	return bpf_map_lookup_elem(&owners, &key);
 }
 
-/* The counters a request's event goes to, NULL if it is not wanted; fills
- * *w (the owner only when filtering by submitter), and the whole-disk slot
- * in *ds. */
-static __always_inline struct iolens_stat *counters_of(struct request *rq,
-						      struct where *w,
-						      struct iolens_dev_slot **ds,
-						      struct iolens_dev_slot **s)
+/* Where a request's event goes, into *w (the owner only when filtering by
+ * submitter); false if it is not wanted. */
+static __always_inline bool counters_of(struct request *rq, struct where *w)
 {
 	__u32 cmd;
 
-	*s = slots_of(rq, &w->slot, ds);
-	if (!*s)
-		return NULL;
+	w->dev = slots_of(rq, &w->slot, &w->disk);
+	if (!w->dev)
+		return false;
 	cmd = rq->cmd_flags;
 	w->sg = op_group(cmd);
 	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~KERNEL_REQ_OP_MASK : 0;
@@ -219,9 +220,10 @@ static __always_inline struct iolens_stat *counters_of(struct request *rq,
 	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {
 		w->owner = owner_of(rq);
 		if (!w->owner)
-			return NULL;
+			return false;
 	}
-	return stat_of(w->slot, w->sg);
+	w->st = stat_of(w->slot, w->sg);
+	return w->st;
 }
 
 #endif

@@ -26,6 +26,7 @@
 #include <bpf/bpf_core_read.h>
 #include "block.h"
 #include "devfilter.bpf.h"
+#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -5,7 +5,7 @@
  * reads field f of kernel pointer p as this flavour allows, RD2(p, a, b)
  * reads p->a->b, KEY(p, slot) is pointer p as a number (using the hook's
  * scratch slot), CURRENT() is the running task and COMM(dst, t) copies
- * task t's comm.
+ * task t's comm.  The hooks of one argument are rq_hook.bpf.h's RQ_PROG.
  */
 
 /* BPF_PROG pastes its name argument, so FN() must expand first. */
@@ -134,15 +134,14 @@ static __always_inline struct iolens_rq_slot *FN(sighting)(struct request *rq,
  * in the submitter's plug (blk_time_get_ns(), as seen on 6.18), a little
  * earlier than this moment; it is the start iostat's await measures from.
  */
-static __always_inline int FN(on_start)(struct request *rq)
+static __always_inline void FN(on_start)(struct request *rq)
 {
 	__u64 key = KEY(rq, SCRATCH_START);
 
 	FN(track)(rq, key, IOLENS_CTX_SUBMIT, 0, slot_find(key));
-	return 0;
 }
 
-static __always_inline int FN(on_insert)(struct request *rq)
+static __always_inline void FN(on_insert)(struct request *rq)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_INSERT),
@@ -150,17 +149,16 @@ static __always_inline int FN(on_insert)(struct request *rq)
 
 	if (s)
 		s->rq.ts_insert = now;
-	return 0;
 }
 
-static __always_inline int FN(on_issue)(struct request *rq)
+static __always_inline void FN(on_issue)(struct request *rq)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_ISSUE),
 						IOLENS_CTX_ISSUE, now);
 
 	if (!s)
-		return 0;
+		return;
 	if (s->rq.ts_issue)
 		inflight_add(s->rq.dev, -1);
 	/* The kernel's start stamp (0 if this queue keeps no I/O stats):
@@ -170,34 +168,31 @@ static __always_inline int FN(on_issue)(struct request *rq)
 	s->rq.ts_issue = now;
 	FN(describe)(rq, &s->rq);
 	s->rq.qd = inflight_add(s->rq.dev, 1);
-	return 0;
 }
 
 /* Back to the queue, to be issued again. */
-static __always_inline int FN(on_requeue)(struct request *rq)
+static __always_inline void FN(on_requeue)(struct request *rq)
 {
 	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_REQUEUE));
 
 	if (!s || !s->rq.ts_issue)
-		return 0;
+		return;
 	inflight_add(s->rq.dev, -1);
 	s->rq.ts_issue = 0;
 	s->rq.qd = 0;
 	s->rq.requeues++;
-	return 0;
 }
 
 /* Merged into another request and freed without completing. */
-static __always_inline int FN(on_merge)(struct request *rq)
+static __always_inline void FN(on_merge)(struct request *rq)
 {
 	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_MERGE));
 
 	if (!s)
-		return 0;
+		return;
 	if (s->rq.ts_issue)
 		inflight_add(s->rq.dev, -1);
 	slot_release(s);
-	return 0;
 }
 
 static __always_inline int FN(on_complete)(struct request *rq, u8 status,
@@ -257,12 +252,7 @@ out:
 
 /* A hook that hands the request to its handler: tracepoint, name. */
 #ifndef RQ_HOOK
-#define RQ_HOOK(tp, name, handler)					\
-	SEC(FLAVOUR #tp)						\
-	int HOOK(FN(name), struct request *rq)				\
-	{								\
-		return FN(handler)(rq);					\
-	}
+#define RQ_HOOK(tp, name, handler) RQ_PROG(FLAVOUR #tp, FN(name), FN(handler))
 #endif
 
 RQ_HOOK(block_io_start, io_start, on_start)

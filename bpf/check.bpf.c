@@ -25,6 +25,8 @@
 #include "devfilter.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
+#include "sys_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -156,18 +158,8 @@ static __always_inline void write_leave(long ret)
 }
 
 #define WRITE_SYSCALL(name, pos, count)					\
-SEC("tracepoint/syscalls/sys_enter_" #name)				\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
-{									\
-	write_enter((unsigned int)ctx->args[0], pos, count);		\
-	return 0;							\
-}									\
-SEC("tracepoint/syscalls/sys_exit_" #name)				\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
-{									\
-	write_leave(ctx->ret);						\
-	return 0;							\
-}
+	SYS_PROGS(name, write_enter((unsigned int)ctx->args[0], pos, count), \
+		  write_leave(ctx->ret))
 
 WRITE_SYSCALL(write, -2, ctx->args[2])
 WRITE_SYSCALL(pwrite64, (__s64)ctx->args[3], ctx->args[2])
@@ -274,12 +266,7 @@ static __always_inline void started(struct request *rq)
 
 /* Where a bio becomes a request, in the task that submits it; before
  * Linux 6.5 at the request's issue (kernel.bpf.h). */
-SEC("tp_btf/block_io_start")
-int BPF_PROG(check_start, struct request *rq)
-{
-	started(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", check_start, started)
 
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(check_issue, struct request *rq)

@@ -25,6 +25,8 @@
 #include "hist.bpf.h"
 #include "files.bpf.h"
 #include "rmw.bpf.h"
+#include "rq_hook.bpf.h"
+#include "sys_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -74,13 +76,9 @@ struct {
 static __always_inline void ioac_copy(struct iolens_ioac *d,
 				      const struct task_io_accounting *s)
 {
-	d->rchar = s->rchar;
-	d->wchar = s->wchar;
-	d->syscr = s->syscr;
-	d->syscw = s->syscw;
-	d->read_bytes = s->read_bytes;
-	d->write_bytes = s->write_bytes;
-	d->cancelled_write_bytes = s->cancelled_write_bytes;
+#define IOAC_COPY(name)	d->name = s->name;
+	IOLENS_IOAC_FIELDS(IOAC_COPY)
+#undef IOAC_COPY
 }
 
 /* task->delays exists with CONFIG_TASK_DELAY_ACCT (Debian, Ubuntu and RHEL
@@ -234,19 +232,7 @@ static __always_inline void leave(long ret)
 
 /* The entry and exit programs of one syscall; `on_enter` is the entry's
  * statement, with ctx in scope. */
-#define SYSCALL(name, on_enter)						\
-SEC("tracepoint/syscalls/sys_enter_" #name)				\
-int enter_##name(struct trace_event_raw_sys_enter *ctx)		\
-{									\
-	on_enter;							\
-	return 0;							\
-}									\
-SEC("tracepoint/syscalls/sys_exit_" #name)				\
-int exit_##name(struct trace_event_raw_sys_exit *ctx)			\
-{									\
-	leave(ctx->ret);						\
-	return 0;							\
-}
+#define SYSCALL(name, on_enter)	SYS_PROGS(name, on_enter, leave(ctx->ret))
 
 SYSCALL(read, enter_rw(ctx, D_READ))
 SYSCALL(pread64, enter_rw(ctx, D_READ))
@@ -283,19 +269,8 @@ static __always_inline void rmw_seen(struct request *rq)
 	s->sys.rmw_bytes += rq->__data_len;
 }
 
-SEC("tp_btf/block_io_start")
-int BPF_PROG(task_rmw, struct request *rq)
-{
-	rmw_seen(rq);
-	return 0;
-}
-
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(task_rmw_issue, struct request *rq)
-{
-	rmw_seen(rq);
-	return 0;
-}
+RQ_PROG("tp_btf/block_io_start", task_rmw, rmw_seen)
+RQ_PROG("tp_btf/block_rq_issue", task_rmw_issue, rmw_seen)
 
 #define SYS_WORDS (sizeof(struct iolens_sys) / sizeof(__u64))
 

@@ -12,11 +12,22 @@
  * family and fsync/fdatasync, counted per thread in task storage by syscall
  * tracepoints, split by what the fd is.
  */
+
+/*
+ * task->ioac's counters (struct task_io_accounting) in the order
+ * /proc/<tid>/io shows them, X(name) each: the fields of struct iolens_ioac
+ * and what the iterator copies into them.
+ */
+#define IOLENS_IOAC_FIELDS(X)						\
+	X(rchar) X(wchar) X(syscr) X(syscw)	/* CONFIG_TASK_XACCT */	\
+	X(read_bytes) X(write_bytes)	/* CONFIG_TASK_IO_ACCOUNTING */	\
+	X(cancelled_write_bytes)
+
+#define IOLENS_IOAC_FIELD(name)	__u64 name;
 struct iolens_ioac {
-	__u64 rchar, wchar, syscr, syscw;	/* CONFIG_TASK_XACCT */
-	__u64 read_bytes, write_bytes;		/* CONFIG_TASK_IO_ACCOUNTING */
-	__u64 cancelled_write_bytes;
+	IOLENS_IOAC_FIELDS(IOLENS_IOAC_FIELD)
 };
+#undef IOLENS_IOAC_FIELD
 
 enum iolens_sys_class {
 	IOLENS_SC_FILE_READ = 0,	/* read family on a regular file or a
