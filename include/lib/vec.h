@@ -3,6 +3,7 @@
 #ifndef IOLENS_VEC_H
 #define IOLENS_VEC_H
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +55,24 @@ static inline void *vec_find(const void *v, int n, size_t size, size_t off,
 		if (!memcmp(e + off, key, keylen))
 			return (void *)e;
 	return NULL;
+}
+
+/* The element whose key equals *key, as vec_find() looks it up in the array
+ * at *(void **)pv; if there is none, one appended by vec_add() with that
+ * key, and *added set, for the caller to fill in the rest.  NULL (array
+ * untouched) without memory. */
+static inline void *vec_get(void *pv, int *n, size_t size, size_t off,
+			    const void *key, size_t keylen, bool *added)
+{
+	char *e = vec_find(*(void **)pv, *n, size, off, key, keylen);
+
+	*added = !e;
+	if (e)
+		return e;
+	e = vec_add(pv, n, size);
+	if (e)
+		memcpy(e + off, key, keylen);
+	return e;
 }
 
 /* qsort() of a table that may be empty, and then NULL: C leaves qsort(NULL,
