@@ -11,6 +11,7 @@
 #include "stat/print.h"
 #include "stat/stat.h"
 #include "lib/clock.h"
+#include "lib/filescan.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/log.h"
@@ -63,15 +64,9 @@ static bool row_active(const struct stat_row *r)
 
 static double uptime_s(void)
 {
-	FILE *f = fopen("/proc/uptime", "r");
-	double up = 0;
+	double up;
 
-	if (f) {
-		if (fscanf(f, "%lf", &up) != 1)
-			up = 0;
-		fclose(f);
-	}
-	return up;
+	return file_scan("/proc/uptime", "%lf", &up) == 1 ? up : 0;
 }
 
 /*
