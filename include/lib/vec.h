@@ -4,6 +4,7 @@
 #define IOLENS_VEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,12 @@ static inline void *vec_get(void *pv, int *n, size_t size, size_t off,
 		memcpy(e + off, key, keylen);
 	return e;
 }
+
+/* vec_get() of the array at pv (a pointer to the array's pointer) by its
+ * elements' `field`, which *key has the type of. */
+#define vec_get_by(pv, n, field, key, added)				\
+	vec_get(pv, n, sizeof(**(pv)), offsetof(__typeof__(**(pv)), field), \
+		key, sizeof((*(pv))->field), added)
 
 /* qsort() of a table that may be empty, and then NULL: C leaves qsort(NULL,
  * 0, ...) undefined (glibc declares the base nonnull; UBSan stops on it). */

@@ -58,9 +58,7 @@ struct attach {
 static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 {
 	bool added;
-	struct proc *p = vec_get(&a->procs, &a->nprocs, sizeof(*p),
-				 offsetof(struct proc, tgid), &rq->pid,
-				 sizeof(rq->pid), &added);
+	struct proc *p = vec_get_by(&a->procs, &a->nprocs, tgid, &rq->pid, &added);
 
 	if (p && added) {
 		memcpy(p->comm, rq->comm, IOLENS_COMM_LEN);

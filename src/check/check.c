@@ -168,9 +168,7 @@ static void find(struct finding *f, const struct iolens_check_event *e)
 static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 {
 	bool added;
-	struct disk *d = vec_get(&c->disks, &c->ndisks, sizeof(*d),
-				 offsetof(struct disk, dev), &e->dev,
-				 sizeof(e->dev), &added);
+	struct disk *d = vec_get_by(&c->disks, &c->ndisks, dev, &e->dev, &added);
 
 	if (d && added) {
 		d->lbs = e->lbs;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The data of the report's charts, gathered in one pass (report/page.h). */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/hist.h"
@@ -116,9 +115,7 @@ static void heighten(struct page_offsets *off)
 static struct page_dev *dev_of(struct page *p, __u32 dev)
 {
 	bool added;
-	struct page_dev *d = vec_get(&p->devs, &p->ndev, sizeof(*d),
-				     offsetof(struct page_dev, dev), &dev,
-				     sizeof(dev), &added);
+	struct page_dev *d = vec_get_by(&p->devs, &p->ndev, dev, &dev, &added);
 
 	if (!d || !added || p->ndev > PAGE_ODEVS)
 		return d;

@@ -294,9 +294,7 @@ struct perfetto *perfetto_new(FILE *f, const struct trace_header *h)
 static struct pdev *dev_of(struct perfetto *p, __u32 dev)
 {
 	bool added;
-	struct pdev *d = vec_get(&p->dev, &p->ndev, sizeof(*d),
-				 offsetof(struct pdev, dev), &dev, sizeof(dev),
-				 &added);
+	struct pdev *d = vec_get_by(&p->dev, &p->ndev, dev, &dev, &added);
 
 	if (!d || !added)
 		return d;
