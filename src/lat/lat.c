@@ -322,10 +322,21 @@ static int group_add(struct groups *gs, const struct group *proto,
 	return 0;
 }
 
+/* An interval's report: its options, what the kernel kept, and the
+ * histograms made of it. */
+struct tick_ctx {
+	const struct lat_opts *o;
+	struct agg_trace *st;
+	struct groups *gs;
+};
+
 /* Folds what the kernel kept into the histograms the options ask for. */
-static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
-			struct groups *gs)
+static int build_groups(void *arg)
 {
+	const struct tick_ctx *c = arg;
+	const struct lat_opts *o = c->o;
+	const struct agg_trace *st = c->st;
+	struct groups *gs = c->gs;
 	struct group proto = { .sg = -1 };
 	int err = 0;
 
@@ -365,9 +376,12 @@ static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
 	return err;
 }
 
-static void report(const struct lat_opts *o, const struct groups *gs,
-		   const struct agg_trace *st, double secs)
+static void report(void *arg, double secs)
 {
+	const struct tick_ctx *c = arg;
+	const struct lat_opts *o = c->o;
+	const struct groups *gs = c->gs;
+	const struct agg_trace *st = c->st;
 	struct iolens_stat_counters lost;
 	char ts[64];
 	time_t now = time(NULL);
@@ -435,24 +449,6 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 	fflush(stdout);
 }
 
-struct tick_ctx {
-	const struct lat_opts *o;
-	struct agg_trace *st;
-	struct groups *gs;
-};
-
-/* Each interval's report (agg_loop() says a failure). */
-static int tick(void *arg, double secs)
-{
-	struct tick_ctx *c = arg;
-	int err = build_groups(c->o, c->st, c->gs);
-
-	if (err)
-		return err;
-	report(c->o, c->gs, c->st, secs);
-	return 0;
-}
-
 static int run(const struct lat_opts *o)
 {
 	struct agg_trace_opts so = {
@@ -472,7 +468,8 @@ static int run(const struct lat_opts *o)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	err = agg_loop(c.st, o->a.interval_ns, o->a.count, tick, &c);
+	err = agg_loop(c.st, o->a.interval_ns, o->a.count, build_groups, report,
+		       &c);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);

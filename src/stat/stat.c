@@ -293,15 +293,26 @@ static int idle_rows(const struct stat_opts *o, const struct agg_trace *st,
 	return err;
 }
 
+/* An interval's report: its options, what the kernel kept, and the rows
+ * made of it. */
+struct tick_ctx {
+	const struct stat_opts *o;
+	struct agg_trace *st;
+	struct table *t;
+};
+
 /*
  * The rows of one interval: every disk (and with -p partition) that did I/O
  * since we started and is still there, plus idle ones (idle_rows()).
  * A device that went away is left out; one that appeared gets its slot at
  * its first request.
  */
-static int build_rows(const struct stat_opts *o, const struct agg_trace *st,
-		      struct table *t)
+static int build_rows(void *arg)
 {
+	const struct tick_ctx *c = arg;
+	const struct stat_opts *o = c->o;
+	const struct agg_trace *st = c->st;
+	struct table *t = c->t;
 	int nslots = agg_trace_nslots(st), err;
 
 	t->n = 0;
@@ -378,23 +389,13 @@ static int build_rows(const struct stat_opts *o, const struct agg_trace *st,
 	return o->stack ? stack_sort(t->rows, t->n) : 0;
 }
 
-struct tick_ctx {
-	const struct stat_opts *o;
-	struct agg_trace *st;
-	struct table *t;
-};
-
-/* Each interval's report (agg_loop() says a failure). */
-static int tick(void *arg, double secs)
+/* Each interval's report, once build_rows() made it. */
+static void print_rows(void *arg, double secs)
 {
-	struct tick_ctx *c = arg;
-	int err = build_rows(c->o, c->st, c->t);
+	const struct tick_ctx *c = arg;
 
-	if (err)
-		return err;
 	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->a.json,
 		    c->o->human);
-	return 0;
 }
 
 /* -S -d DEV: the devices under each one asked for, down the stack. */
@@ -439,7 +440,8 @@ static int run(const struct stat_opts *o)
 	c.st = agg_trace_start(CMD, &so);
 	if (!c.st)
 		return 1;
-	err = agg_loop(c.st, o->a.interval_ns, count, tick, &c);
+	err = agg_loop(c.st, o->a.interval_ns, count, build_rows, print_rows,
+		       &c);
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
