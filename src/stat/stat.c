@@ -174,6 +174,7 @@ static void row_from(struct stat_row *r, const struct desc *ds,
 }
 
 struct table {
+	const struct stat_opts *o;	/* what rows there are */
 	struct stat_row *rows;
 	struct agg_dev **sums;	/* per row, owned: a disk and its partitions */
 	int n, cap;
@@ -293,26 +294,16 @@ static int idle_rows(const struct stat_opts *o, const struct agg_trace *st,
 	return err;
 }
 
-/* An interval's report: its options, what the kernel kept, and the rows
- * made of it. */
-struct tick_ctx {
-	const struct stat_opts *o;
-	struct agg_trace *st;
-	struct table *t;
-};
-
 /*
  * The rows of one interval: every disk (and with -p partition) that did I/O
  * since we started and is still there, plus idle ones (idle_rows()).
  * A device that went away is left out; one that appeared gets its slot at
  * its first request.
  */
-static int build_rows(void *arg)
+static int build_rows(void *arg, const struct agg_trace *st)
 {
-	const struct tick_ctx *c = arg;
-	const struct stat_opts *o = c->o;
-	const struct agg_trace *st = c->st;
-	struct table *t = c->t;
+	struct table *t = arg;
+	const struct stat_opts *o = t->o;
 	int nslots = agg_trace_nslots(st), err;
 
 	t->n = 0;
@@ -390,12 +381,11 @@ static int build_rows(void *arg)
 }
 
 /* Each interval's report, once build_rows() made it. */
-static void print_rows(void *arg, double secs)
+static void print_rows(void *arg, const struct agg_trace *st, double secs)
 {
-	const struct tick_ctx *c = arg;
+	const struct table *t = arg;
 
-	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->a.json,
-		    c->o->human);
+	stat_report(t->rows, t->n, secs, false, st, t->o->a.json, t->o->human);
 }
 
 /* -S -d DEV: the devices under each one asked for, down the stack. */
@@ -425,8 +415,8 @@ static int run(const struct stat_opts *o)
 		.kinds = AGG_KINDS_STAT,
 		.proc = &o->a.proc,
 	};
-	struct table t = {};
-	struct tick_ctx c = { .o = o, .t = &t };
+	struct table t = { .o = o };
+	struct agg_trace *st;
 	unsigned long count = o->a.count;
 	int err;
 
@@ -437,11 +427,10 @@ static int run(const struct stat_opts *o)
 		if (count && !--count)
 			return 0;
 	}
-	c.st = agg_trace_start(CMD, &so);
-	if (!c.st)
+	st = agg_trace_start(CMD, &so);
+	if (!st)
 		return 1;
-	err = agg_loop(c.st, o->a.interval_ns, count, build_rows, print_rows,
-		       &c);
+	err = agg_loop(st, o->a.interval_ns, count, build_rows, print_rows, &t);
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
@@ -452,7 +441,7 @@ static int run(const struct stat_opts *o)
 	free(t.idle_dev);
 	free(t.idle);
 	free(t.looked);
-	agg_trace_stop(c.st);
+	agg_trace_stop(st);
 	return err ? 1 : 0;
 }
 

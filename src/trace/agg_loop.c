@@ -6,8 +6,8 @@
 
 struct loop {
 	struct agg_trace *st;
-	int (*build)(void *arg);
-	void (*print)(void *arg, double secs);
+	int (*build)(void *arg, const struct agg_trace *st);
+	void (*print)(void *arg, const struct agg_trace *st, double secs);
 	void *arg;
 };
 
@@ -17,17 +17,18 @@ static int loop_tick(void *arg)
 	struct loop *l = arg;
 	int err = agg_trace_read(l->st);
 
-	err = err ?: l->build(l->arg);
+	err = err ?: l->build(l->arg, l->st);
 	if (err) {
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
-	l->print(l->arg, agg_trace_interval_s(l->st));
+	l->print(l->arg, l->st, agg_trace_interval_s(l->st));
 	return 0;
 }
 
 int agg_loop(struct agg_trace *st, __u64 interval_ns, unsigned long count,
-	     int (*build)(void *arg), void (*print)(void *arg, double secs),
+	     int (*build)(void *arg, const struct agg_trace *st),
+	     void (*print)(void *arg, const struct agg_trace *st, double secs),
 	     void *arg)
 {
 	struct loop l = { .st = st, .build = build, .print = print, .arg = arg };
