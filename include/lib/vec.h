@@ -3,6 +3,8 @@
 #ifndef IOLENS_VEC_H
 #define IOLENS_VEC_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +57,30 @@ static inline void *vec_find(const void *v, int n, size_t size, size_t off,
 			return (void *)e;
 	return NULL;
 }
+
+/* The element whose key equals *key, as vec_find() looks it up in the array
+ * at *(void **)pv; if there is none, one appended by vec_add() with that
+ * key, and *added set, for the caller to fill in the rest.  NULL (array
+ * untouched) without memory. */
+static inline void *vec_get(void *pv, int *n, size_t size, size_t off,
+			    const void *key, size_t keylen, bool *added)
+{
+	char *e = vec_find(*(void **)pv, *n, size, off, key, keylen);
+
+	*added = !e;
+	if (e)
+		return e;
+	e = vec_add(pv, n, size);
+	if (e)
+		memcpy(e + off, key, keylen);
+	return e;
+}
+
+/* vec_get() of the array at pv (a pointer to the array's pointer) by its
+ * elements' `field`, which *key has the type of. */
+#define vec_get_by(pv, n, field, key, added)				\
+	vec_get(pv, n, sizeof(**(pv)), offsetof(__typeof__(**(pv)), field), \
+		key, sizeof((*(pv))->field), added)
 
 /* qsort() of a table that may be empty, and then NULL: C leaves qsort(NULL,
  * 0, ...) undefined (glibc declares the base nonnull; UBSan stops on it). */

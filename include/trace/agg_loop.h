@@ -24,11 +24,15 @@ struct agg_cmd_opts {
  * From the last read of `st` on, every `interval_ns` (0: never on time),
  * at most `count` times (0: no limit), until a stop is requested (Ctrl-C,
  * SIGTERM; caught from now on), and then once more for the interval so
- * far: reads the maps and calls report(arg, seconds since the previous
- * read).  A read or report failing (-errno) is said in one line and ends
- * the loop.  Returns that error, or 0.
+ * far: reads the maps, calls build(arg, st) to make the report of what
+ * they hold and print(arg, st, seconds since the previous read) to write
+ * it.  A
+ * read or build failing (-errno) is said in one line and ends the loop.
+ * Returns that error, or 0.
  */
 int agg_loop(struct agg_trace *st, __u64 interval_ns, unsigned long count,
-	     int (*report)(void *arg, double secs), void *arg);
+	     int (*build)(void *arg, const struct agg_trace *st),
+	     void (*print)(void *arg, const struct agg_trace *st, double secs),
+	     void *arg);
 
 #endif

@@ -57,18 +57,13 @@ struct attach {
 
 static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
 {
-	struct proc *p = vec_find(a->procs, a->nprocs, sizeof(*p),
-				  offsetof(struct proc, tgid), &rq->pid,
-				  sizeof(rq->pid));
+	bool added;
+	struct proc *p = vec_get_by(&a->procs, &a->nprocs, tgid, &rq->pid, &added);
 
-	if (p)
-		return p;
-	p = vec_add(&a->procs, &a->nprocs, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->tgid = rq->pid;
-	memcpy(p->comm, rq->comm, IOLENS_COMM_LEN);
-	p->comm[IOLENS_COMM_LEN - 1] = 0;
+	if (p && added) {
+		memcpy(p->comm, rq->comm, IOLENS_COMM_LEN);
+		p->comm[IOLENS_COMM_LEN - 1] = 0;
+	}
 	return p;
 }
 

@@ -167,18 +167,13 @@ static void find(struct finding *f, const struct iolens_check_event *e)
 
 static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 {
-	struct disk *d = vec_find(c->disks, c->ndisks, sizeof(*d),
-				  offsetof(struct disk, dev), &e->dev,
-				  sizeof(e->dev));
+	bool added;
+	struct disk *d = vec_get_by(&c->disks, &c->ndisks, dev, &e->dev, &added);
 
-	if (d)
-		return d;
-	d = vec_add(&c->disks, &c->ndisks, sizeof(*d));
-	if (!d)
-		return NULL;
-	d->dev = e->dev;
-	d->lbs = e->lbs;
-	d->pbs = e->pbs;
+	if (d && added) {
+		d->lbs = e->lbs;
+		d->pbs = e->pbs;
+	}
 	return d;
 }
 

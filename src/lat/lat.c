@@ -40,6 +40,7 @@ struct group {
 };
 
 struct groups {
+	const struct lat_opts *o;	/* what they are split by */
 	struct group **v;
 	int n;
 };
@@ -323,9 +324,10 @@ static int group_add(struct groups *gs, const struct group *proto,
 }
 
 /* Folds what the kernel kept into the histograms the options ask for. */
-static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
-			struct groups *gs)
+static int build_groups(void *arg, const struct agg_trace *st)
 {
+	struct groups *gs = arg;
+	const struct lat_opts *o = gs->o;
 	struct group proto = { .sg = -1 };
 	int err = 0;
 
@@ -365,9 +367,10 @@ static int build_groups(const struct lat_opts *o, const struct agg_trace *st,
 	return err;
 }
 
-static void report(const struct lat_opts *o, const struct groups *gs,
-		   const struct agg_trace *st, double secs)
+static void report(void *arg, const struct agg_trace *st, double secs)
 {
+	const struct groups *gs = arg;
+	const struct lat_opts *o = gs->o;
 	struct iolens_stat_counters lost;
 	char ts[64];
 	time_t now = time(NULL);
@@ -435,24 +438,6 @@ static void report(const struct lat_opts *o, const struct groups *gs,
 	fflush(stdout);
 }
 
-struct tick_ctx {
-	const struct lat_opts *o;
-	struct agg_trace *st;
-	struct groups *gs;
-};
-
-/* Each interval's report (agg_loop() says a failure). */
-static int tick(void *arg, double secs)
-{
-	struct tick_ctx *c = arg;
-	int err = build_groups(c->o, c->st, c->gs);
-
-	if (err)
-		return err;
-	report(c->o, c->gs, c->st, secs);
-	return 0;
-}
-
 static int run(const struct lat_opts *o)
 {
 	struct agg_trace_opts so = {
@@ -461,22 +446,23 @@ static int run(const struct lat_opts *o)
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
 		.proc = &o->a.proc,
 	};
-	struct groups gs = {};
-	struct tick_ctx c = { .o = o, .gs = &gs };
+	struct groups gs = { .o = o };
+	struct agg_trace *st;
 	int err;
 
 	if (o->per_flags)
 		reqflags_init();
-	c.st = agg_trace_start(CMD, &so);
-	if (!c.st)
+	st = agg_trace_start(CMD, &so);
+	if (!st)
 		return 1;
 	stop_catch();
 	fprintf(stderr, "Tracing block requests (tp_btf)... Ctrl-C to end.\n");
-	err = agg_loop(c.st, o->a.interval_ns, o->a.count, tick, &c);
+	err = agg_loop(st, o->a.interval_ns, o->a.count, build_groups, report,
+		       &gs);
 	for (int i = 0; i < gs.n; i++)
 		free(gs.v[i]);
 	free(gs.v);
-	agg_trace_stop(c.st);
+	agg_trace_stop(st);
 	return err ? 1 : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/hist.h"
 #include "report/page.h"
+#include "lib/vec.h"
 
 const char *const page_op_names[PAGE_NOPS] = { "read", "write", "other" };
 
@@ -113,26 +114,19 @@ static void heighten(struct page_offsets *off)
 
 static struct page_dev *dev_of(struct page *p, __u32 dev)
 {
-	struct page_dev *d, *v;
+	bool added;
+	struct page_dev *d = vec_get_by(&p->devs, &p->ndev, dev, &dev, &added);
 
-	for (int i = 0; i < p->ndev; i++)
-		if (p->devs[i].dev == dev)
-			return &p->devs[i];
-	v = realloc(p->devs, (p->ndev + 1) * sizeof(*v));
-	if (!v)
+	if (!d || !added || p->ndev > PAGE_ODEVS)
+		return d;
+	d->off = calloc(1, sizeof(*d->off));
+	if (!d->off) {
+		/* Not kept without its offsets: the next request tries again. */
+		p->ndev--;
 		return NULL;
-	p->devs = v;
-	d = &v[p->ndev];
-	memset(d, 0, sizeof(*d));
-	d->dev = dev;
-	if (p->ndev < PAGE_ODEVS) {
-		d->off = calloc(1, sizeof(*d->off));
-		if (!d->off)
-			return NULL;
-		/* 1 MiB a row to start with: 64 MiB, doubled as needed. */
-		d->off->sectors_per_row = 2048;
 	}
-	p->ndev++;
+	/* 1 MiB a row to start with: 64 MiB, doubled as needed. */
+	d->off->sectors_per_row = 2048;
 	return d;
 }
 

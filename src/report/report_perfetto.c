@@ -272,7 +272,7 @@ struct perfetto {
 	struct pf p;
 	const struct trace_header *hdr;
 	struct pdev *dev;
-	size_t ndev;
+	int ndev;
 	__u64 selected, no_issue, seq;
 	/* First pass: the horizon's parts; second: the latest completion. */
 	__u64 longest, skew, max_complete;
@@ -293,18 +293,11 @@ struct perfetto *perfetto_new(FILE *f, const struct trace_header *h)
 
 static struct pdev *dev_of(struct perfetto *p, __u32 dev)
 {
-	struct pdev *d;
+	bool added;
+	struct pdev *d = vec_get_by(&p->dev, &p->ndev, dev, &dev, &added);
 
-	for (size_t i = 0; i < p->ndev; i++)
-		if (p->dev[i].dev == dev)
-			return &p->dev[i];
-	d = realloc(p->dev, (p->ndev + 1) * sizeof(*d));
-	if (!d)
-		return NULL;
-	p->dev = d;
-	d = &p->dev[p->ndev++];
-	memset(d, 0, sizeof(*d));
-	d->dev = dev;
+	if (!d || !added)
+		return d;
 	d->first = true;
 	d->busy = (struct vheap){ .size = sizeof(struct lane), .cmp = cmp_lane };
 	d->free_lanes = d->busy;
@@ -359,7 +352,7 @@ void perfetto_begin(struct perfetto *p,
 	json_arr_open(&p->p.j, "traceEvents");
 	fputc('\n', p->p.j.f);
 	vec_sort(p->dev, p->ndev, sizeof(*p->dev), by_dev);
-	for (size_t i = 0; i < p->ndev; i++) {
+	for (int i = 0; i < p->ndev; i++) {
 		struct pdev *d = &p->dev[i];
 
 		/* pid 0 is the idle task to Perfetto: disks count from 1.
@@ -451,7 +444,7 @@ int perfetto_add(struct perfetto *p, const struct iolens_rq *rq)
 	 * and started at most `longest` before that. */
 	if (p->max_complete > p->skew + p->longest) {
 		horizon = p->max_complete - p->skew - p->longest;
-		for (size_t i = 0; i < p->ndev; i++)
+		for (int i = 0; i < p->ndev; i++)
 			if (drain(p, &p->dev[i], horizon, false))
 				return -1;
 	}
@@ -467,7 +460,7 @@ static void emit_metadata(struct perfetto *p, const struct perfetto_facts *fx)
 	time_t secs = h->real_ns / 1000000000ULL;
 	char when[64] = "";
 
-	for (size_t i = 0; i < p->ndev; i++)
+	for (int i = 0; i < p->ndev; i++)
 		placed += p->dev[i].placed;
 	if (localtime_r(&secs, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
@@ -500,7 +493,7 @@ int perfetto_end(struct perfetto *p, const struct perfetto_facts *facts)
 {
 	char label[96];
 
-	for (size_t i = 0; i < p->ndev; i++) {
+	for (int i = 0; i < p->ndev; i++) {
 		struct pdev *d = &p->dev[i];
 
 		if (drain(p, d, 0, true))
@@ -523,7 +516,7 @@ void perfetto_free(struct perfetto *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->ndev; i++) {
+	for (int i = 0; i < p->ndev; i++) {
 		free(p->dev[i].busy.v);
 		free(p->dev[i].free_lanes.v);
 		free(p->dev[i].pend.v);

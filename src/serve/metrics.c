@@ -20,6 +20,7 @@
 #include "lib/clock.h"
 #include "serve/metrics.h"
 #include "lib/cgroups.h"
+#include "lib/counters.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "bpf/agg.h"
@@ -186,6 +187,15 @@ static void hist_into(struct mhist *h, const __u64 *src, const __u64 *limits,
 			h->b[metrics_fold(b, limits, n)] += src[b];
 }
 
+#define MOP(f, from) { offsetof(struct mop, f), offsetof(struct iolens_stat, from) }
+/* The counters of struct mop, each the sum of a kernel's counter. */
+static const struct counter_map mop_counters[] = {
+	MOP(ios, ios), MOP(bytes, bytes), MOP(merges, merges),
+	MOP(misaligned, misaligned), MOP(rmw_reads, rmw_reads),
+	MOP(rmw_bytes, rmw_bytes), MOP(other_ios, label_other_ios),
+	MOP(other_bytes, label_other_bytes),
+};
+
 static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 {
 	/* Where ours is unknown the kernel's io_ticks stands in, as in
@@ -201,14 +211,8 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 		};
 		__u64 counts[MH_NR] = { s->timed, s->split, s->split, s->issues };
 
-		o->ios += s->ios;
-		o->bytes += s->bytes;
-		o->merges += s->merges;
-		o->misaligned += s->misaligned;
-		o->rmw_reads += s->rmw_reads;
-		o->rmw_bytes += s->rmw_bytes;
-		o->other_ios += s->label_other_ios;
-		o->other_bytes += s->label_other_bytes;
+		counters_add_map(o, s, mop_counters,
+				 sizeof(mop_counters) / sizeof(mop_counters[0]));
 		for (int k = 0; k < MH_NR; k++) {
 			const __u64 *src = d->hist[g][mh_kind[k]];
 

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <bpf/bpf.h>
 #include "lib/clock.h"
+#include "lib/filescan.h"
 #include "lib/log.h"
 #include "serve/httpd.h"
 #include "serve/metrics.h"
@@ -64,15 +65,10 @@ struct bpf_cost {
 
 static bool sysctl_stats_on(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
-	int v = 0;
+	int v;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v == 1;
+	return file_scan("/proc/sys/kernel/bpf_stats_enabled", "%d", &v) == 1 &&
+	       v == 1;
 }
 
 /* Run-time statistics, only as long as this process holds the fd: nothing

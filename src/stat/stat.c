@@ -11,6 +11,7 @@
 #include "stat/print.h"
 #include "stat/stat.h"
 #include "lib/clock.h"
+#include "lib/filescan.h"
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/log.h"
@@ -63,15 +64,9 @@ static bool row_active(const struct stat_row *r)
 
 static double uptime_s(void)
 {
-	FILE *f = fopen("/proc/uptime", "r");
-	double up = 0;
+	double up;
 
-	if (f) {
-		if (fscanf(f, "%lf", &up) != 1)
-			up = 0;
-		fclose(f);
-	}
-	return up;
+	return file_scan("/proc/uptime", "%lf", &up) == 1 ? up : 0;
 }
 
 /*
@@ -179,6 +174,7 @@ static void row_from(struct stat_row *r, const struct desc *ds,
 }
 
 struct table {
+	const struct stat_opts *o;	/* what rows there are */
 	struct stat_row *rows;
 	struct agg_dev **sums;	/* per row, owned: a disk and its partitions */
 	int n, cap;
@@ -304,9 +300,10 @@ static int idle_rows(const struct stat_opts *o, const struct agg_trace *st,
  * A device that went away is left out; one that appeared gets its slot at
  * its first request.
  */
-static int build_rows(const struct stat_opts *o, const struct agg_trace *st,
-		      struct table *t)
+static int build_rows(void *arg, const struct agg_trace *st)
 {
+	struct table *t = arg;
+	const struct stat_opts *o = t->o;
 	int nslots = agg_trace_nslots(st), err;
 
 	t->n = 0;
@@ -383,23 +380,12 @@ static int build_rows(const struct stat_opts *o, const struct agg_trace *st,
 	return o->stack ? stack_sort(t->rows, t->n) : 0;
 }
 
-struct tick_ctx {
-	const struct stat_opts *o;
-	struct agg_trace *st;
-	struct table *t;
-};
-
-/* Each interval's report (agg_loop() says a failure). */
-static int tick(void *arg, double secs)
+/* Each interval's report, once build_rows() made it. */
+static void print_rows(void *arg, const struct agg_trace *st, double secs)
 {
-	struct tick_ctx *c = arg;
-	int err = build_rows(c->o, c->st, c->t);
+	const struct table *t = arg;
 
-	if (err)
-		return err;
-	stat_report(c->t->rows, c->t->n, secs, false, c->st, c->o->a.json,
-		    c->o->human);
-	return 0;
+	stat_report(t->rows, t->n, secs, false, st, t->o->a.json, t->o->human);
 }
 
 /* -S -d DEV: the devices under each one asked for, down the stack. */
@@ -429,8 +415,8 @@ static int run(const struct stat_opts *o)
 		.kinds = AGG_KINDS_STAT,
 		.proc = &o->a.proc,
 	};
-	struct table t = {};
-	struct tick_ctx c = { .o = o, .t = &t };
+	struct table t = { .o = o };
+	struct agg_trace *st;
 	unsigned long count = o->a.count;
 	int err;
 
@@ -441,10 +427,10 @@ static int run(const struct stat_opts *o)
 		if (count && !--count)
 			return 0;
 	}
-	c.st = agg_trace_start(CMD, &so);
-	if (!c.st)
+	st = agg_trace_start(CMD, &so);
+	if (!st)
 		return 1;
-	err = agg_loop(c.st, o->a.interval_ns, count, tick, &c);
+	err = agg_loop(st, o->a.interval_ns, count, build_rows, print_rows, &t);
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
@@ -455,7 +441,7 @@ static int run(const struct stat_opts *o)
 	free(t.idle_dev);
 	free(t.idle);
 	free(t.looked);
-	agg_trace_stop(c.st);
+	agg_trace_stop(st);
 	return err ? 1 : 0;
 }
 

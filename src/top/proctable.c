@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "top/proctable.h"
+#include "lib/counters.h"
 #include "lib/vec.h"
 
 /* /proc/PID/cmdline is cut here: enough for a screen line. */
@@ -106,33 +107,18 @@ static struct proc_ent *lookup(struct proctable *pt, __u32 id)
 	return e;
 }
 
-static void ioac_add(struct iolens_ioac *d, const struct iolens_ioac *s)
-{
-	d->rchar += s->rchar;
-	d->wchar += s->wchar;
-	d->syscr += s->syscr;
-	d->syscw += s->syscw;
-	d->read_bytes += s->read_bytes;
-	d->write_bytes += s->write_bytes;
-	d->cancelled_write_bytes += s->cancelled_write_bytes;
-}
+/* counters_add() takes a struct for an array of __u64 counters. */
+_Static_assert(sizeof(struct iolens_ioac) % sizeof(__u64) == 0 &&
+	       sizeof(struct iolens_sys) % sizeof(__u64) == 0 &&
+	       sizeof(struct iolens_delay) % sizeof(__u64) == 0,
+	       "the task counters are all __u64");
 
-static void sys_add(struct iolens_sys *d, const struct iolens_sys *s)
-{
-	for (int c = 0; c < IOLENS_SC_NR; c++) {
-		d->calls[c] += s->calls[c];
-		d->bytes[c] += s->bytes[c];
-		d->ns[c] += s->ns[c];
-	}
-	d->rmw_reads += s->rmw_reads;
-	d->rmw_bytes += s->rmw_bytes;
-}
-
-static void delay_add(struct iolens_delay *d, const struct iolens_delay *s)
-{
-	d->blkio_ns += s->blkio_ns;
-	d->swapin_ns += s->swapin_ns;
-}
+#define BLK(f) { offsetof(struct proc_io, f), offsetof(struct proc_io, f) }
+/* What the block I/O tracer adds to a process's counters. */
+static const struct counter_map blk_counters[] = {
+	BLK(blk_ios), BLK(blk_bytes), BLK(blk_ns), BLK(blk_timed),
+	BLK(misaligned), BLK(misaligned_bytes),
+};
 
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 		 const struct proc_io *b)
@@ -207,13 +193,14 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 	e->seen = pt->gen;
 	if (waited_past_life(r))
 		e->overcount = true;
-	ioac_add(&e->cur.io, &r->io);
-	sys_add(&e->cur.sys, &r->sys);
-	delay_add(&e->cur.delay, &r->delay);
+	counters_add(&e->cur.io, &r->io, sizeof(r->io));
+	counters_add(&e->cur.sys, &r->sys, sizeof(r->sys));
+	counters_add(&e->cur.delay, &r->delay, sizeof(r->delay));
 	if (!pt->threads) {
-		ioac_add(&e->cur.io, &r->dead);
-		sys_add(&e->cur.sys, &r->sys_dead);
-		delay_add(&e->cur.delay, &r->delay_dead);
+		counters_add(&e->cur.io, &r->dead, sizeof(r->dead));
+		counters_add(&e->cur.sys, &r->sys_dead, sizeof(r->sys_dead));
+		counters_add(&e->cur.delay, &r->delay_dead,
+			     sizeof(r->delay_dead));
 	}
 }
 
@@ -228,12 +215,8 @@ void proctable_add_block(struct proctable *pt, __u32 tgid,
 		struct proc_ent *e = &pt->v[pt->idx[s]];
 
 		if (e->id == tgid && e->seen == pt->gen) {
-			e->cur.blk_ios += blk->blk_ios;
-			e->cur.blk_bytes += blk->blk_bytes;
-			e->cur.blk_ns += blk->blk_ns;
-			e->cur.blk_timed += blk->blk_timed;
-			e->cur.misaligned += blk->misaligned;
-			e->cur.misaligned_bytes += blk->misaligned_bytes;
+			counters_add_map(&e->cur, blk, blk_counters,
+					 sizeof(blk_counters) / sizeof(blk_counters[0]));
 			return;
 		}
 	}

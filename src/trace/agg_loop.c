@@ -6,7 +6,8 @@
 
 struct loop {
 	struct agg_trace *st;
-	int (*report)(void *arg, double secs);
+	int (*build)(void *arg, const struct agg_trace *st);
+	void (*print)(void *arg, const struct agg_trace *st, double secs);
 	void *arg;
 };
 
@@ -16,18 +17,21 @@ static int loop_tick(void *arg)
 	struct loop *l = arg;
 	int err = agg_trace_read(l->st);
 
-	err = err ?: l->report(l->arg, agg_trace_interval_s(l->st));
+	err = err ?: l->build(l->arg, l->st);
 	if (err) {
 		pr_err("reading the aggregation maps: %s", strerror(-err));
 		return err;
 	}
+	l->print(l->arg, l->st, agg_trace_interval_s(l->st));
 	return 0;
 }
 
 int agg_loop(struct agg_trace *st, __u64 interval_ns, unsigned long count,
-	     int (*report)(void *arg, double secs), void *arg)
+	     int (*build)(void *arg, const struct agg_trace *st),
+	     void (*print)(void *arg, const struct agg_trace *st, double secs),
+	     void *arg)
 {
-	struct loop l = { .st = st, .report = report, .arg = arg };
+	struct loop l = { .st = st, .build = build, .print = print, .arg = arg };
 
 	return stop_every(agg_trace_read_ns(st), interval_ns, count, true,
 			  loop_tick, &l);

@@ -20,9 +20,9 @@
 #include "lib/devices.h"
 #include "lib/diskstats.h"
 #include "lib/log.h"
-#include "lib/priv.h"
 #include "lib/vec.h"
 #include "trace/mapmem.h"
+#include "trace/tracer.h"
 #include "trace/agg_keyed.h"
 
 #define NPROGS 7
@@ -261,11 +261,7 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	struct bpf_program *progs[NPROGS];
 	int err;
 
-	if (o->ndev > IOLENS_MAX_DEV_FILTER) {
-		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
-		return NULL;
-	}
-	if (priv_check_tracing(cmd))
+	if (tracer_may_start(cmd, o->ndev))
 		return NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st)

@@ -18,11 +18,11 @@
 #include "trace/kfacts.h"
 #include "lib/log.h"
 #include "lib/stop.h"
-#include "lib/priv.h"
 #include "trace/reqflags.h"
 #include "trace/rqfilter.h"
 #include "lib/devices.h"
 #include "trace/mapmem.h"
+#include "trace/tracer.h"
 #include "lib/tsmerge.h"
 
 #define NPROGS 6
@@ -232,11 +232,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct block_trace *bt = ctx;
 	struct iolens_rq rq;
 
-	if (size < sizeof(rq)) {
-		bt->short_records++;
+	if (!tracer_record(&rq, sizeof(rq), data, size, &bt->short_records))
 		return 0;
-	}
-	memcpy(&rq, data, sizeof(rq));
 	reqflags_normalize(&rq);
 	bt->stop = bt->fn(bt->ctx, &rq);
 	return bt->stop;
@@ -266,11 +263,8 @@ static int on_event_par(void *ctx, void *data, size_t size)
 	struct iolens_rq rq;
 	int err;
 
-	if (size < sizeof(rq)) {
-		__atomic_fetch_add(&c->bt->short_records, 1, __ATOMIC_RELAXED);
+	if (!tracer_record(&rq, sizeof(rq), data, size, &c->bt->short_records))
 		return 0;
-	}
-	memcpy(&rq, data, sizeof(rq));
 	reqflags_normalize(&rq);
 	err = format_one(c, &rq);
 	if (err) {
@@ -294,11 +288,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	bool io_start;
 	int err = 0;
 
-	if (ndev > IOLENS_MAX_DEV_FILTER) {
-		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
-		return NULL;
-	}
-	if (priv_check_tracing(cmd))
+	if (tracer_may_start(cmd, ndev))
 		return NULL;
 	reqflags_init();
 	io_start = kfacts_get()->io_start_done;

@@ -15,9 +15,9 @@
 #include "trace/tracefs.h"
 #include "trace/block_trace.h"
 #include "lib/log.h"
-#include "lib/priv.h"
 #include "lib/stop.h"
 #include "trace/mapmem.h"
+#include "trace/tracer.h"
 
 struct check_trace {
 	struct check *skel;
@@ -33,12 +33,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct check_trace *ct = ctx;
 	struct iolens_check_event e;
 
-	if (size < sizeof(e)) {
-		ct->short_records++;
-		return 0;
-	}
-	memcpy(&e, data, sizeof(e));
-	ct->fn(ct->ctx, &e);
+	if (tracer_record(&e, sizeof(e), data, size, &ct->short_records))
+		ct->fn(ct->ctx, &e);
 	return 0;
 }
 
@@ -48,11 +44,7 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	struct check_trace *ct;
 	int err;
 
-	if (ndev > IOLENS_MAX_DEV_FILTER) {
-		usage_err(cmd, "at most %d devices", IOLENS_MAX_DEV_FILTER);
-		return NULL;
-	}
-	if (priv_check_tracing(cmd))
+	if (tracer_may_start(cmd, ndev))
 		return NULL;
 	ct = calloc(1, sizeof(*ct));
 	if (!ct)

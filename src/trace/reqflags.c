@@ -159,41 +159,33 @@ void flags_str(unsigned int flags, char *buf, size_t len)
 
 void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len)
 {
+	/* The letters and order of the kernel's blk_fill_rwbs(), so these
+	 * compare equal to the rwbs field of the tracefs block events: a
+	 * preflush, the op, then these flags. */
+	static const char *const op_letters[IOLENS_OP_NR] = {
+		[IOLENS_OP_READ] = "R", [IOLENS_OP_WRITE] = "W",
+		[IOLENS_OP_FLUSH] = "F", [IOLENS_OP_DISCARD] = "D",
+		[IOLENS_OP_SECURE_ERASE] = "DE",
+	};
+	static const struct {
+		unsigned int flag;
+		char letter;
+	} flag_letters[] = {
+		{ IOLENS_F_FUA, 'F' }, { IOLENS_F_RAHEAD, 'A' },
+		{ IOLENS_F_SYNC, 'S' }, { IOLENS_F_META, 'M' },
+	};
+	const char *op = rq->op < IOLENS_OP_NR && op_letters[rq->op] ?
+			 op_letters[rq->op] : "N";
 	char s[16];
 	int i = 0;
 
-	/* The order of the kernel's blk_fill_rwbs(), so these compare equal
-	 * to the rwbs field of the tracefs block events. */
 	if (rq->flags & IOLENS_F_PREFLUSH)
 		s[i++] = 'F';
-	switch (rq->op) {
-	case IOLENS_OP_WRITE:
-		s[i++] = 'W';
-		break;
-	case IOLENS_OP_DISCARD:
-		s[i++] = 'D';
-		break;
-	case IOLENS_OP_SECURE_ERASE:
-		s[i++] = 'D';
-		s[i++] = 'E';
-		break;
-	case IOLENS_OP_FLUSH:
-		s[i++] = 'F';
-		break;
-	case IOLENS_OP_READ:
-		s[i++] = 'R';
-		break;
-	default:
-		s[i++] = 'N';
-	}
-	if (rq->flags & IOLENS_F_FUA)
-		s[i++] = 'F';
-	if (rq->flags & IOLENS_F_RAHEAD)
-		s[i++] = 'A';
-	if (rq->flags & IOLENS_F_SYNC)
-		s[i++] = 'S';
-	if (rq->flags & IOLENS_F_META)
-		s[i++] = 'M';
+	while (*op)
+		s[i++] = *op++;
+	for (size_t k = 0; k < ARRAY_LEN(flag_letters); k++)
+		if (rq->flags & flag_letters[k].flag)
+			s[i++] = flag_letters[k].letter;
 	s[i] = '\0';
 	if ((size_t)i < len)
 		memcpy(buf, s, i + 1);

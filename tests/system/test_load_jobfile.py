@@ -31,6 +31,13 @@ def summary(doc):
              j["write"]["io_bytes"]) for j in doc["jobs"]]
 
 
+def direct_4k_jobfile(jobfile, loop, rest):
+    """A job file whose [global] does direct I/O of 4 KiB on the loop
+    device, 4 MiB a job; `rest` goes on from there."""
+    return jobfile("[global]\nfilename=%s\ndirect=1\nbs=4k\nsize=4m\n"
+                   % loop.dev + rest)
+
+
 def same_as_fio(args):
     a, b = summary(load_json(args)), summary(fio_json(args))
     assert a == b
@@ -38,12 +45,7 @@ def same_as_fio(args):
 
 
 def test_global_two_jobs_stonewall_as_fio(iolens, loop, jobfile):
-    path = jobfile("""\
-[global]
-filename=%s
-direct=1
-bs=4k
-size=4m
+    path = direct_4k_jobfile(jobfile, loop, """\
 ioengine=io_uring
 iodepth=8
 
@@ -60,7 +62,7 @@ bs=16k
 rw=read
 offset=16m
 ioengine=libaio
-""" % loop.dev)
+""")
     got = same_as_fio([path])
     assert [g[:2] for g in got] == [("seq", 0), ("rand", 1), ("third", 1)]
     assert got[0][2] == 1024 and got[1][4] == 256 and got[2][2] == 1024
@@ -127,12 +129,7 @@ def test_stonewall_orders_jobs(iolens, loop, jobfile):
     """The block layer's own record: every request of the first job is
     issued before any of the second group's, whose two jobs overlap."""
     mib = 1 << 20
-    path = jobfile("""\
-[global]
-filename=%s
-direct=1
-bs=4k
-size=4m
+    path = direct_4k_jobfile(jobfile, loop, """\
 [first]
 rw=randread
 [second]
@@ -146,7 +143,7 @@ offset=32m
 rw=read
 time_based
 runtime=300ms
-""" % loop.dev)
+""")
     trace = TraceInstance(loop)
     try:
         jobs = load_json([path])["jobs"]
