@@ -11,6 +11,7 @@
 #ifndef IOLENS_COMMANDS_H
 #define IOLENS_COMMANDS_H
 
+#include "cli/optable.h"
 #include "trace/hooks.h"
 
 struct cli_cmd;
@@ -42,6 +43,18 @@ struct cli_command {
 	static const struct cli_command *const id##_command_ptr		\
 	__attribute__((used, section("iolens_commands"))) = &id##_command; \
 	static const struct cli_command id##_command
+
+/* Defines cmd_X(), the `fn` of the row of a command X whose parsing is
+ * all in its table X_cli: a struct X_opts, first as the initializers after
+ * X say, filled by cli_parse(), then X_run() with it. */
+#define CLI_MAIN(X, ...)						\
+	static int cmd_##X(int argc, char **argv)			\
+	{								\
+		struct X##_opts o = { __VA_ARGS__ };			\
+		int rc = cli_parse(&X##_cli, &o, argc, argv);		\
+									\
+		return rc == CLI_RUN ? X##_run(&o) : rc;		\
+	}
 
 /* The table, in the order of iolens --help; *n rows. */
 const struct cli_command *cli_commands(int *n);

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The parsing of every command: each option's value into the field of the
+ * command's struct its row names, as its kind says (cli/optable.h), then
+ * the command's operands and its checks of the whole.  A command's file
+ * has its table and the parsers only it needs, not a loop of its own.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cli/filters.h"
+#include "cli/optable.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+
+/* One more live process into the array at `at`, counted at `n`. */
+static int add_pid(const struct cli_opt *o, __u32 *pids, unsigned int *n,
+		   const char *cmd, const char *arg)
+{
+	__u32 pid;
+
+	if (parse_pid(arg, &pid))
+		return usage_err(cmd, "--%s takes a process id, not '%s'", o->name, arg);
+	if (cli_pids_live(cmd, &pid, 1))
+		return 2;
+	if (*n == o->max)
+		return usage_err(cmd, "at most %u --%s", o->max, o->name);
+	pids[(*n)++] = pid;
+	return 0;
+}
+
+/* Option o's value into obj, the struct its table fills: 0 or 2. */
+static int bind(const struct cli_opt *o, char *obj, const char *cmd,
+		const char *arg)
+{
+	void *at = obj + o->at;
+	char what[4] = { '-', (char)o->key };
+	unsigned long long count;
+	unsigned long v;
+	__u64 ns;
+
+	switch (o->kind) {
+	case CLI_K_BOOL:
+		*(bool *)at = true;
+		return 0;
+	case CLI_K_INT:
+		*(int *)at = (int)o->val;
+		return 0;
+	case CLI_K_BITS:
+		*(unsigned int *)at |= (unsigned int)o->val;
+		return 0;
+	case CLI_K_STRING:
+		*(const char **)at = arg;
+		return 0;
+	case CLI_K_TIME:
+		if (parse_duration(arg, 1e9, &ns) || !ns)
+			return usage_err(cmd, o->bad, arg);
+		*(__u64 *)at = ns;
+		return 0;
+	case CLI_K_COUNT:
+		if (parse_count(arg, &v))
+			return usage_err(cmd, o->bad, arg);
+		count = v;
+		/* Either type, as the field is (CLI_COUNT() checks). */
+		if (o->size == sizeof(v))
+			memcpy(at, &v, sizeof(v));
+		else
+			memcpy(at, &count, sizeof(count));
+		return 0;
+	case CLI_K_INTERVAL:
+		return cli_interval(cmd, what, arg, at);
+	case CLI_K_DISK:
+		return cli_disk(cmd, arg, at, (int *)(obj + o->n));
+	case CLI_K_PID:
+		return add_pid(o, at, (unsigned int *)(obj + o->n), cmd, arg);
+	case CLI_K_CALL:
+		return o->set(at, arg, cmd);
+	case CLI_K_NONE:
+		break;
+	}
+	/* A row the parser reads that sets nothing: a bug of the table,
+	 * found by any test of the command. */
+	abort();
+}
+
+int cli_set(const struct cli_opt *t, void *obj, const char *cmd, int key,
+	    const char *arg)
+{
+	for (; !cli_opt_end(t); t++) {
+		int r;
+
+		if (t->group) {
+			r = cli_set(t->group, (char *)obj + t->at, cmd, key, arg);
+			if (r == 1 && t->seen)
+				t->seen(obj, key, arg);
+			if (r)
+				return r;
+		} else if (!t->section && t->key == key) {
+			return bind(t, obj, cmd, arg) ? 2 : 1;
+		}
+	}
+	return 0;
+}
+
+int cli_parse(const struct cli_cmd *cmd, void *obj, int argc, char **argv)
+{
+	struct cli_parser p;
+	int c;
+
+	cli_begin(&p, cmd, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (cli_set(cmd->opts, obj, cmd->name, c, optarg) != 1)
+			return 2;
+	}
+	if (c < 0)
+		return cli_exit(c);
+	if (cmd->operands) {
+		if (cmd->operands((char *)obj + cmd->operands_at, argc, argv,
+				  cmd->name))
+			return 2;
+	} else if (cli_no_operands(&p)) {
+		return 2;
+	}
+	if (cmd->finish && cmd->finish(obj, cmd->name))
+		return 2;
+	return CLI_RUN;
+}
