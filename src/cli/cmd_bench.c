@@ -7,7 +7,8 @@
 #include "cli/optable.h"
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('j', "json", NULL, "JSON (before the load options)"),
+	CLI_OPT('j', "json", NULL, "JSON (before the load options)",
+		CLI_BOOL(struct bench_opts, json)),
 	CLI_END,
 };
 
@@ -41,14 +42,13 @@ static int cmd_bench(int argc, char **argv)
 	for (; first < argc; first++) {
 		int key = cli_match(&bench_cli, argv[first]);
 
-		if (key == 'j') {
-			o.json = true;
-		} else if (key == 'h') {
+		if (key == 'h') {
 			cli_help(stdout, &bench_cli);
 			return 0;
-		} else {
-			break;
 		}
+		if (!key)
+			break;
+		cli_set(bench_cli.opts, &o, bench_cli.name, key, NULL);
 	}
 	/* load's parser takes its argv[0] as the command name. */
 	o.load_argc = argc - first + 1;

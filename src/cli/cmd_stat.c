@@ -7,17 +7,21 @@
 
 #define CMD "stat"
 
+#define OPTS struct stat_opts
+
 static const struct cli_opt opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
-	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too"),
-	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
-	CLI_GROUP(cli_proc_opts),
-	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
-	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
-	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
-	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
-	CLI_OPT_OWN_CLOCK,
+	CLI_OPT_DEV(CLI_DISKS(OPTS, a.devs, a.ndev)),
+	CLI_OPT('p', "partitions", NULL, "also a line per partition", CLI_BOOL(OPTS, partitions)),
+	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too",
+		CLI_BOOL(OPTS, stack)),
+	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot", CLI_BOOL(OPTS, skip_boot)),
+	CLI_GROUP_AT(cli_proc_opts, OPTS, a.proc, struct iolens_proc_filter),
+	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval", CLI_BOOL(OPTS, active_only)),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id",
+		CLI_BOOL(OPTS, names)),
+	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)", CLI_BOOL(OPTS, a.json)),
+	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
+	CLI_OPT_OWN_CLOCK(CLI_BOOL(OPTS, a.own_clock)),
 	CLI_END,
 };
 
@@ -46,32 +50,11 @@ static const struct cli_cmd stat_cli = {
 		"  iolens stat -y 1\n"
 		"  iolens stat -d loop0 -j 2 5\n",
 	.numbers = true,
+	.operands = cli_agg_operands,
+	.operands_at = offsetof(OPTS, a),
 };
 
-static int cmd_stat(int argc, char **argv)
-{
-	struct stat_opts o = {};
-	struct cli_parser p;
-	int c, r;
-
-	cli_begin(&p, &stat_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		switch (c) {
-		case 'p': o.partitions = true; break;
-		case 'S': o.stack = true; break;
-		case 'N': o.names = true; break;
-		case 'y': o.skip_boot = true; break;
-		case 'z': o.active_only = true; break;
-		case 'H': o.human = true; break;
-		default:
-			r = cli_agg_opt(&o.a, CMD, c, optarg);
-			if (r != 1)
-				return 2;
-		}
-	}
-	r = cli_agg_end(&o.a, CMD, c, argc, argv);
-	return r >= 0 ? r : stat_run(&o);
-}
+CLI_MAIN(stat)
 
 CLI_COMMAND(stat) = {
 	.name = "stat",

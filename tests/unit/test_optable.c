@@ -252,6 +252,12 @@ static void test_extra_argument(void **state)
 	assert_int_equal(cli_interval_count("stat", 4, argv, &ns, &count), 2);
 }
 
+/* One option of the aggregating commands' process filter, by its row. */
+static int proc_set(struct iolens_proc_filter *f, int key, const char *arg)
+{
+	return cli_set(cli_proc_opts, f, "stat", key, arg);
+}
+
 /* --pid takes a live process id; --comm 1 to 15 characters. */
 static void test_proc_opts(void **state)
 {
@@ -262,41 +268,41 @@ static void test_proc_opts(void **state)
 	memset(&f, 0, sizeof(f));
 	assert_false(stat_proc_filter_set(&f));
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 1);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, pid), 1);
 	assert_int_equal(f.npid, 1);
 	assert_int_equal(f.pid[0], (__u32)getpid());
 	assert_true(stat_proc_filter_set(&f));
 
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "0"), 2);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "-5"), 2);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, ""), 2);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "12x"), 2);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "2147483648"), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, "0"), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, "-5"), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, ""), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, "12x"), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, "2147483648"), 2);
 	/* Above any pid_max: no such process. */
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, "2147483647"), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, "2147483647"), 2);
 	assert_int_equal(f.npid, 1);
 	for (int i = 1; i < IOLENS_MAX_PID_FILTER; i++)
-		assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 1);
+		assert_int_equal(proc_set(&f, CLI_PROC_PID, pid), 1);
 	assert_int_equal(f.npid, IOLENS_MAX_PID_FILTER);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_PID, pid), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_PID, pid), 2);
 	assert_int_equal(f.npid, IOLENS_MAX_PID_FILTER);
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, ""), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_COMM, ""), 2);
 	memset(comm, 'c', IOLENS_COMM_LEN);
 	comm[IOLENS_COMM_LEN] = '\0';
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, comm), 2);
+	assert_int_equal(proc_set(&f, CLI_PROC_COMM, comm), 2);
 	assert_false(stat_proc_filter_set(&f));
 	comm[IOLENS_COMM_LEN - 1] = '\0';
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, comm), 1);
+	assert_int_equal(proc_set(&f, CLI_PROC_COMM, comm), 1);
 	assert_string_equal(f.comm, comm);
 	assert_true(stat_proc_filter_set(&f));
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_COMM, "fio"), 1);
+	assert_int_equal(proc_set(&f, CLI_PROC_COMM, "fio"), 1);
 	assert_string_equal(f.comm, "fio");
 
 	/* Not one of its options. */
-	assert_int_equal(cli_proc_opt(&f, "stat", 'p', "1"), 0);
-	assert_int_equal(cli_proc_opt(&f, "stat", CLI_PROC_CGROUP + 1, "1"), 0);
+	assert_int_equal(proc_set(&f, 'p', "1"), 0);
+	assert_int_equal(proc_set(&f, CLI_PROC_CGROUP + 1, "1"), 0);
 }
 
 /* cli_parse(): each row's value into its field, the operands, the
@@ -311,6 +317,8 @@ struct bound {
 	unsigned long long every;
 	__u32 pids[2];
 	int npid;
+	struct iolens_proc_filter proc;
+	int seen;
 	const char *rest;
 	bool finished;
 };
@@ -323,6 +331,13 @@ static int set_name_upper(void *at, const char *arg, const char *cmd)
 		return usage_err(cmd, "-s wants a capital, not '%s'", arg);
 	*(const char **)at = arg;
 	return 0;
+}
+
+static void count_seen(void *obj, int key, const char *arg)
+{
+	(void)key;
+	(void)arg;
+	((struct bound *)obj)->seen++;
 }
 
 static int take_rest(void *at, int argc, char **argv, const char *cmd)
@@ -353,6 +368,7 @@ static const struct cli_opt bound_opts[] = {
 	CLI_OPT('n', "count", "N", "a count", CLI_COUNT(OPTS, count, "bad count '%s'")),
 	CLI_OPT('i', "every", "T", "an interval", CLI_INTERVAL(OPTS, every)),
 	CLI_OPT('p', "live", "PID", "a live pid", CLI_PIDS(OPTS, pids, npid)),
+	CLI_GROUP_AT(cli_proc_opts, OPTS, proc, struct iolens_proc_filter, .seen = count_seen),
 	CLI_END,
 };
 
@@ -380,13 +396,13 @@ static void test_bound(void **state)
 {
 	char pid[16];
 	char *argv[] = { "b", "-f", "-x", "-y", "-s", "Sda", "-D", "1.5", "-n", "3",
-			 "-i", "250ms", "-p", pid, "rest", NULL };
+			 "-i", "250ms", "-p", pid, "--pid", pid, "--comm", "fio", "rest", NULL };
 	char *mode[] = { "b", "-m", NULL };
 	char *help[] = { "b", "--help", NULL };
 	char *bad[][4] = {
 		{ "b", "-s", "sda", NULL }, { "b", "-D", "0", NULL },
 		{ "b", "-n", "0", NULL }, { "b", "-i", "1ms", NULL },
-		{ "b", "-p", "x", NULL },
+		{ "b", "-p", "x", NULL }, { "b", "--comm", "", NULL },
 		{ "b", "-q", NULL },
 	};
 	struct bound b;
@@ -403,6 +419,9 @@ static void test_bound(void **state)
 	assert_int_equal(b.every, 250000000ULL);
 	assert_int_equal(b.npid, 1);
 	assert_int_equal(b.pids[0], (__u32)getpid());
+	assert_int_equal(b.proc.npid, 1);
+	assert_string_equal(b.proc.comm, "fio");
+	assert_int_equal(b.seen, 2);
 	assert_string_equal(b.rest, "rest");
 	assert_true(b.finished);
 
