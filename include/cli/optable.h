@@ -127,11 +127,24 @@ static inline bool cli_opt_end(const struct cli_opt *o)
 #define CLI_CALL(T, f, fn)	.kind = CLI_K_CALL, .at = offsetof(T, f), .set = (fn)
 #define CLI_CALL_ALL(fn)	.kind = CLI_K_CALL, .set = (fn)
 
+struct trace_use;
+
+/* A command: what iolens --help says of it, and its options. */
 struct cli_cmd {
 	const char *name;	/* "stat" */
+	const char *summary;	/* its line of iolens --help */
+	int order;		/* its place in iolens --help */
+	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */
+	const struct trace_use *uses;
 	const char *usage;	/* "usage: iolens stat [OPTIONS]...\n" */
 	const char *about;	/* what it does */
-	const struct cli_opt *opts;	/* ends with CLI_END */
+	const struct cli_opt *opts;	/* ends with CLI_END; NULL: see opts_each */
+	/* Without opts, for a command with its own parser: calls fn once per
+	 * option of that parser (the completions' list). */
+	void (*opts_each)(void (*fn)(const char *name, const char *arg,
+				     const char *choices, const char *help,
+				     void *ctx),
+			  void *ctx);
 	/* After the options: the fields of a command whose fields are a
 	 * table (top's columns), written from that table; then `more`. */
 	void (*fields)(FILE *f);

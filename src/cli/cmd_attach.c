@@ -31,8 +31,11 @@ static int take_roots(void *obj, const char *cmd)
 	return 0;
 }
 
-static const struct cli_cmd attach_cli = {
+CLI_COMMAND_MAIN(attach) = {
 	.name = "attach",
+	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
+	.order = 90,
+	.uses = TRACE_USES({ .rings = 1 }),
 	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
 	.about =
 		"Follows running processes (with -p: they, their children and all their\n"
@@ -51,15 +54,4 @@ static const struct cli_cmd attach_cli = {
 		"  fio job.fio & iolens attach -p $!\n"
 		"  iolens attach -c postgres -D 60 -j\n",
 	.finish = take_roots,
-};
-
-CLI_MAIN(attach)
-
-CLI_COMMAND(attach) = {
-	.name = "attach",
-	.fn = cmd_attach,
-	.cli = &attach_cli,
-	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
-	.order = 90,
-	.uses = TRACE_USES({ .rings = 1 }),
 };

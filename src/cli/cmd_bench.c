@@ -12,27 +12,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd bench_cli = {
-	.name = "bench",
-	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
-	.about =
-		"Runs the load of 'iolens load' with the same options and job files, traces\n"
-		"its block requests, and shows the application's view beside the device's:\n"
-		"IOPS, bytes, average size, latency percentiles (the load's completion\n"
-		"latency; the device's total = queue + device time), block requests per\n"
-		"application I/O, queue depth, reads caused by writes (page-cache RMW),\n"
-		"misaligned writes, write amplification, page-cache hit ratio.\n",
-	.opts = opts,
-	.more =
-		"Writeback of buffered writes is done by the kernel's flusher threads: it\n"
-		"is counted from the target disks while the load runs, whoever dirtied\n"
-		"the pages.  Tracing costs the load: the figures are of a traced run.\n"
-		"\n"
-		"examples:\n"
-		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
-		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
-		"  iolens bench -j job.fio\n",
-};
+static const struct cli_cmd bench_cli;
 
 static int cmd_bench(int argc, char **argv)
 {
@@ -56,11 +36,27 @@ static int cmd_bench(int argc, char **argv)
 	return bench_run(&o);
 }
 
-CLI_COMMAND(bench) = {
+CLI_COMMAND(bench, cmd_bench) = {
 	.name = "bench",
-	.fn = cmd_bench,
-	.cli = &bench_cli,
 	.summary = "run a load and trace it: the application's view beside the device's",
 	.order = 80,
 	.uses = TRACE_USES({ .rings = 1, .write_checks = true }),
+	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
+	.about =
+		"Runs the load of 'iolens load' with the same options and job files, traces\n"
+		"its block requests, and shows the application's view beside the device's:\n"
+		"IOPS, bytes, average size, latency percentiles (the load's completion\n"
+		"latency; the device's total = queue + device time), block requests per\n"
+		"application I/O, queue depth, reads caused by writes (page-cache RMW),\n"
+		"misaligned writes, write amplification, page-cache hit ratio.\n",
+	.opts = opts,
+	.more =
+		"Writeback of buffered writes is done by the kernel's flusher threads: it\n"
+		"is counted from the target disks while the load runs, whoever dirtied\n"
+		"the pages.  Tracing costs the load: the figures are of a traced run.\n"
+		"\n"
+		"examples:\n"
+		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
+		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
+		"  iolens bench -j job.fio\n",
 };

@@ -62,8 +62,11 @@ static int take_paths(void *at, int argc, char **argv, const char *cmd)
 	return 0;
 }
 
-static const struct cli_cmd check_cli = {
+CLI_COMMAND_MAIN(check) = {
 	.name = "check",
+	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
+	.order = 100,
+	.uses = TRACE_USES({ .write_checks = true }),
 	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
 		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
@@ -90,15 +93,4 @@ static const struct cli_cmd check_cli = {
 		"  iolens check --align 64k -d md0 -D 10\n"
 		"  iolens check disk.img\n",
 	.operands = take_paths,
-};
-
-CLI_MAIN(check)
-
-CLI_COMMAND(check) = {
-	.name = "check",
-	.fn = cmd_check,
-	.cli = &check_cli,
-	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
-	.order = 100,
-	.uses = TRACE_USES({ .write_checks = true }),
 };

@@ -34,8 +34,11 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd lat_cli = {
+CLI_COMMAND_MAIN(lat) = {
 	.name = CMD,
+	.summary = "latency, size and queue-depth histograms, per disk, op or process",
+	.order = 40,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
 	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"Histograms aggregated in the kernel, like biolatency: by default the\n"
@@ -52,15 +55,4 @@ static const struct cli_cmd lat_cli = {
 	.numbers = true,
 	.operands = cli_agg_operands,
 	.operands_at = offsetof(OPTS, a),
-};
-
-CLI_MAIN(lat)
-
-CLI_COMMAND(lat) = {
-	.name = "lat",
-	.fn = cmd_lat,
-	.cli = &lat_cli,
-	.summary = "latency, size and queue-depth histograms, per disk, op or process",
-	.order = 40,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
 };

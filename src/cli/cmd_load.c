@@ -8,11 +8,9 @@
 #include "cli/commands.h"
 #include "load/load.h"
 
-CLI_COMMAND(load) = {
+CLI_COMMAND(load, load_run_cmdline) = {
 	.name = "load",
-	.fn = load_run_cmdline,
-	.cli = NULL,
-	.opts_each = load_opts_each,
 	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
 	.order = 70,
+	.opts_each = load_opts_each,
 };

@@ -29,8 +29,11 @@ static int check_output(void *obj, const char *cmd)
 	return cli_pids_live(cmd, o->filter.pid, o->filter.npid);
 }
 
-static const struct cli_cmd record_cli = {
+CLI_COMMAND_MAIN(record) = {
 	.name = "record",
+	.summary = "write every block request to a compressed trace file",
+	.order = 50,
+	.uses = TRACE_USES({ .rings = 1 }),
 	.usage = "usage: iolens record -o FILE [options]\n",
 	.about =
 		"Write every completed block request to FILE (gzip-compressed, with\n"
@@ -43,15 +46,4 @@ static const struct cli_cmd record_cli = {
 		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
 		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n",
 	.finish = check_output,
-};
-
-CLI_MAIN(record)
-
-CLI_COMMAND(record) = {
-	.name = "record",
-	.fn = cmd_record,
-	.cli = &record_cli,
-	.summary = "write every block request to a compressed trace file",
-	.order = 50,
-	.uses = TRACE_USES({ .rings = 1 }),
 };

@@ -130,8 +130,20 @@ static int take_file(void *at, int argc, char **argv, const char *cmd)
 	return 0;
 }
 
-static const struct cli_cmd report_cli = {
+static const struct cli_cmd report_cli;
+
+static int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .r.fmt = &report_formats[0] };
+	int rc = cli_parse(&report_cli, &a, argc, argv);
+
+	return rc == CLI_RUN ? report_run(&a.r) : rc;
+}
+
+CLI_COMMAND(report, cmd_report) = {
 	.name = CMD,
+	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
+	.order = 60,
 	.usage = "usage: iolens report [options] FILE\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
 	.opts = opts,
@@ -149,20 +161,4 @@ static const struct cli_cmd report_cli = {
 		"  iolens report -f html -o trace.html trace.iol       # one page, offline\n"
 		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
 	.operands = take_file,
-};
-
-static int cmd_report(int argc, char **argv)
-{
-	struct report_args a = { .r.fmt = &report_formats[0] };
-	int rc = cli_parse(&report_cli, &a, argc, argv);
-
-	return rc == CLI_RUN ? report_run(&a.r) : rc;
-}
-
-CLI_COMMAND(report) = {
-	.name = "report",
-	.fn = cmd_report,
-	.cli = &report_cli,
-	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
-	.order = 60,
 };

@@ -132,8 +132,15 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd serve_cli = {
+CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS) = {
 	.name = CMD,
+	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
+	.order = 110,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
+			 { .options = "--labels comm,cgroup",
+			   .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true,
+				    .max_labels = DEFAULT_LABEL_SETS,
+				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
 	.usage =
 		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
 		"                    [--max-label-sets N]\n",
@@ -170,19 +177,4 @@ static const struct cli_cmd serve_cli = {
 		"  iolens serve --labels cgroup --max-label-sets 200\n"
 		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
 	.finish = take_listen,
-};
-
-CLI_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS)
-
-CLI_COMMAND(serve) = {
-	.name = "serve",
-	.fn = cmd_serve,
-	.cli = &serve_cli,
-	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
-	.order = 110,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
-			 { .options = "--labels comm,cgroup",
-			   .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true,
-				    .max_labels = DEFAULT_LABEL_SETS,
-				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
 };

@@ -26,8 +26,11 @@ static int check_pids(void *obj, const char *cmd)
 	return cli_pids_live(cmd, o->filter.pid, o->filter.npid);
 }
 
-static const struct cli_cmd snoop_cli = {
+CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT) = {
 	.name = "snoop",
+	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
+	.order = 20,
+	.uses = TRACE_USES({ .rings = -1 }),
 	.usage = "usage: iolens snoop [options]\n",
 	.about =
 		"Print one line per completed block request: submitter, disk, op and\n"
@@ -42,15 +45,4 @@ static const struct cli_cmd snoop_cli = {
 		"  iolens snoop -d nvme0n1 -m 10ms    requests slower than 10 ms\n"
 		"  iolens snoop -O write -c postgres -j\n",
 	.finish = check_pids,
-};
-
-CLI_MAIN(snoop, .mode = RQFMT_TEXT)
-
-CLI_COMMAND(snoop) = {
-	.name = "snoop",
-	.fn = cmd_snoop,
-	.cli = &snoop_cli,
-	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
-	.order = 20,
-	.uses = TRACE_USES({ .rings = -1 }),
 };

@@ -25,8 +25,11 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd stat_cli = {
+CLI_COMMAND_MAIN(stat) = {
 	.name = CMD,
+	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
+	.order = 30,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
@@ -52,15 +55,4 @@ static const struct cli_cmd stat_cli = {
 	.numbers = true,
 	.operands = cli_agg_operands,
 	.operands_at = offsetof(OPTS, a),
-};
-
-CLI_MAIN(stat)
-
-CLI_COMMAND(stat) = {
-	.name = "stat",
-	.fn = cmd_stat,
-	.cli = &stat_cli,
-	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
-	.order = 30,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),
 };

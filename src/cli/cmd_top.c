@@ -138,8 +138,11 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd top_cli = {
+CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1) = {
 	.name = "top",
+	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
+	.order = 10,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =
 		"Live I/O per process: disk bytes (as /proc/PID/io), bytes read and\n"
@@ -156,15 +159,4 @@ static const struct cli_cmd top_cli = {
 		"  iolens top -b -o -n 5\n"
 		"  iolens top --columns pid,io,disk_read,command\n",
 	.finish = json_batch,
-};
-
-CLI_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1)
-
-CLI_COMMAND(top) = {
-	.name = "top",
-	.fn = cmd_top,
-	.cli = &top_cli,
-	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
-	.order = 10,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
 };

@@ -104,10 +104,10 @@ static void add_own(const char *name, const char *arg, const char *choices,
 static void gather(const struct cli_command *cmd, struct copts *c)
 {
 	c->n = 0;
-	if (cmd->cli)
+	if (cmd->cli->opts)
 		cli_each_opt(cmd->cli, add_cli, c);
-	else if (cmd->opts_each)
-		cmd->opts_each(add_own, c);
+	else if (cmd->cli->opts_each)
+		cmd->cli->opts_each(add_own, c);
 }
 
 /* Help text as one shell-quoted line: what the shell would take apart
@@ -140,7 +140,7 @@ static void bash_cmd(FILE *f, const struct cli_command *cmd)
 	struct copts c;
 
 	gather(cmd, &c);
-	fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->name);
+	fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->cli->name);
 	for (int i = 0; i < c.n; i++) {
 		const struct copt *o = &c.v[i];
 
@@ -166,7 +166,7 @@ static void bash_cmd(FILE *f, const struct cli_command *cmd)
 	}
 	fputs("\" -- \"$cur\"))\n", f);
 	/* fio's --name=VALUE: no space after the '='. */
-	if (!cmd->cli)
+	if (!cmd->cli->opts)
 		fputs("\t\t   [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace ;;\n", f);
 	else
 		fputs("\t\t   ;;\n", f);
@@ -195,7 +195,7 @@ static void bash(FILE *f, const struct cli_command *cmds, int n)
 	      "\tcase $cmd in\n"
 	      "\t\"\") COMPREPLY=($(compgen -W \"", f);
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%s ", cmds[i].name);
+		fprintf(f, "%s ", cmds[i].cli->name);
 	fputs("completion -v --verbose -h --help -V --version\" -- \"$cur\")) ;;\n", f);
 	for (int i = 0; i < n; i++)
 		bash_cmd(f, &cmds[i]);
@@ -227,7 +227,7 @@ static void zsh_cmd(FILE *f, const struct cli_command *cmd)
 	struct copts c;
 
 	gather(cmd, &c);
-	fprintf(f, "\t%s)\n\t\t_arguments -s", cmd->name);
+	fprintf(f, "\t%s)\n\t\t_arguments -s", cmd->cli->name);
 	for (int i = 0; i < c.n; i++) {
 		const struct copt *o = &c.v[i];
 		const char *val = o->v == V_NONE ? "" : o->eq ? "=" : "+";
@@ -259,8 +259,8 @@ static void zsh(FILE *f, const struct cli_command *cmds, int n)
 	      "\tlocal -a cmds\n"
 	      "\tcmds=(", f);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "'%s:", cmds[i].name);
-		for (const char *s = cmds[i].summary; *s; s++)
+		fprintf(f, "'%s:", cmds[i].cli->name);
+		for (const char *s = cmds[i].cli->summary; *s; s++)
 			if (*s != '\'' && *s != ':')
 				fputc(*s, f);
 		fputs("' ", f);
@@ -288,7 +288,7 @@ static void fish_cmd(FILE *f, const struct cli_command *cmd)
 	for (int i = 0; i < c.n; i++) {
 		const struct copt *o = &c.v[i];
 
-		fprintf(f, "complete -c iolens -n '__fish_seen_subcommand_from %s'", cmd->name);
+		fprintf(f, "complete -c iolens -n '__fish_seen_subcommand_from %s'", cmd->cli->name);
 		if (o->sopt)
 			fprintf(f, " -s %c", o->sopt);
 		if (o->lopt)
@@ -316,8 +316,8 @@ static void fish(FILE *f, const struct cli_command *cmds, int n)
 	      "# option tables.\n"
 	      "complete -c iolens -f\n", f);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "complete -c iolens -n __fish_use_subcommand -a %s -d '", cmds[i].name);
-		for (const char *s = cmds[i].summary; *s; s++)
+		fprintf(f, "complete -c iolens -n __fish_use_subcommand -a %s -d '", cmds[i].cli->name);
+		for (const char *s = cmds[i].cli->summary; *s; s++)
 			if (*s != '\'' && *s != '\\')
 				fputc(*s, f);
 		fputs("'\n", f);
