@@ -22,13 +22,14 @@ struct cli_command {
 	const struct cli_cmd *cli;
 };
 
-/* Command X, whose main is fn: its struct cli_cmd X_cli is given after
- * "=", and its row goes into the section iolens_commands, which
- * cli_commands() reads (the linker gathers every file's).  A main of its
- * own declares X_cli before it (static const struct cli_cmd X_cli;). */
-#define CLI_COMMAND(X, fn)						\
+/* Command X, whose main is cmd_X() (defined after it): its struct cli_cmd
+ * X_cli is given after "=", and its row goes into the section
+ * iolens_commands, which cli_commands() reads (the linker gathers every
+ * file's). */
+#define CLI_COMMAND(X)							\
 	static const struct cli_cmd X##_cli;				\
-	static const struct cli_command X##_command = { (fn), &X##_cli }; \
+	static int cmd_##X(int argc, char **argv);			\
+	static const struct cli_command X##_command = { cmd_##X, &X##_cli }; \
 	static const struct cli_command *const X##_command_ptr		\
 	__attribute__((used, section("iolens_commands"))) = &X##_command; \
 	static const struct cli_cmd X##_cli
@@ -45,7 +46,7 @@ struct cli_command {
 									\
 		return rc == CLI_RUN ? X##_run(&o) : rc;		\
 	}								\
-	CLI_COMMAND(X, cmd_##X)
+	CLI_COMMAND(X)
 
 /* The table, in the order of iolens --help; *n rows. */
 const struct cli_command *cli_commands(int *n);

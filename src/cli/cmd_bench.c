@@ -12,31 +12,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd bench_cli;
-
-static int cmd_bench(int argc, char **argv)
-{
-	struct bench_opts o = {};
-	int first = 1;
-
-	for (; first < argc; first++) {
-		int key = cli_match(&bench_cli, argv[first]);
-
-		if (key == 'h') {
-			cli_help(stdout, &bench_cli);
-			return 0;
-		}
-		if (!key)
-			break;
-		cli_set(bench_cli.opts, &o, bench_cli.name, key, NULL);
-	}
-	/* load's parser takes its argv[0] as the command name. */
-	o.load_argc = argc - first + 1;
-	o.load_argv = argv + first - 1;
-	return bench_run(&o);
-}
-
-CLI_COMMAND(bench, cmd_bench) = {
+CLI_COMMAND(bench) = {
 	.name = "bench",
 	.summary = "run a load and trace it: the application's view beside the device's",
 	.order = 80,
@@ -60,3 +36,25 @@ CLI_COMMAND(bench, cmd_bench) = {
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
 		"  iolens bench -j job.fio\n",
 };
+
+static int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o = {};
+	int first = 1;
+
+	for (; first < argc; first++) {
+		int key = cli_match(&bench_cli, argv[first]);
+
+		if (key == 'h') {
+			cli_help(stdout, &bench_cli);
+			return 0;
+		}
+		if (!key)
+			break;
+		cli_set(bench_cli.opts, &o, bench_cli.name, key, NULL);
+	}
+	/* load's parser takes its argv[0] as the command name. */
+	o.load_argc = argc - first + 1;
+	o.load_argv = argv + first - 1;
+	return bench_run(&o);
+}

@@ -11,27 +11,7 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
-static const struct cli_cmd doctor_cli;
-
-static int cmd_doctor(int argc, char **argv)
-{
-	struct doctor_command dc[32];
-	struct doctor_opts o = { .cmds = dc };
-	const struct cli_command *cmds;
-	int n, rc = cli_parse(&doctor_cli, &o, argc, argv);
-
-	if (rc != CLI_RUN)
-		return rc;
-	/* doctor judges the commands of the table by what they load. */
-	cmds = cli_commands(&n);
-	for (int i = 0; i < n && o.ncmds < (int)(sizeof(dc) / sizeof(dc[0])); i++)
-		if (cmds[i].cli->uses)
-			dc[o.ncmds++] = (struct doctor_command){ cmds[i].cli->name,
-								 cmds[i].cli->uses };
-	return doctor_run(&o);
-}
-
-CLI_COMMAND(doctor, cmd_doctor) = {
+CLI_COMMAND(doctor) = {
 	.name = "doctor",
 	.summary = "what this kernel and this user can do, and what falls back",
 	.order = 120,
@@ -52,3 +32,21 @@ CLI_COMMAND(doctor, cmd_doctor) = {
 		"  sudo iolens doctor\n"
 		"  sudo iolens doctor -j | jq -r '.checks[] | select(.status != \"ok\") | .check'\n",
 };
+
+static int cmd_doctor(int argc, char **argv)
+{
+	struct doctor_command dc[32];
+	struct doctor_opts o = { .cmds = dc };
+	const struct cli_command *cmds;
+	int n, rc = cli_parse(&doctor_cli, &o, argc, argv);
+
+	if (rc != CLI_RUN)
+		return rc;
+	/* doctor judges the commands of the table by what they load. */
+	cmds = cli_commands(&n);
+	for (int i = 0; i < n && o.ncmds < (int)(sizeof(dc) / sizeof(dc[0])); i++)
+		if (cmds[i].cli->uses)
+			dc[o.ncmds++] = (struct doctor_command){ cmds[i].cli->name,
+								 cmds[i].cli->uses };
+	return doctor_run(&o);
+}

@@ -8,9 +8,14 @@
 #include "cli/commands.h"
 #include "load/load.h"
 
-CLI_COMMAND(load, load_run_cmdline) = {
+CLI_COMMAND(load) = {
 	.name = "load",
 	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
 	.order = 70,
 	.opts_each = load_opts_each,
 };
+
+static int cmd_load(int argc, char **argv)
+{
+	return load_run_cmdline(argc, argv);
+}

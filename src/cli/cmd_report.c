@@ -130,17 +130,7 @@ static int take_file(void *at, int argc, char **argv, const char *cmd)
 	return 0;
 }
 
-static const struct cli_cmd report_cli;
-
-static int cmd_report(int argc, char **argv)
-{
-	struct report_args a = { .r.fmt = &report_formats[0] };
-	int rc = cli_parse(&report_cli, &a, argc, argv);
-
-	return rc == CLI_RUN ? report_run(&a.r) : rc;
-}
-
-CLI_COMMAND(report, cmd_report) = {
+CLI_COMMAND(report) = {
 	.name = CMD,
 	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
 	.order = 60,
@@ -162,3 +152,11 @@ CLI_COMMAND(report, cmd_report) = {
 		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
 	.operands = take_file,
 };
+
+static int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .r.fmt = &report_formats[0] };
+	int rc = cli_parse(&report_cli, &a, argc, argv);
+
+	return rc == CLI_RUN ? report_run(&a.r) : rc;
+}
