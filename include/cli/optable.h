@@ -33,8 +33,9 @@ enum cli_kind {
 			 * short option's: -X in the message) */
 	CLI_K_DISK,	/* __u32[]: one more disk or partition; `n` the int
 			 * that counts them */
-	CLI_K_PID,	/* 32-bit []: one more live process, of `max` at most;
-			 * `n` the int or __u32 that counts them */
+	CLI_K_LIST,	/* an array of `max` items of `size` bytes: one more,
+			 * as set() parses it; `n` the int or __u32 that
+			 * counts them; full, the line `bad` ('%u' max) */
 	CLI_K_CALL,	/* set() parses it */
 };
 
@@ -60,12 +61,12 @@ struct cli_opt {
 	/* The offset of its field in the struct its table fills; on a group
 	 * row, of the struct the group's rows fill. */
 	size_t at;
-	size_t size;		/* CLI_K_COUNT: the field's size */
-	size_t n;		/* CLI_K_DISK, CLI_K_PID: the count's offset */
-	unsigned int max;	/* CLI_K_PID: the array's length */
+	size_t size;		/* CLI_K_COUNT: the field's; CLI_K_LIST: an item's */
+	size_t n;		/* CLI_K_DISK, CLI_K_LIST: the count's offset */
+	unsigned int max;	/* CLI_K_LIST: the array's length */
 	long long val;		/* CLI_K_INT, CLI_K_BITS */
-	const char *bad;	/* CLI_K_TIME, CLI_K_COUNT: '%s' the value */
-	cli_set_fn *set;	/* CLI_K_CALL */
+	const char *bad;	/* the line for a bad value or a full list */
+	cli_set_fn *set;	/* CLI_K_CALL; CLI_K_LIST: an item's parser */
 	/* On a group row: called after each of the group's options, with
 	 * the struct the table of the group row fills. */
 	void (*seen)(void *obj, int key, const char *arg);
@@ -118,9 +119,19 @@ static inline bool cli_opt_end(const struct cli_opt *o)
 	.at = CLI_FIELD(T, f, unsigned long long)
 #define CLI_DISKS(T, f, cnt)	.kind = CLI_K_DISK, \
 	.at = CLI_FIELD(T, f, __u32[IOLENS_MAX_DEV_FILTER]), .n = CLI_FIELD(T, cnt, int)
-#define CLI_PIDS(T, f, cnt)	.kind = CLI_K_PID, \
-	.at = offsetof(T, f) + CLI_MUST(sizeof(((T *)0)->f[0]) == sizeof(__u32)), \
-	.max = CLI_FIELD_SIZE(T, f) / sizeof(__u32), \
+/* An item of array f (of at most CLI_ITEM_MAX bytes) parsed by fn into
+ * a place of its size, counted by cnt (an int or a __u32). */
+#define CLI_ITEM_MAX		32
+#define CLI_LIST(T, f, cnt, fn, b)	CLI_LIST_OF(T, f, cnt, fn, b, CLI_ITEM_MAX)
+/* A live process more, into 32-bit array f (--pid's messages). */
+#define CLI_PIDS(T, f, cnt) \
+	CLI_LIST_OF(T, f, cnt, cli_live_pid, "at most %u --pid", sizeof(__u32))
+/* CLI_LIST() of items of `room` bytes at most. */
+#define CLI_LIST_OF(T, f, cnt, fn, b, room) \
+	.kind = CLI_K_LIST, .set = (fn), .bad = (b), \
+	.at = offsetof(T, f) + CLI_MUST(sizeof(((T *)0)->f[0]) <= (room)), \
+	.size = sizeof(((T *)0)->f[0]), \
+	.max = CLI_FIELD_SIZE(T, f) / sizeof(((T *)0)->f[0]), \
 	.n = offsetof(T, cnt) + CLI_MUST(CLI_FIELD_SIZE(T, cnt) == sizeof(__u32))
 /* fn parses it into field f (of any type), or with CLI_CALL_ALL into the
  * whole struct. */
@@ -211,6 +222,9 @@ int cli_no_operands(struct cli_parser *p);
  * finish().  CLI_RUN, else the exit code: 0 after --help, 2 after one line
  * for a usage error. */
 int cli_parse(const struct cli_cmd *cmd, void *obj, int argc, char **argv);
+
+/* A process id that is alive, into the __u32 at `at` (CLI_PIDS()). */
+int cli_live_pid(void *at, const char *arg, const char *cmd);
 
 /* Option `key` of table t, value `arg`, into obj (the struct t's rows
  * fill): 1, 0 if t has no such option, 2 after a usage error. */

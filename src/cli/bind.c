@@ -12,19 +12,28 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 
-/* One more live process into the array at `at`, counted at `n`. */
-static int add_pid(const struct cli_opt *o, __u32 *pids, unsigned int *n,
-		   const char *cmd, const char *arg)
+int cli_live_pid(void *at, const char *arg, const char *cmd)
 {
-	__u32 pid;
+	if (parse_pid(arg, at))
+		return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
+	return cli_pids_live(cmd, at, 1);
+}
 
-	if (parse_pid(arg, &pid))
-		return usage_err(cmd, "--%s takes a process id, not '%s'", o->name, arg);
-	if (cli_pids_live(cmd, &pid, 1))
+/* One more item into the list of o at `at`: parsed first, so that a bad
+ * one is named before a full list. */
+static int add_item(const struct cli_opt *o, char *at, unsigned int *n,
+		    const char *cmd, const char *arg)
+{
+	union {
+		char bytes[CLI_ITEM_MAX];
+		__u64 align;
+	} item = {};
+
+	if (o->set(&item, arg, cmd))
 		return 2;
 	if (*n == o->max)
-		return usage_err(cmd, "at most %u --%s", o->max, o->name);
-	pids[(*n)++] = pid;
+		return usage_err(cmd, o->bad, o->max);
+	memcpy(at + (size_t)(*n)++ * o->size, &item, o->size);
 	return 0;
 }
 
@@ -70,8 +79,8 @@ static int bind(const struct cli_opt *o, char *obj, const char *cmd,
 		return cli_interval(cmd, what, arg, at);
 	case CLI_K_DISK:
 		return cli_disk(cmd, arg, at, (int *)(obj + o->n));
-	case CLI_K_PID:
-		return add_pid(o, at, (unsigned int *)(obj + o->n), cmd, arg);
+	case CLI_K_LIST:
+		return add_item(o, at, (unsigned int *)(obj + o->n), cmd, arg);
 	case CLI_K_CALL:
 		return o->set(at, arg, cmd);
 	case CLI_K_NONE:

@@ -11,37 +11,23 @@
 #include "lib/parse.h"
 #include "trace/reqflags.h"
 
-static int add_dev(void *at, const char *arg, const char *cmd)
+static int keep_name(void *at, const char *arg, const char *cmd)
 {
-	struct rqfilter *f = at;
-
-	if (f->ndev == RQFILTER_MAX)
-		return usage_err(cmd, "at most %d devices", RQFILTER_MAX);
-	f->dev[f->ndev++] = arg;
+	(void)cmd;
+	*(const char **)at = arg;
 	return 0;
 }
 
-static int add_pid(void *at, const char *arg, const char *cmd)
+static int copy_comm(void *at, const char *arg, const char *cmd)
 {
-	struct rqfilter *f = at;
-	__u32 pid;
-
-	if (parse_pid(arg, &pid))
-		return usage_err(cmd, "bad pid '%s'", arg);
-	if (f->npid == RQFILTER_MAX)
-		return usage_err(cmd, "at most %d pids", RQFILTER_MAX);
-	f->pid[f->npid++] = pid;
+	(void)cmd;
+	snprintf(at, IOLENS_COMM_LEN, "%s", arg);
 	return 0;
 }
 
-static int add_comm(void *at, const char *arg, const char *cmd)
+static int any_pid(void *at, const char *arg, const char *cmd)
 {
-	struct rqfilter *f = at;
-
-	if (f->ncomm == RQFILTER_MAX)
-		return usage_err(cmd, "at most %d command names", RQFILTER_MAX);
-	snprintf(f->comm[f->ncomm++], IOLENS_COMM_LEN, "%s", arg);
-	return 0;
+	return parse_pid(arg, at) ? usage_err(cmd, "bad pid '%s'", arg) : 0;
 }
 
 static int set_cgroup(void *at, const char *arg, const char *cmd)
@@ -84,11 +70,11 @@ static int set_min_lat(void *at, const char *arg, const char *cmd)
 }
 
 const struct cli_opt cli_rqfilter_opts[] = {
-	CLI_OPT_DEV(CLI_CALL_ALL(add_dev)),
+	CLI_OPT_DEV(CLI_LIST(struct rqfilter, dev, ndev, keep_name, "at most %u devices")),
 	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable",
-		CLI_CALL_ALL(add_pid)),
+		CLI_LIST(struct rqfilter, pid, npid, any_pid, "at most %u pids")),
 	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable",
-		CLI_CALL_ALL(add_comm)),
+		CLI_LIST(struct rqfilter, comm, ncomm, copy_comm, "at most %u command names")),
 	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)",
 		CLI_CALL(struct rqfilter, cgroup, set_cgroup)),
 	CLI_OPT_OF('O', "op", "OPS", op_names_list, "only these ops: read,write,flush,discard,...",
