@@ -28,6 +28,12 @@ extern const struct cli_opt cli_proc_opts[];
  * struct agg_cmd_opts at `a` (a struct cli_cmd's operands). */
 int cli_agg_operands(void *a, int argc, char **argv, const char *cmd);
 
+/* The fields of the struct cli_cmd of an aggregating command, whose
+ * struct T has its struct agg_cmd_opts in `a`, for those operands. */
+#define CLI_AGG_OPERANDS(T) \
+	.numbers = true, .operands = cli_agg_operands, \
+	.operands_at = CLI_FIELD(T, a, struct agg_cmd_opts)
+
 /* The -d option of every command that takes one; what it sets follows
  * (CLI_DISKS(), cli_disk()). */
 #define CLI_OPT_DEV(...) \

@@ -140,13 +140,10 @@ static inline bool cli_opt_end(const struct cli_opt *o)
 
 struct trace_use;
 
-/* A command: what iolens --help says of it, and its options. */
+/* A command: its help, as its --help prints it, its options, and its row
+ * of the command table. */
 struct cli_cmd {
 	const char *name;	/* "stat" */
-	const char *summary;	/* its line of iolens --help */
-	int order;		/* its place in iolens --help */
-	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */
-	const struct trace_use *uses;
 	const char *usage;	/* "usage: iolens stat [OPTIONS]...\n" */
 	const char *about;	/* what it does */
 	const struct cli_opt *opts;	/* ends with CLI_END; NULL: see opts_each */
@@ -170,6 +167,11 @@ struct cli_cmd {
 	/* Then what the options and operands say together (one that needs
 	 * another, a process that must be alive): 0, or 2 after one line. */
 	int (*finish)(void *obj, const char *cmd);
+
+	const char *summary;	/* its line of iolens --help */
+	int order;		/* its place in iolens --help */
+	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */
+	const struct trace_use *uses;
 };
 
 /* What cli_next() returns besides an option's key. */

@@ -33,9 +33,6 @@ static int take_roots(void *obj, const char *cmd)
 
 CLI_COMMAND_MAIN(attach) = {
 	.name = "attach",
-	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
-	.order = 90,
-	.uses = TRACE_USES({ .rings = 1 }),
 	.usage = "usage: iolens attach [-p PID]... [-c NAME]... [-G CGROUP] [OPTIONS]\n",
 	.about =
 		"Follows running processes (with -p: they, their children and all their\n"
@@ -54,4 +51,7 @@ CLI_COMMAND_MAIN(attach) = {
 		"  fio job.fio & iolens attach -p $!\n"
 		"  iolens attach -c postgres -D 60 -j\n",
 	.finish = take_roots,
+	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
+	.order = 90,
+	.uses = TRACE_USES({ .rings = 1 }),
 };

@@ -14,9 +14,6 @@ static const struct cli_opt opts[] = {
 
 CLI_COMMAND(bench) = {
 	.name = "bench",
-	.summary = "run a load and trace it: the application's view beside the device's",
-	.order = 80,
-	.uses = TRACE_USES({ .rings = 1, .write_checks = true }),
 	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
 	.about =
 		"Runs the load of 'iolens load' with the same options and job files, traces\n"
@@ -35,6 +32,9 @@ CLI_COMMAND(bench) = {
 		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
 		"  iolens bench -j job.fio\n",
+	.summary = "run a load and trace it: the application's view beside the device's",
+	.order = 80,
+	.uses = TRACE_USES({ .rings = 1, .write_checks = true }),
 };
 
 static int cmd_bench(int argc, char **argv)

@@ -64,9 +64,6 @@ static int take_paths(void *at, int argc, char **argv, const char *cmd)
 
 CLI_COMMAND_MAIN(check) = {
 	.name = "check",
-	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
-	.order = 100,
-	.uses = TRACE_USES({ .write_checks = true }),
 	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
 		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
@@ -93,4 +90,7 @@ CLI_COMMAND_MAIN(check) = {
 		"  iolens check --align 64k -d md0 -D 10\n"
 		"  iolens check disk.img\n",
 	.operands = take_paths,
+	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
+	.order = 100,
+	.uses = TRACE_USES({ .write_checks = true }),
 };

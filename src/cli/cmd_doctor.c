@@ -13,8 +13,6 @@ static const struct cli_opt opts[] = {
 
 CLI_COMMAND(doctor) = {
 	.name = "doctor",
-	.summary = "what this kernel and this user can do, and what falls back",
-	.order = 120,
 	.usage = "usage: iolens doctor [-j] [-h]\n",
 	.about =
 		"What this kernel and this user can do: BTF, privileges, every\n"
@@ -31,6 +29,8 @@ CLI_COMMAND(doctor) = {
 		"examples:\n"
 		"  sudo iolens doctor\n"
 		"  sudo iolens doctor -j | jq -r '.checks[] | select(.status != \"ok\") | .check'\n",
+	.summary = "what this kernel and this user can do, and what falls back",
+	.order = 120,
 };
 
 static int cmd_doctor(int argc, char **argv)

@@ -5,8 +5,6 @@
 #include "cli/filters.h"
 #include "lat/lat.h"
 
-#define CMD "lat"
-
 enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE };
 
 #define OPTS struct lat_opts
@@ -35,10 +33,7 @@ static const struct cli_opt opts[] = {
 };
 
 CLI_COMMAND_MAIN(lat) = {
-	.name = CMD,
-	.summary = "latency, size and queue-depth histograms, per disk, op or process",
-	.order = 40,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
+	.name = "lat",
 	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"Histograms aggregated in the kernel, like biolatency: by default the\n"
@@ -52,7 +47,8 @@ CLI_COMMAND_MAIN(lat) = {
 		"examples:\n"
 		"  iolens lat -D 1 10\n"
 		"  iolens lat -Q -P -d loop0\n",
-	.numbers = true,
-	.operands = cli_agg_operands,
-	.operands_at = offsetof(OPTS, a),
+	CLI_AGG_OPERANDS(OPTS),
+	.summary = "latency, size and queue-depth histograms, per disk, op or process",
+	.order = 40,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
 };

@@ -10,9 +10,9 @@
 
 CLI_COMMAND(load) = {
 	.name = "load",
+	.opts_each = load_opts_each,
 	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
 	.order = 70,
-	.opts_each = load_opts_each,
 };
 
 static int cmd_load(int argc, char **argv)

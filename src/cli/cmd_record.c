@@ -31,9 +31,6 @@ static int check_output(void *obj, const char *cmd)
 
 CLI_COMMAND_MAIN(record) = {
 	.name = "record",
-	.summary = "write every block request to a compressed trace file",
-	.order = 50,
-	.uses = TRACE_USES({ .rings = 1 }),
 	.usage = "usage: iolens record -o FILE [options]\n",
 	.about =
 		"Write every completed block request to FILE (gzip-compressed, with\n"
@@ -46,4 +43,7 @@ CLI_COMMAND_MAIN(record) = {
 		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
 		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n",
 	.finish = check_output,
+	.summary = "write every block request to a compressed trace file",
+	.order = 50,
+	.uses = TRACE_USES({ .rings = 1 }),
 };

@@ -8,8 +8,6 @@
 #include "report/charts.h"
 #include "report/report.h"
 
-#define CMD "report"
-
 /* Names of a table, space-separated, for the option table's choices. */
 static const char *names_of(char *buf, size_t len, const char *(*name)(int i), int n)
 {
@@ -131,9 +129,7 @@ static int take_file(void *at, int argc, char **argv, const char *cmd)
 }
 
 CLI_COMMAND(report) = {
-	.name = CMD,
-	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
-	.order = 60,
+	.name = "report",
 	.usage = "usage: iolens report [options] FILE\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
 	.opts = opts,
@@ -151,6 +147,8 @@ CLI_COMMAND(report) = {
 		"  iolens report -f html -o trace.html trace.iol       # one page, offline\n"
 		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
 	.operands = take_file,
+	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
+	.order = 60,
 };
 
 static int cmd_report(int argc, char **argv)

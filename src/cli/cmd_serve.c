@@ -13,7 +13,6 @@
 #include "lib/log.h"
 #include "serve/serve.h"
 
-#define CMD "serve"
 #define DEFAULT_LISTEN "127.0.0.1:9633"
 #define DEFAULT_LABEL_SETS 1000
 
@@ -133,14 +132,7 @@ static const struct cli_opt opts[] = {
 };
 
 CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS) = {
-	.name = CMD,
-	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
-	.order = 110,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
-			 { .options = "--labels comm,cgroup",
-			   .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true,
-				    .max_labels = DEFAULT_LABEL_SETS,
-				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
+	.name = "serve",
 	.usage =
 		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
 		"                    [--max-label-sets N]\n",
@@ -177,4 +169,11 @@ CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABE
 		"  iolens serve --labels cgroup --max-label-sets 200\n"
 		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
 	.finish = take_listen,
+	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
+	.order = 110,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
+			 { .options = "--labels comm,cgroup",
+			   .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true,
+				    .max_labels = DEFAULT_LABEL_SETS,
+				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
 };

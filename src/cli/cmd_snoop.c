@@ -28,9 +28,6 @@ static int check_pids(void *obj, const char *cmd)
 
 CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT) = {
 	.name = "snoop",
-	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
-	.order = 20,
-	.uses = TRACE_USES({ .rings = -1 }),
 	.usage = "usage: iolens snoop [options]\n",
 	.about =
 		"Print one line per completed block request: submitter, disk, op and\n"
@@ -45,4 +42,7 @@ CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT) = {
 		"  iolens snoop -d nvme0n1 -m 10ms    requests slower than 10 ms\n"
 		"  iolens snoop -O write -c postgres -j\n",
 	.finish = check_pids,
+	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
+	.order = 20,
+	.uses = TRACE_USES({ .rings = -1 }),
 };

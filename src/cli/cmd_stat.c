@@ -5,8 +5,6 @@
 #include "cli/filters.h"
 #include "stat/stat.h"
 
-#define CMD "stat"
-
 #define OPTS struct stat_opts
 
 static const struct cli_opt opts[] = {
@@ -26,10 +24,7 @@ static const struct cli_opt opts[] = {
 };
 
 CLI_COMMAND_MAIN(stat) = {
-	.name = CMD,
-	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
-	.order = 30,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),
+	.name = "stat",
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
@@ -52,7 +47,8 @@ CLI_COMMAND_MAIN(stat) = {
 		"examples:\n"
 		"  iolens stat -y 1\n"
 		"  iolens stat -d loop0 -j 2 5\n",
-	.numbers = true,
-	.operands = cli_agg_operands,
-	.operands_at = offsetof(OPTS, a),
+	CLI_AGG_OPERANDS(OPTS),
+	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
+	.order = 30,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),
 };

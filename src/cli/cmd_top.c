@@ -140,9 +140,6 @@ static const struct cli_opt opts[] = {
 
 CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1) = {
 	.name = "top",
-	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
-	.order = 10,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =
 		"Live I/O per process: disk bytes (as /proc/PID/io), bytes read and\n"
@@ -159,4 +156,7 @@ CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1) = {
 		"  iolens top -b -o -n 5\n"
 		"  iolens top --columns pid,io,disk_read,command\n",
 	.finish = json_batch,
+	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
+	.order = 10,
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
 };
