@@ -53,6 +53,14 @@ int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
  * pids, long gone.) */
 int cli_pids_live(const char *cmd, const __u32 *pids, int n);
 
+/* A process id that is alive, into the __u32 at `at` (CLI_PIDS()). */
+int cli_live_pid(void *at, const char *arg, const char *cmd);
+
+/* What --pid sets: one more live process into 32-bit array f of T,
+ * counted by cnt. */
+#define CLI_PIDS(T, f, cnt) \
+	CLI_LIST_OF(T, f, cnt, cli_live_pid, "at most %u --pid", sizeof(__u32))
+
 /* Report intervals, in every command that takes one: below 10 ms the
  * reports cost more than they show, and a week is past any use. */
 #define CLI_INTERVAL_MIN_NS	10000000ULL

@@ -123,9 +123,6 @@ static inline bool cli_opt_end(const struct cli_opt *o)
  * a place of its size, counted by cnt (an int or a __u32). */
 #define CLI_ITEM_MAX		32
 #define CLI_LIST(T, f, cnt, fn, b)	CLI_LIST_OF(T, f, cnt, fn, b, CLI_ITEM_MAX)
-/* A live process more, into 32-bit array f (--pid's messages). */
-#define CLI_PIDS(T, f, cnt) \
-	CLI_LIST_OF(T, f, cnt, cli_live_pid, "at most %u --pid", sizeof(__u32))
 /* CLI_LIST() of items of `room` bytes at most. */
 #define CLI_LIST_OF(T, f, cnt, fn, b, room) \
 	.kind = CLI_K_LIST, .set = (fn), .bad = (b), \
@@ -224,9 +221,6 @@ int cli_no_operands(struct cli_parser *p);
  * finish().  CLI_RUN, else the exit code: 0 after --help, 2 after one line
  * for a usage error. */
 int cli_parse(const struct cli_cmd *cmd, void *obj, int argc, char **argv);
-
-/* A process id that is alive, into the __u32 at `at` (CLI_PIDS()). */
-int cli_live_pid(void *at, const char *arg, const char *cmd);
 
 /* Option `key` of table t, value `arg`, into obj (the struct t's rows
  * fill): 1, 0 if t has no such option, 2 after a usage error. */

@@ -12,13 +12,6 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 
-int cli_live_pid(void *at, const char *arg, const char *cmd)
-{
-	if (parse_pid(arg, at))
-		return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
-	return cli_pids_live(cmd, at, 1);
-}
-
 /* One more item into the list of o at `at`: parsed first, so that a bad
  * one is named before a full list. */
 static int add_item(const struct cli_opt *o, char *at, unsigned int *n,

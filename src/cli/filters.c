@@ -142,6 +142,13 @@ int cli_pids_live(const char *cmd, const __u32 *pids, int n)
 	return 0;
 }
 
+int cli_live_pid(void *at, const char *arg, const char *cmd)
+{
+	if (parse_pid(arg, at))
+		return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
+	return cli_pids_live(cmd, at, 1);
+}
+
 int cli_interval(const char *cmd, const char *what, const char *arg, __u64 *ns)
 {
 	char shown[LOG_EXCERPT_LEN];
