@@ -157,6 +157,10 @@ struct cli_cmd {
 	/* Its operands are numbers (INTERVAL [COUNT]): "-1" is a bad one,
 	 * not an unknown option. */
 	bool numbers;
+	/* Its options, flags only, come before another parser's arguments
+	 * (bench's before load's): they end at the first argument that is
+	 * not one, where its operands begin. */
+	bool leading;
 	/* Takes its operands, argv[optind] on, into its struct at offset
 	 * operands_at: 0, or 2 after one line.  NULL: it takes none. */
 	int (*operands)(void *at, int argc, char **argv, const char *cmd);

@@ -103,16 +103,37 @@ int cli_set(const struct cli_opt *t, void *obj, const char *cmd, int key,
 	return 0;
 }
 
+/* A `leading` command's options, up to optind: CLI_DONE or CLI_HELP. */
+static int take_leading(const struct cli_cmd *cmd, void *obj, int argc,
+			char **argv)
+{
+	for (; optind < argc; optind++) {
+		int key = cli_match(cmd, argv[optind]);
+
+		if (key == 'h') {
+			cli_help(stdout, cmd);
+			return CLI_HELP;
+		}
+		if (!key)
+			break;
+		cli_set(cmd->opts, obj, cmd->name, key, NULL);
+	}
+	return CLI_DONE;
+}
+
 int cli_parse(const struct cli_cmd *cmd, void *obj, int argc, char **argv)
 {
 	struct cli_parser p;
 	int c;
 
 	cli_begin(&p, cmd, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		if (cli_set(cmd->opts, obj, cmd->name, c, optarg) != 1)
-			return 2;
-	}
+	if (cmd->leading)
+		c = take_leading(cmd, obj, argc, argv);
+	else
+		while ((c = cli_next(&p)) > 0) {
+			if (cli_set(cmd->opts, obj, cmd->name, c, optarg) != 1)
+				return 2;
+		}
 	if (c < 0)
 		return cli_exit(c);
 	if (cmd->operands) {
