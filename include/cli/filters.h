@@ -20,9 +20,15 @@ extern const struct cli_opt cli_rqfilter_opts[];
 enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP, CLI_OWN_CLOCK };
 extern const struct cli_opt cli_proc_opts[];
 
-/* --own-clock of the aggregating commands; what it sets follows. */
-#define CLI_OPT_OWN_CLOCK(...) \
-	CLI_OPT(CLI_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)", __VA_ARGS__)
+/* The rows of the options of every aggregating command, whose struct T
+ * has its struct agg_cmd_opts in `a`: -d, the process filter, and
+ * --own-clock. */
+#define CLI_AGG_DEV(T)		CLI_OPT_DEV(CLI_DISKS(T, a.devs, a.ndev))
+#define CLI_AGG_PROC(T) \
+	CLI_GROUP_AT(cli_proc_opts, T, a.proc, struct iolens_proc_filter)
+#define CLI_AGG_OWN_CLOCK(T) \
+	CLI_OPT(CLI_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)", \
+		CLI_BOOL(T, a.own_clock))
 
 /* The operands of the aggregating commands, INTERVAL [COUNT], into the
  * struct agg_cmd_opts at `a` (a struct cli_cmd's operands). */

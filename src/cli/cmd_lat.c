@@ -24,11 +24,11 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)",
 		CLI_BOOL(OPTS, per_proc)),
 	CLI_SECTION("options"),
-	CLI_OPT_DEV(CLI_DISKS(OPTS, a.devs, a.ndev)),
+	CLI_AGG_DEV(OPTS),
 	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket", CLI_BOOL(OPTS, fine)),
-	CLI_GROUP_AT(cli_proc_opts, OPTS, a.proc, struct iolens_proc_filter),
+	CLI_AGG_PROC(OPTS),
 	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included", CLI_BOOL(OPTS, a.json)),
-	CLI_OPT_OWN_CLOCK(CLI_BOOL(OPTS, a.own_clock)),
+	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };
 

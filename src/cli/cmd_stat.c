@@ -8,18 +8,18 @@
 #define OPTS struct stat_opts
 
 static const struct cli_opt opts[] = {
-	CLI_OPT_DEV(CLI_DISKS(OPTS, a.devs, a.ndev)),
+	CLI_AGG_DEV(OPTS),
 	CLI_OPT('p', "partitions", NULL, "also a line per partition", CLI_BOOL(OPTS, partitions)),
 	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too",
 		CLI_BOOL(OPTS, stack)),
 	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot", CLI_BOOL(OPTS, skip_boot)),
-	CLI_GROUP_AT(cli_proc_opts, OPTS, a.proc, struct iolens_proc_filter),
+	CLI_AGG_PROC(OPTS),
 	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval", CLI_BOOL(OPTS, active_only)),
 	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id",
 		CLI_BOOL(OPTS, names)),
 	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)", CLI_BOOL(OPTS, a.json)),
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
-	CLI_OPT_OWN_CLOCK(CLI_BOOL(OPTS, a.own_clock)),
+	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };
 
