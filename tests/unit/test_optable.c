@@ -434,6 +434,33 @@ static void test_bound(void **state)
 		assert_int_equal(parse_bound(&b, bad[i]), 2);
 }
 
+/* bench's way: flags up to the first argument that is not one of them,
+ * the rest for another parser. */
+static void test_leading(void **state)
+{
+	static const struct cli_cmd leading = {
+		.name = "b",
+		.usage = "usage: iolens b\n",
+		.about = "Bound.\n",
+		.opts = bound_opts,
+		.leading = true,
+		.operands = take_rest,
+		.operands_at = offsetof(OPTS, rest),
+	};
+	char *argv[] = { "b", "-f", "--x", "-n", "3", NULL };
+	char *help[] = { "b", "-f", "-h", "--x", NULL };
+	struct bound b = {};
+
+	(void)state;
+	assert_int_equal(cli_parse(&leading, &b, 5, argv), CLI_RUN);
+	assert_true(b.flag);
+	assert_int_equal(b.bits, 1);
+	/* -n takes a value: not one of the leading flags. */
+	assert_int_equal(b.count, 0);
+	assert_string_equal(b.rest, "-n");
+	assert_int_equal(cli_parse(&leading, &b, 4, help), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_extra_argument),
 		cmocka_unit_test(test_proc_opts),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_leading),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
