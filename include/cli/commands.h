@@ -11,37 +11,42 @@
 #ifndef IOLENS_COMMANDS_H
 #define IOLENS_COMMANDS_H
 
+#include "cli/optable.h"
 #include "trace/hooks.h"
 
-struct cli_cmd;
-
-/* A row of the command table. */
+/* A row of the command table: a command's main, and what it is (its name,
+ * summary, place and uses) and takes (its options), one struct cli_cmd. */
 struct cli_command {
-	const char *name;
-	/* The command; returns the exit code: 0 ok, 1 runtime failure,
-	 * 2 usage error. */
+	/* Returns the exit code: 0 ok, 1 runtime failure, 2 usage error. */
 	int (*fn)(int argc, char **argv);
-	const struct cli_cmd *cli;	/* its options; NULL: its own parser's */
-	/* Without `cli`: calls fn once per option of the command's own
-	 * parser (the completions' list). */
-	void (*opts_each)(void (*fn)(const char *name, const char *arg,
-				     const char *choices, const char *help,
-				     void *ctx),
-			  void *ctx);
-	const char *summary;		/* a line of iolens --help */
-	int order;			/* its place in iolens --help */
-	/* What it loads in the kernel (TRACE_USES(...)); NULL: nothing. */
-	const struct trace_use *uses;
+	const struct cli_cmd *cli;
 };
 
-/* Defines the row of command `id`, to be given after "=": the row itself
- * is static, and a pointer to it goes into the section iolens_commands,
- * which cli_commands() reads (the linker gathers every file's). */
-#define CLI_COMMAND(id)							\
-	static const struct cli_command id##_command;			\
-	static const struct cli_command *const id##_command_ptr		\
-	__attribute__((used, section("iolens_commands"))) = &id##_command; \
-	static const struct cli_command id##_command
+/* Command X, whose main is cmd_X() (defined after it): its struct cli_cmd
+ * X_cli is given after "=", and its row goes into the section
+ * iolens_commands, which cli_commands() reads (the linker gathers every
+ * file's). */
+#define CLI_COMMAND(X)							\
+	static const struct cli_cmd X##_cli;				\
+	static int cmd_##X(int argc, char **argv);			\
+	static const struct cli_command X##_command = { cmd_##X, &X##_cli }; \
+	static const struct cli_command *const X##_command_ptr		\
+	__attribute__((used, section("iolens_commands"))) = &X##_command; \
+	static const struct cli_cmd X##_cli
+
+/* CLI_COMMAND() for a command whose parsing is all in its table, with
+ * its main, cmd_X(): a struct X_opts, first as the initializers after X
+ * say, filled by cli_parse(), then X_run() with it. */
+#define CLI_COMMAND_MAIN(X, ...)					\
+	static const struct cli_cmd X##_cli;				\
+	static int cmd_##X(int argc, char **argv)			\
+	{								\
+		struct X##_opts o = { __VA_ARGS__ };			\
+		int rc = cli_parse(&X##_cli, &o, argc, argv);		\
+									\
+		return rc == CLI_RUN ? X##_run(&o) : rc;		\
+	}								\
+	CLI_COMMAND(X)
 
 /* The table, in the order of iolens --help; *n rows. */
 const struct cli_command *cli_commands(int *n);

@@ -9,41 +9,46 @@
 #include "trace/agg_loop.h"
 #include "trace/rqfilter.h"
 
-/* -d -p -c -G -O -m of snoop, record, report and attach. */
-extern const struct cli_opt cli_rqfilter_opts[];
-
-/* Takes one option of cli_rqfilter_opts into `f`: 1 if it was one, 0 if
- * not, 2 after a usage error.  Devices are kept as given and matched by
+/* -d -p -c -G -O -m of snoop, record, report and attach, into a struct
+ * rqfilter (CLI_GROUP_AT()).  Devices are kept as given and matched by
  * name or number, so report can filter a file recorded on another
  * machine. */
-int cli_rqfilter_opt(struct rqfilter *f, const char *cmd, int key,
-		     const char *arg);
+extern const struct cli_opt cli_rqfilter_opts[];
 
-/* --pid, --comm and --cgroup of the aggregating commands (stat, lat). */
+/* --pid, --comm and --cgroup of the aggregating commands (stat, lat), into
+ * a struct iolens_proc_filter. */
 enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP, CLI_OWN_CLOCK };
 extern const struct cli_opt cli_proc_opts[];
 
-/* Takes one option of cli_proc_opts into `f`: 1, 0 or 2 as above. */
-int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
-		 const char *arg);
+/* The rows of the options of every aggregating command, whose struct T
+ * has its struct agg_cmd_opts in `a`: -d, the process filter, and
+ * --own-clock. */
+#define CLI_AGG_DEV(T)		CLI_OPT_DEV(CLI_DISKS(T, a.devs, a.ndev))
+#define CLI_AGG_PROC(T) \
+	CLI_GROUP_AT(cli_proc_opts, T, a.proc, struct iolens_proc_filter)
+#define CLI_AGG_OWN_CLOCK(T) \
+	CLI_OPT(CLI_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)", \
+		CLI_BOOL(T, a.own_clock))
 
-/* --own-clock of the aggregating commands. */
-#define CLI_OPT_OWN_CLOCK \
-	CLI_OPT(CLI_OWN_CLOCK, "own-clock", NULL, "stamp issues with iolens's clock on every queue\n(the kernel's stamp is cached per plug)")
+/* The operands of the aggregating commands, INTERVAL [COUNT], into the
+ * struct agg_cmd_opts at `a` (a struct cli_cmd's operands). */
+int cli_agg_operands(void *a, int argc, char **argv, const char *cmd);
 
-/* Takes one of the options every aggregating command has (-d, -j,
- * --own-clock, cli_proc_opts) into `a`: 1, 0 or 2 as above. */
-int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *arg);
+/* The fields of the struct cli_cmd of an aggregating command, whose
+ * struct T has its struct agg_cmd_opts in `a`, for those operands. */
+#define CLI_AGG_OPERANDS(T) \
+	.numbers = true, .operands = cli_agg_operands, \
+	.operands_at = CLI_FIELD(T, a, struct agg_cmd_opts)
 
-/* After the options, which cli_next() ended with `c`: INTERVAL [COUNT]
- * into `a`.  -1 if the command is to run, else its exit code (--help, a
- * usage error). */
-int cli_agg_end(struct agg_cmd_opts *a, const char *cmd, int c, int argc,
-		char **argv);
+/* The -d option of every command that takes one; what it sets follows
+ * (CLI_DISKS(), cli_disk()). */
+#define CLI_OPT_DEV(...) \
+	CLI_OPT('d', "dev", "DEV", "only this disk or partition (loop0, /dev/loop0p1, 7:0); repeatable", __VA_ARGS__)
 
-/* The -d option of every command that takes one (cli_disk()). */
-#define CLI_OPT_DEV \
-	CLI_OPT('d', "dev", "DEV", "only this disk or partition (loop0, /dev/loop0p1, 7:0); repeatable")
+/* The -D option of the commands that trace until told to stop; what it
+ * sets follows (CLI_TIME()). */
+#define CLI_OPT_DURATION(...) \
+	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)", __VA_ARGS__)
 
 /* Adds the disk or partition named `s` to devs[*ndev] (at most
  * IOLENS_MAX_DEV_FILTER): 0, or 2 after one line. */
@@ -53,6 +58,14 @@ int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev);
  * one line naming the first that does not.  (report filters recorded
  * pids, long gone.) */
 int cli_pids_live(const char *cmd, const __u32 *pids, int n);
+
+/* A process id that is alive, into the __u32 at `at` (CLI_PIDS()). */
+int cli_live_pid(void *at, const char *arg, const char *cmd);
+
+/* What --pid sets: one more live process into 32-bit array f of T,
+ * counted by cnt. */
+#define CLI_PIDS(T, f, cnt) \
+	CLI_LIST_OF(T, f, cnt, cli_live_pid, "at most %u --pid", sizeof(__u32))
 
 /* Report intervals, in every command that takes one: below 10 ms the
  * reports cost more than they show, and a week is past any use. */

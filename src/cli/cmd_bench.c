@@ -7,11 +7,24 @@
 #include "cli/optable.h"
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('j', "json", NULL, "JSON (before the load options)"),
+	CLI_OPT('j', "json", NULL, "JSON (before the load options)",
+		CLI_BOOL(struct bench_opts, json)),
 	CLI_END,
 };
 
-static const struct cli_cmd bench_cli = {
+/* What follows bench's options is load's: its parser takes argv[0] as the
+ * command name. */
+static int take_load_args(void *at, int argc, char **argv, const char *cmd)
+{
+	struct bench_opts *o = at;
+
+	(void)cmd;
+	o->load_argc = argc - optind + 1;
+	o->load_argv = argv + optind - 1;
+	return 0;
+}
+
+CLI_COMMAND_MAIN(bench) = {
 	.name = "bench",
 	.usage = "usage: iolens bench [-j] [iolens load options | JOBFILE...]\n",
 	.about =
@@ -31,35 +44,8 @@ static const struct cli_cmd bench_cli = {
 		"  iolens bench --name=r --filename=/dev/loop0 --rw=randread --bs=4k \\\n"
 		"      --direct=1 --ioengine=io_uring --iodepth=32 --runtime=10 --time_based\n"
 		"  iolens bench -j job.fio\n",
-};
-
-static int cmd_bench(int argc, char **argv)
-{
-	struct bench_opts o = {};
-	int first = 1;
-
-	for (; first < argc; first++) {
-		int key = cli_match(&bench_cli, argv[first]);
-
-		if (key == 'j') {
-			o.json = true;
-		} else if (key == 'h') {
-			cli_help(stdout, &bench_cli);
-			return 0;
-		} else {
-			break;
-		}
-	}
-	/* load's parser takes its argv[0] as the command name. */
-	o.load_argc = argc - first + 1;
-	o.load_argv = argv + first - 1;
-	return bench_run(&o);
-}
-
-CLI_COMMAND(bench) = {
-	.name = "bench",
-	.fn = cmd_bench,
-	.cli = &bench_cli,
+	.leading = true,
+	.operands = take_load_args,
 	.summary = "run a load and trace it: the application's view beside the device's",
 	.order = 80,
 	.uses = TRACE_USES({ .rings = 1, .write_checks = true }),

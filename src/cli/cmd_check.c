@@ -10,21 +10,60 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 
-#define CMD "check"
+static int set_align(void *at, const char *arg, const char *cmd)
+{
+	__u64 v;
+
+	if (parse_size(arg, &v) || !v || v > (1U << 30) || v % 512)
+		return usage_err(cmd, "--align takes a size in bytes, a multiple of 512 (4096, 64k), not '%s'", arg);
+	*(unsigned int *)at = (unsigned int)v;
+	return 0;
+}
+
+static int set_threshold(void *at, const char *arg, const char *cmd)
+{
+	double *pct = at;
+	char *end;
+
+	*pct = strtod(arg, &end);
+	if (*end || end == arg || *pct < 0 || *pct > 100)
+		return usage_err(cmd, "--threshold takes a percentage from 0 to 100, not '%s'", arg);
+	return 0;
+}
+
+#define OPTS struct check_opts
 
 static const struct cli_opt opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "pid", "PID", "only I/O of this process and its children; repeatable"),
-	CLI_OPT('c', "comm", "NAME", "only I/O of processes with this command name"),
-	CLI_OPT('a', "align", "BYTES", "judge against BYTES (a RAID stripe, a flash page;\nk, m suffixes) instead of each disk's physical block"),
-	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
-	CLI_OPT('t', "threshold", "PCT", "a finding fails above PCT percent of its total\n(default 0: any finding fails)"),
-	CLI_OPT('j', "json", NULL, "JSON"),
+	CLI_OPT_DEV(CLI_DISKS(OPTS, devs, ndev)),
+	CLI_OPT('p', "pid", "PID", "only I/O of this process and its children; repeatable",
+		CLI_PIDS(OPTS, pids, npid)),
+	CLI_OPT('c', "comm", "NAME", "only I/O of processes with this command name",
+		CLI_STRING(OPTS, comm)),
+	CLI_OPT('a', "align", "BYTES", "judge against BYTES (a RAID stripe, a flash page;\nk, m suffixes) instead of each disk's physical block",
+		CLI_CALL(OPTS, align, set_align)),
+	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "--duration takes a time (10, 2.5s, 500ms), not '%s'")),
+	CLI_OPT('t', "threshold", "PCT", "a finding fails above PCT percent of its total\n(default 0: any finding fails)",
+		CLI_CALL(OPTS, threshold, set_threshold)),
+	CLI_OPT('j', "json", NULL, "JSON", CLI_BOOL(OPTS, json)),
 	CLI_END,
 };
 
-static const struct cli_cmd check_cli = {
-	.name = CMD,
+/* DISK|IMAGE...: their partitions are checked, nothing is traced. */
+static int take_paths(void *at, int argc, char **argv, const char *cmd)
+{
+	struct check_opts *o = at;
+
+	if (optind == argc)
+		return 0;
+	if (o->ndev || o->npid || o->comm || o->duration_ns)
+		return usage_err(cmd, "DISK or IMAGE arguments check partitions only: -d, -p, -c and -D trace, and take none");
+	o->paths = argv + optind;
+	o->npaths = argc - optind;
+	return 0;
+}
+
+CLI_COMMAND_MAIN(check) = {
+	.name = "check",
 	.usage =
 		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
 		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
@@ -50,82 +89,7 @@ static const struct cli_cmd check_cli = {
 		"  iolens check -D 30 -p $(pidof postgres)\n"
 		"  iolens check --align 64k -d md0 -D 10\n"
 		"  iolens check disk.img\n",
-};
-
-static int parse_opts(int argc, char **argv, struct check_opts *o)
-{
-	struct cli_parser p;
-	int opt, rc;
-	char *end;
-	__u32 pid;
-	__u64 v;
-
-	cli_begin(&p, &check_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		switch (opt) {
-		case 'd':
-			rc = cli_disk(CMD, optarg, o->devs, &o->ndev);
-			if (rc)
-				return rc;
-			break;
-		case 'p':
-			if (parse_pid(optarg, &pid))
-				return usage_err(CMD, "--pid takes a process id, not '%s'", optarg);
-			if (cli_pids_live(CMD, &pid, 1))
-				return 2;
-			if (o->npid == CHECK_MAX_PIDS)
-				return usage_err(CMD, "at most %d --pid", CHECK_MAX_PIDS);
-			o->pids[o->npid++] = (int)pid;
-			break;
-		case 'c':
-			o->comm = optarg;
-			break;
-		case 'a':
-			if (parse_size(optarg, &v) || !v || v > (1U << 30) || v % 512)
-				return usage_err(CMD, "--align takes a size in bytes, a multiple of 512 (4096, 64k), not '%s'", optarg);
-			o->align = (unsigned int)v;
-			break;
-		case 'D':
-			if (parse_duration(optarg, 1e9, &o->duration_ns) ||
-			    !o->duration_ns)
-				return usage_err(CMD, "--duration takes a time (10, 2.5s, 500ms), not '%s'", optarg);
-			break;
-		case 't':
-			o->threshold = strtod(optarg, &end);
-			if (*end || end == optarg || o->threshold < 0 || o->threshold > 100)
-				return usage_err(CMD, "--threshold takes a percentage from 0 to 100, not '%s'", optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		}
-	}
-	if (opt < 0)
-		return opt == CLI_HELP ? -1 : 2;
-	return 0;
-}
-
-static int cmd_check(int argc, char **argv)
-{
-	struct check_opts o = {};
-	int rc;
-
-	rc = parse_opts(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (optind < argc) {
-		if (o.ndev || o.npid || o.comm || o.duration_ns)
-			return usage_err(CMD, "DISK or IMAGE arguments check partitions only: -d, -p, -c and -D trace, and take none");
-		o.paths = argv + optind;
-		o.npaths = argc - optind;
-	}
-	return check_run(&o);
-}
-
-CLI_COMMAND(check) = {
-	.name = "check",
-	.fn = cmd_check,
-	.cli = &check_cli,
+	.operands = take_paths,
 	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
 	.order = 100,
 	.uses = TRACE_USES({ .write_checks = true }),

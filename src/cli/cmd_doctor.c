@@ -6,11 +6,12 @@
 #include "doctor/doctor.h"
 
 static const struct cli_opt opts[] = {
-	CLI_OPT('j', "json", NULL, "one JSON object: kernel, checks[], summary"),
+	CLI_OPT('j', "json", NULL, "one JSON object: kernel, checks[], summary",
+		CLI_BOOL(struct doctor_opts, json)),
 	CLI_END,
 };
 
-static const struct cli_cmd doctor_cli = {
+CLI_COMMAND(doctor) = {
 	.name = "doctor",
 	.usage = "usage: iolens doctor [-j] [-h]\n",
 	.about =
@@ -28,6 +29,8 @@ static const struct cli_cmd doctor_cli = {
 		"examples:\n"
 		"  sudo iolens doctor\n"
 		"  sudo iolens doctor -j | jq -r '.checks[] | select(.status != \"ok\") | .check'\n",
+	.summary = "what this kernel and this user can do, and what falls back",
+	.order = 120,
 };
 
 static int cmd_doctor(int argc, char **argv)
@@ -35,28 +38,15 @@ static int cmd_doctor(int argc, char **argv)
 	struct doctor_command dc[32];
 	struct doctor_opts o = { .cmds = dc };
 	const struct cli_command *cmds;
-	struct cli_parser p;
-	int c, n;
+	int n, rc = cli_parse(&doctor_cli, &o, argc, argv);
 
-	cli_begin(&p, &doctor_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0)
-		o.json |= c == 'j';
-	if (c < 0)
-		return cli_exit(c);
-	if (cli_no_operands(&p))
-		return 2;
+	if (rc != CLI_RUN)
+		return rc;
 	/* doctor judges the commands of the table by what they load. */
 	cmds = cli_commands(&n);
 	for (int i = 0; i < n && o.ncmds < (int)(sizeof(dc) / sizeof(dc[0])); i++)
-		if (cmds[i].uses)
-			dc[o.ncmds++] = (struct doctor_command){ cmds[i].name, cmds[i].uses };
+		if (cmds[i].cli->uses)
+			dc[o.ncmds++] = (struct doctor_command){ cmds[i].cli->name,
+								 cmds[i].cli->uses };
 	return doctor_run(&o);
 }
-
-CLI_COMMAND(doctor) = {
-	.name = "doctor",
-	.fn = cmd_doctor,
-	.cli = &doctor_cli,
-	.summary = "what this kernel and this user can do, and what falls back",
-	.order = 120,
-};

@@ -5,31 +5,35 @@
 #include "cli/filters.h"
 #include "lat/lat.h"
 
-#define CMD "lat"
-
 enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE };
+
+#define OPTS struct lat_opts
 
 static const struct cli_opt opts[] = {
 	CLI_SECTION("what"),
-	CLI_OPT('Q', "queued", NULL, "queue time, device time and total latency\n(biolatency -Q is the total)"),
-	CLI_OPT(OPT_TOTAL, "total", NULL, "total latency only: accounting start to completion"),
-	CLI_OPT('S', "size", NULL, "request size at issue"),
-	CLI_OPT(OPT_QD, "qd", NULL, "requests in flight on the disk at issue"),
+	CLI_OPT('Q', "queued", NULL, "queue time, device time and total latency\n(biolatency -Q is the total)",
+		CLI_BITS(OPTS, kinds, 1U << IOLENS_H_QUEUE | 1U << IOLENS_H_DEVICE | 1U << IOLENS_H_TOTAL)),
+	CLI_OPT(OPT_TOTAL, "total", NULL, "total latency only: accounting start to completion",
+		CLI_BITS(OPTS, kinds, 1U << IOLENS_H_TOTAL)),
+	CLI_OPT('S', "size", NULL, "request size at issue", CLI_BITS(OPTS, kinds, 1U << IOLENS_H_SIZE)),
+	CLI_OPT(OPT_QD, "qd", NULL, "requests in flight on the disk at issue",
+		CLI_BITS(OPTS, kinds, 1U << IOLENS_H_QD)),
 	CLI_SECTION("split"),
-	CLI_OPT('D', "disks", NULL, "a histogram per disk"),
-	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)"),
-	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)"),
+	CLI_OPT('D', "disks", NULL, "a histogram per disk", CLI_BOOL(OPTS, per_disk)),
+	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)", CLI_BOOL(OPTS, per_flags)),
+	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)",
+		CLI_BOOL(OPTS, per_proc)),
 	CLI_SECTION("options"),
-	CLI_OPT_DEV,
-	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket"),
-	CLI_GROUP(cli_proc_opts),
-	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included"),
-	CLI_OPT_OWN_CLOCK,
+	CLI_AGG_DEV(OPTS),
+	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket", CLI_BOOL(OPTS, fine)),
+	CLI_AGG_PROC(OPTS),
+	CLI_OPT('j', "json", NULL, "one JSON object per report, fine buckets included", CLI_BOOL(OPTS, a.json)),
+	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };
 
-static const struct cli_cmd lat_cli = {
-	.name = CMD,
+CLI_COMMAND_MAIN(lat) = {
+	.name = "lat",
 	.usage = "usage: iolens lat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"Histograms aggregated in the kernel, like biolatency: by default the\n"
@@ -43,43 +47,7 @@ static const struct cli_cmd lat_cli = {
 		"examples:\n"
 		"  iolens lat -D 1 10\n"
 		"  iolens lat -Q -P -d loop0\n",
-	.numbers = true,
-};
-
-static int cmd_lat(int argc, char **argv)
-{
-	struct lat_opts o = {};
-	struct cli_parser p;
-	int c, r;
-
-	cli_begin(&p, &lat_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		switch (c) {
-		case 'Q':
-			o.kinds |= 1U << IOLENS_H_QUEUE | 1U << IOLENS_H_DEVICE |
-				   1U << IOLENS_H_TOTAL;
-			break;
-		case OPT_TOTAL: o.kinds |= 1U << IOLENS_H_TOTAL; break;
-		case 'S': o.kinds |= 1U << IOLENS_H_SIZE; break;
-		case OPT_QD: o.kinds |= 1U << IOLENS_H_QD; break;
-		case 'D': o.per_disk = true; break;
-		case 'F': o.per_flags = true; break;
-		case 'P': o.per_proc = true; break;
-		case OPT_FINE: o.fine = true; break;
-		default:
-			r = cli_agg_opt(&o.a, CMD, c, optarg);
-			if (r != 1)
-				return 2;
-		}
-	}
-	r = cli_agg_end(&o.a, CMD, c, argc, argv);
-	return r >= 0 ? r : lat_run(&o);
-}
-
-CLI_COMMAND(lat) = {
-	.name = "lat",
-	.fn = cmd_lat,
-	.cli = &lat_cli,
+	CLI_AGG_OPERANDS(OPTS),
 	.summary = "latency, size and queue-depth histograms, per disk, op or process",
 	.order = 40,
 	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),

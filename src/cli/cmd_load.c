@@ -10,9 +10,12 @@
 
 CLI_COMMAND(load) = {
 	.name = "load",
-	.fn = load_run_cmdline,
-	.cli = NULL,
 	.opts_each = load_opts_each,
 	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
 	.order = 70,
 };
+
+static int cmd_load(int argc, char **argv)
+{
+	return load_run_cmdline(argc, argv);
+}

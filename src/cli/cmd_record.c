@@ -4,17 +4,32 @@
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lib/log.h"
-#include "lib/parse.h"
 #include "record/record.h"
 
+#define OPTS struct record_opts
+
 static const struct cli_opt opts[] = {
-	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)"),
-	CLI_OPT('D', "duration", "TIME", "stop after TIME (seconds; or 500ms)"),
-	CLI_GROUP(cli_rqfilter_opts),
+	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)",
+		CLI_STRING(OPTS, path)),
+	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms")),
+	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, filter, struct rqfilter),
 	CLI_END,
 };
 
-static const struct cli_cmd record_cli = {
+static int check_output(void *obj, const char *cmd)
+{
+	const struct record_opts *o = obj;
+	struct stat st;
+
+	if (!o->path || !*o->path)
+		return usage_err(cmd, "no output file: give -o FILE");
+	/* Never replace something that is not a plain file (a device!). */
+	if (!stat(o->path, &st) && !S_ISREG(st.st_mode))
+		return usage_err(cmd, "'%s' exists and is not a regular file", o->path);
+	return cli_pids_live(cmd, o->filter.pid, o->filter.npid);
+}
+
+CLI_COMMAND_MAIN(record) = {
 	.name = "record",
 	.usage = "usage: iolens record -o FILE [options]\n",
 	.about =
@@ -27,50 +42,7 @@ static const struct cli_cmd record_cli = {
 		"  iolens record -o boot.iol -D 30\n"
 		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
 		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n",
-};
-
-static int cmd_record(int argc, char **argv)
-{
-	struct record_opts o = {};
-	struct cli_parser p;
-	struct stat st;
-	int opt, r;
-
-	cli_begin(&p, &record_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		r = cli_rqfilter_opt(&o.filter, "record", opt, optarg);
-		if (r == 2)
-			return 2;
-		if (r)
-			continue;
-		switch (opt) {
-		case 'o':
-			o.path = optarg;
-			break;
-		case 'D':
-			if (parse_duration(optarg, 1e9, &o.duration_ns) || !o.duration_ns)
-				return usage_err("record", "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms", optarg);
-			break;
-		}
-	}
-	if (opt < 0)
-		return cli_exit(opt);
-	if (cli_no_operands(&p))
-		return 2;
-	if (!o.path || !*o.path)
-		return usage_err("record", "no output file: give -o FILE");
-	/* Never replace something that is not a plain file (a device!). */
-	if (!stat(o.path, &st) && !S_ISREG(st.st_mode))
-		return usage_err("record", "'%s' exists and is not a regular file", o.path);
-	if (cli_pids_live("record", o.filter.pid, o.filter.npid))
-		return 2;
-	return record_run(&o);
-}
-
-CLI_COMMAND(record) = {
-	.name = "record",
-	.fn = cmd_record,
-	.cli = &record_cli,
+	.finish = check_output,
 	.summary = "write every block request to a compressed trace file",
 	.order = 50,
 	.uses = TRACE_USES({ .rings = 1 }),

@@ -8,8 +8,6 @@
 #include "report/charts.h"
 #include "report/report.h"
 
-#define CMD "report"
-
 /* Names of a table, space-separated, for the option table's choices. */
 static const char *names_of(char *buf, size_t len, const char *(*name)(int i), int n)
 {
@@ -55,16 +53,83 @@ static void format_fields(FILE *f)
 		fprintf(f, "  %-10s %s\n", report_formats[i].name, report_formats[i].help);
 }
 
+/* What report's options fill: its struct, and the chart named by --chart,
+ * looked up once -f is known. */
+struct report_args {
+	struct report_opts r;
+	const char *chart;
+};
+
+static int set_format(void *at, const char *arg, const char *cmd)
+{
+	const struct report_format **fmt = at;
+
+	for (int i = 0; i < report_nformats; i++) {
+		if (!strcmp(arg, report_formats[i].name)) {
+			*fmt = &report_formats[i];
+			return 0;
+		}
+	}
+	return usage_err(cmd, "unknown format '%s': use one of %s", arg, fmt_choices());
+}
+
+/* The filters as given, for the page to say what it shows. */
+static void note_filter(void *obj, int key, const char *arg)
+{
+	struct report_opts *r = &((struct report_args *)obj)->r;
+	size_t n = strlen(r->filters);
+
+	if (n < sizeof(r->filters))
+		snprintf(r->filters + n, sizeof(r->filters) - n, "%s-%c %s",
+			 n ? " " : "", key, arg);
+}
+
+#define OPTS struct report_args
+
 static const struct cli_opt opts[] = {
-	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "the output format: text (default) or another below"),
-	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output"),
-	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups"),
-	CLI_GROUP(cli_rqfilter_opts),
+	CLI_OPT_OF('f', "format", "FMT", fmt_choices, "the output format: text (default) or another below",
+		   CLI_CALL(OPTS, r.fmt, set_format)),
+	CLI_OPT('o', "output", "FILE", "write to FILE instead of standard output",
+		CLI_STRING(OPTS, r.outpath)),
+	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups",
+		   CLI_STRING(OPTS, chart)),
+	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, r.filt, struct rqfilter, .seen = note_filter),
 	CLI_END,
 };
 
-static const struct cli_cmd report_cli = {
-	.name = CMD,
+/* The chart -f svg draws, then the trace FILE. */
+static int take_file(void *at, int argc, char **argv, const char *cmd)
+{
+	struct report_args *a = at;
+	struct report_opts *r = &a->r;
+
+	if (a->chart && !r->fmt->chart)
+		return usage_err(cmd, "--chart goes with -f svg (-f html draws every chart)");
+	if (r->fmt->chart) {
+		if (!a->chart)
+			return usage_err(cmd, "-f svg draws one chart: give --chart NAME (%s)",
+					 chart_choices());
+		for (int i = 0; i < ncharts && !r->chart; i++)
+			if (!strcmp(charts[i].name, a->chart))
+				r->chart = &charts[i];
+		if (!r->chart) {
+			char cut[LOG_EXCERPT_LEN];
+
+			return usage_err(cmd, "no chart '%s': want one of %s",
+					 log_excerpt(a->chart, cut, sizeof(cut)), chart_choices());
+		}
+	}
+	if (optind == argc)
+		return usage_err(cmd, "which trace FILE?");
+	if (optind + 1 < argc)
+		return usage_err(cmd, "one FILE only, '%s' is one too many",
+				 argv[optind + 1]);
+	r->path = argv[optind];
+	return 0;
+}
+
+CLI_COMMAND(report) = {
+	.name = "report",
 	.usage = "usage: iolens report [options] FILE\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
 	.opts = opts,
@@ -81,86 +146,15 @@ static const struct cli_cmd report_cli = {
 		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n"
 		"  iolens report -f html -o trace.html trace.iol       # one page, offline\n"
 		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
-};
-
-static int parse_args(struct report_opts *r, int argc, char **argv)
-{
-	const char *chart = NULL;
-	struct cli_parser p;
-	size_t n = 0;
-	int i;
-	int opt, ret;
-
-	cli_begin(&p, &report_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		switch (opt) {
-		case 'f':
-			for (i = 0; i < report_nformats; i++) {
-				if (!strcmp(optarg, report_formats[i].name))
-					break;
-			}
-			if (i == report_nformats)
-				return usage_err(CMD, "unknown format '%s': use one of %s",
-						 optarg, fmt_choices());
-			r->fmt = &report_formats[i];
-			break;
-		case 'o':
-			r->outpath = optarg;
-			break;
-		case OPT_CHART:
-			chart = optarg;
-			break;
-		default:
-			ret = cli_rqfilter_opt(&r->filt, CMD, opt, optarg);
-			if (ret != 1)
-				return 2;
-			/* As given, for the page to say what it shows. */
-			if (n < sizeof(r->filters))
-				n += snprintf(r->filters + n, sizeof(r->filters) - n, "%s-%c %s",
-					      n ? " " : "", opt, optarg);
-		}
-	}
-	if (opt < 0)
-		return opt == CLI_HELP ? -1 : 2;
-	if (chart && !r->fmt->chart)
-		return usage_err(CMD, "--chart goes with -f svg (-f html draws every chart)");
-	if (r->fmt->chart) {
-		if (!chart)
-			return usage_err(CMD, "-f svg draws one chart: give --chart NAME (%s)",
-					 chart_choices());
-		for (i = 0; i < ncharts && !r->chart; i++)
-			if (!strcmp(charts[i].name, chart))
-				r->chart = &charts[i];
-		if (!r->chart) {
-			char cut[LOG_EXCERPT_LEN];
-
-			return usage_err(CMD, "no chart '%s': want one of %s",
-					 log_excerpt(chart, cut, sizeof(cut)), chart_choices());
-		}
-	}
-	if (optind == argc)
-		return usage_err(CMD, "which trace FILE?");
-	if (optind + 1 < argc)
-		return usage_err(CMD, "one FILE only, '%s' is one too many",
-				 argv[optind + 1]);
-	r->path = argv[optind];
-	return 0;
-}
-
-static int cmd_report(int argc, char **argv)
-{
-	struct report_opts o = { .fmt = &report_formats[0] };
-	int ret = parse_args(&o, argc, argv);
-
-	if (ret)
-		return ret < 0 ? 0 : ret;
-	return report_run(&o);
-}
-
-CLI_COMMAND(report) = {
-	.name = "report",
-	.fn = cmd_report,
-	.cli = &report_cli,
+	.operands = take_file,
 	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
 	.order = 60,
 };
+
+static int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .r.fmt = &report_formats[0] };
+	int rc = cli_parse(&report_cli, &a, argc, argv);
+
+	return rc == CLI_RUN ? report_run(&a.r) : rc;
+}

@@ -13,7 +13,6 @@
 #include "lib/log.h"
 #include "serve/serve.h"
 
-#define CMD "serve"
 #define DEFAULT_LISTEN "127.0.0.1:9633"
 #define DEFAULT_LABEL_SETS 1000
 
@@ -28,16 +27,112 @@ static const char *label_choices(void)
 	return "comm cgroup,";
 }
 
+/* "comm", "cgroup" or both, comma-separated, into IOLENS_STAT_LABEL_*
+ * bits.  0, or 2 after one line. */
+static int parse_labels(void *at, const char *s, const char *cmd)
+{
+	unsigned int *labels = at;
+
+	*labels = 0;
+	for (const char *t = s;; t++) {
+		size_t n = strcspn(t, ",");
+
+		if (n == 4 && !strncmp(t, "comm", n))
+			*labels |= IOLENS_STAT_LABEL_COMM;
+		else if (n == 6 && !strncmp(t, "cgroup", n))
+			*labels |= IOLENS_STAT_LABEL_CGROUP;
+		else
+			return usage_err(cmd, "--labels '%s': want comm, cgroup or comm,cgroup", s);
+		t += n;
+		if (!*t)
+			return 0;
+	}
+}
+
+/* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric only.  0, or 2 after one line. */
+static int parse_listen(const char *cmd, const char *s,
+			struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN + 1];
+	const char *colon, *h = s, *end;
+	size_t hl;
+	char *e;
+	long port;
+
+	if (*s == '[') {
+		h = s + 1;
+		end = strchr(h, ']');
+		colon = end && end[1] == ':' ? end + 1 : NULL;
+	} else {
+		colon = strrchr(s, ':');
+		end = colon;
+	}
+	if (!colon || !end)
+		return usage_err(cmd, "--listen '%s': want ADDR:PORT, as 127.0.0.1:9633 or [::1]:9633", s);
+	hl = end - h;
+	errno = 0;
+	port = strtol(colon + 1, &e, 10);
+	if (!colon[1] || *e || errno || port < 1 || port > 65535)
+		return usage_err(cmd, "--listen '%s': the port must be 1 to 65535", s);
+	if (hl == 0 || hl >= sizeof(host))
+		return usage_err(cmd, "--listen '%s': want a numeric address, as 127.0.0.1 or [::1]", s);
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	memset(ss, 0, sizeof(*ss));
+	if (*s == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(port);
+		*len = sizeof(*a);
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) == 1)
+			return 0;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(port);
+		*len = sizeof(*a);
+		if (inet_pton(AF_INET, host, &a->sin_addr) == 1)
+			return 0;
+	}
+	return usage_err(cmd, "--listen '%s': '%s' is not a numeric IPv4 address or a [bracketed] IPv6 one", s, host);
+}
+
+static int parse_max_sets(void *at, const char *arg, const char *cmd)
+{
+	long *max_sets = at;
+	char *e;
+
+	errno = 0;
+	*max_sets = strtol(arg, &e, 10);
+	if (!*arg || *e || errno || *max_sets < 1 || *max_sets > 1000000)
+		return usage_err(cmd, "--max-label-sets '%s': want a count from 1 to 1000000", arg);
+	return 0;
+}
+
+static int take_listen(void *obj, const char *cmd)
+{
+	struct serve_opts *o = obj;
+
+	return parse_listen(cmd, o->listen, &o->addr, &o->addrlen);
+}
+
+#define OPTS struct serve_opts
+
 static const struct cli_opt opts[] = {
-	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all"),
-	CLI_OPT_DEV,
-	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both"),
-	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\""),
+	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all",
+		CLI_STRING(OPTS, listen)),
+	CLI_OPT_DEV(CLI_DISKS(OPTS, devs, ndev)),
+	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both",
+		   CLI_CALL(OPTS, labels, parse_labels)),
+	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\"",
+		CLI_CALL(OPTS, max_label_sets, parse_max_sets)),
 	CLI_END,
 };
 
-static const struct cli_cmd serve_cli = {
-	.name = CMD,
+CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS) = {
+	.name = "serve",
 	.usage =
 		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
 		"                    [--max-label-sets N]\n",
@@ -73,122 +168,7 @@ static const struct cli_cmd serve_cli = {
 		"  iolens serve --listen 0.0.0.0:9633 -d nvme0n1\n"
 		"  iolens serve --labels cgroup --max-label-sets 200\n"
 		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
-};
-
-/* "comm", "cgroup" or both, comma-separated, into IOLENS_STAT_LABEL_*
- * bits.  0, or 2 after one line. */
-static int parse_labels(const char *s, unsigned int *labels)
-{
-	*labels = 0;
-	for (const char *t = s;; t++) {
-		size_t n = strcspn(t, ",");
-
-		if (n == 4 && !strncmp(t, "comm", n))
-			*labels |= IOLENS_STAT_LABEL_COMM;
-		else if (n == 6 && !strncmp(t, "cgroup", n))
-			*labels |= IOLENS_STAT_LABEL_CGROUP;
-		else
-			return usage_err(CMD, "--labels '%s': want comm, cgroup or comm,cgroup", s);
-		t += n;
-		if (!*t)
-			return 0;
-	}
-}
-
-/* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric only.  0, or 2 after one line. */
-static int parse_listen(const char *s, struct sockaddr_storage *ss,
-			socklen_t *len)
-{
-	char host[INET6_ADDRSTRLEN + 1];
-	const char *colon, *h = s, *end;
-	size_t hl;
-	char *e;
-	long port;
-
-	if (*s == '[') {
-		h = s + 1;
-		end = strchr(h, ']');
-		colon = end && end[1] == ':' ? end + 1 : NULL;
-	} else {
-		colon = strrchr(s, ':');
-		end = colon;
-	}
-	if (!colon || !end)
-		return usage_err(CMD, "--listen '%s': want ADDR:PORT, as 127.0.0.1:9633 or [::1]:9633", s);
-	hl = end - h;
-	errno = 0;
-	port = strtol(colon + 1, &e, 10);
-	if (!colon[1] || *e || errno || port < 1 || port > 65535)
-		return usage_err(CMD, "--listen '%s': the port must be 1 to 65535", s);
-	if (hl == 0 || hl >= sizeof(host))
-		return usage_err(CMD, "--listen '%s': want a numeric address, as 127.0.0.1 or [::1]", s);
-	memcpy(host, h, hl);
-	host[hl] = 0;
-	memset(ss, 0, sizeof(*ss));
-	if (*s == '[') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(port);
-		*len = sizeof(*a);
-		if (inet_pton(AF_INET6, host, &a->sin6_addr) == 1)
-			return 0;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons(port);
-		*len = sizeof(*a);
-		if (inet_pton(AF_INET, host, &a->sin_addr) == 1)
-			return 0;
-	}
-	return usage_err(CMD, "--listen '%s': '%s' is not a numeric IPv4 address or a [bracketed] IPv6 one", s, host);
-}
-
-static int cmd_serve(int argc, char **argv)
-{
-	struct serve_opts o = {
-		.listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS,
-	};
-	struct cli_parser p;
-	int opt;
-	long max_sets;
-	char *e;
-
-	cli_begin(&p, &serve_cli, argc, argv);
-	while ((opt = cli_next(&p)) > 0) {
-		switch (opt) {
-		case OPT_LISTEN: o.listen = optarg; break;
-		case 'd':
-			if (cli_disk(CMD, optarg, o.devs, &o.ndev))
-				return 2;
-			break;
-		case OPT_LABELS:
-			if (parse_labels(optarg, &o.labels))
-				return 2;
-			break;
-		case OPT_MAX_SETS:
-			errno = 0;
-			max_sets = strtol(optarg, &e, 10);
-			if (!*optarg || *e || errno || max_sets < 1 || max_sets > 1000000)
-				return usage_err(CMD, "--max-label-sets '%s': want a count from 1 to 1000000", optarg);
-			o.max_label_sets = max_sets;
-			break;
-		}
-	}
-	if (opt < 0)
-		return cli_exit(opt);
-	if (cli_no_operands(&p))
-		return 2;
-	if (parse_listen(o.listen, &o.addr, &o.addrlen))
-		return 2;
-	return serve_run(&o);
-}
-
-CLI_COMMAND(serve) = {
-	.name = "serve",
-	.fn = cmd_serve,
-	.cli = &serve_cli,
+	.finish = take_listen,
 	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
 	.order = 110,
 	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },

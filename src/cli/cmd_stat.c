@@ -5,24 +5,26 @@
 #include "cli/filters.h"
 #include "stat/stat.h"
 
-#define CMD "stat"
+#define OPTS struct stat_opts
 
 static const struct cli_opt opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "partitions", NULL, "also a line per partition"),
-	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too"),
-	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot"),
-	CLI_GROUP(cli_proc_opts),
-	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval"),
-	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id"),
-	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)"),
-	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB"),
-	CLI_OPT_OWN_CLOCK,
+	CLI_AGG_DEV(OPTS),
+	CLI_OPT('p', "partitions", NULL, "also a line per partition", CLI_BOOL(OPTS, partitions)),
+	CLI_OPT('S', "stack", NULL, "stacked devices (dm, md) with the devices under them\nindented below; with -d, those devices too",
+		CLI_BOOL(OPTS, stack)),
+	CLI_OPT('y', "skip-boot", NULL, "omit the report since boot", CLI_BOOL(OPTS, skip_boot)),
+	CLI_AGG_PROC(OPTS),
+	CLI_OPT('z', "active", NULL, "omit devices without I/O in the interval", CLI_BOOL(OPTS, active_only)),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper (LVM vg-lv,\ndm-crypt), /dev/md, else /dev/disk/by-id",
+		CLI_BOOL(OPTS, names)),
+	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)", CLI_BOOL(OPTS, a.json)),
+	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
+	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };
 
-static const struct cli_cmd stat_cli = {
-	.name = CMD,
+CLI_COMMAND_MAIN(stat) = {
+	.name = "stat",
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =
 		"iostat -x per device, computed in the kernel, plus latency percentiles,\n"
@@ -45,38 +47,7 @@ static const struct cli_cmd stat_cli = {
 		"examples:\n"
 		"  iolens stat -y 1\n"
 		"  iolens stat -d loop0 -j 2 5\n",
-	.numbers = true,
-};
-
-static int cmd_stat(int argc, char **argv)
-{
-	struct stat_opts o = {};
-	struct cli_parser p;
-	int c, r;
-
-	cli_begin(&p, &stat_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		switch (c) {
-		case 'p': o.partitions = true; break;
-		case 'S': o.stack = true; break;
-		case 'N': o.names = true; break;
-		case 'y': o.skip_boot = true; break;
-		case 'z': o.active_only = true; break;
-		case 'H': o.human = true; break;
-		default:
-			r = cli_agg_opt(&o.a, CMD, c, optarg);
-			if (r != 1)
-				return 2;
-		}
-	}
-	r = cli_agg_end(&o.a, CMD, c, argc, argv);
-	return r >= 0 ? r : stat_run(&o);
-}
-
-CLI_COMMAND(stat) = {
-	.name = "stat",
-	.fn = cmd_stat,
-	.cli = &stat_cli,
+	CLI_AGG_OPERANDS(OPTS),
 	.summary = "iostat -x from the kernel, with latency percentiles and queue depth",
 	.order = 30,
 	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_STAT } }),

@@ -17,8 +17,6 @@
 #include "lib/proctree.h"
 #include "top/top.h"
 
-#define CMD "top"
-
 enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS };
 
 /* The column keys, from the column table. */
@@ -57,25 +55,91 @@ static void column_fields(FILE *f)
 	}
 }
 
+static int add_pid(void *at, const char *arg, const char *cmd)
+{
+	struct top_opts *o = at;
+
+	if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0])))
+		return usage_err(cmd, "at most %zu -p", sizeof(o->pids) / sizeof(o->pids[0]));
+	if (parse_pid(arg, &o->pids[o->npids]))
+		return usage_err(cmd, "-p needs a process id, not '%s'", arg);
+	if (cli_pids_live(cmd, &o->pids[o->npids], 1))
+		return 2;
+	o->npids++;
+	return 0;
+}
+
+static int parse_user(void *at, const char *s, const char *cmd)
+{
+	struct top_opts *o = at;
+	struct passwd *pw = getpwnam(s);
+	char *end;
+	unsigned long v;
+
+	o->by_uid = true;
+	if (pw) {
+		o->uid = pw->pw_uid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end)
+		return usage_err(cmd, "no user '%s' here", s);
+	o->uid = v;
+	return 0;
+}
+
+static int parse_cgroup(void *at, const char *s, const char *cmd)
+{
+	struct top_opts *o = at;
+	char path[4096];
+	struct stat sb;
+
+	/* A cgroup v2 id is the inode number of its directory. */
+	snprintf(path, sizeof(path), "%s%s", s[0] == '/' && strncmp(s, "/sys/fs/cgroup", 14) ?
+		 "/sys/fs/cgroup" : "", s);
+	if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
+		return usage_err(cmd, "no cgroup '%s' (a path under /sys/fs/cgroup)", s);
+	o->by_cgroup = true;
+	o->cgroup = sb.st_ino;
+	return 0;
+}
+
+/* -j's frames are plain text's, in JSON. */
+static int json_batch(void *obj, const char *cmd)
+{
+	struct top_opts *o = obj;
+
+	(void)cmd;
+	o->batch |= o->json;
+	return 0;
+}
+
+#define OPTS struct top_opts
+
 static const struct cli_opt opts[] = {
-	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control"),
-	CLI_OPT('j', "json", NULL, "one JSON object per frame (counts over the frame)"),
-	CLI_OPT('n', "iter", "N", "N frames, then exit"),
-	CLI_OPT('d', "delay", "SECS", "time between frames (default 1; 500ms works)"),
-	CLI_OPT('o', "only", NULL, "only processes with I/O in the frame"),
-	CLI_OPT('t', "threads", NULL, "a row per thread, not per process"),
-	CLI_OPT('a', "accumulated", NULL, "totals since start instead of rates"),
-	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper, /dev/md,\nelse /dev/disk/by-id"),
-	CLI_OPT('p', "pid", "PID", "only this process and its children; repeatable"),
-	CLI_OPT('u', "user", "USER", "only this user's processes"),
-	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT"),
-	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)"),
-	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)"),
+	CLI_OPT('b', "batch", NULL, "plain text frames, no terminal control", CLI_BOOL(OPTS, batch)),
+	CLI_OPT('j', "json", NULL, "one JSON object per frame (counts over the frame)", CLI_BOOL(OPTS, json)),
+	CLI_OPT('n', "iter", "N", "N frames, then exit",
+		CLI_COUNT(OPTS, frames, "-n needs a positive whole number, not '%s'")),
+	CLI_OPT('d', "delay", "SECS", "time between frames (default 1; 500ms works)",
+		CLI_INTERVAL(OPTS, delay_ns)),
+	CLI_OPT('o', "only", NULL, "only processes with I/O in the frame", CLI_BOOL(OPTS, only_active)),
+	CLI_OPT('t', "threads", NULL, "a row per thread, not per process", CLI_BOOL(OPTS, threads)),
+	CLI_OPT('a', "accumulated", NULL, "totals since start instead of rates", CLI_BOOL(OPTS, accumulated)),
+	CLI_OPT('N', "names", NULL, "devices by their stable names: /dev/mapper, /dev/md,\nelse /dev/disk/by-id",
+		CLI_BOOL(OPTS, names)),
+	CLI_OPT('p', "pid", "PID", "only this process and its children; repeatable", CLI_CALL_ALL(add_pid)),
+	CLI_OPT('u', "user", "USER", "only this user's processes", CLI_CALL_ALL(parse_user)),
+	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT", CLI_STRING(OPTS, comm)),
+	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)", CLI_CALL_ALL(parse_cgroup)),
+	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)",
+		   CLI_STRING(OPTS, columns)),
 	CLI_END,
 };
 
-static const struct cli_cmd top_cli = {
-	.name = CMD,
+CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1) = {
+	.name = "top",
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =
 		"Live I/O per process: disk bytes (as /proc/PID/io), bytes read and\n"
@@ -91,110 +155,7 @@ static const struct cli_cmd top_cli = {
 		"  iolens top\n"
 		"  iolens top -b -o -n 5\n"
 		"  iolens top --columns pid,io,disk_read,command\n",
-};
-
-/* --- options ------------------------------------------------------------ */
-
-static int parse_user(struct top_opts *o, const char *s)
-{
-	struct passwd *pw = getpwnam(s);
-	char *end;
-	unsigned long v;
-
-	o->by_uid = true;
-	if (pw) {
-		o->uid = pw->pw_uid;
-		return 0;
-	}
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end)
-		return usage_err(CMD, "no user '%s' here", s);
-	o->uid = v;
-	return 0;
-}
-
-static int parse_cgroup(struct top_opts *o, const char *s)
-{
-	char path[4096];
-	struct stat sb;
-
-	/* A cgroup v2 id is the inode number of its directory. */
-	snprintf(path, sizeof(path), "%s%s", s[0] == '/' && strncmp(s, "/sys/fs/cgroup", 14) ?
-		 "/sys/fs/cgroup" : "", s);
-	if (stat(path, &sb) || !S_ISDIR(sb.st_mode))
-		return usage_err(CMD, "no cgroup '%s' (a path under /sys/fs/cgroup)", s);
-	o->by_cgroup = true;
-	o->cgroup = sb.st_ino;
-	return 0;
-}
-
-static int parse_opts(int argc, char **argv, struct top_opts *o)
-{
-	struct cli_parser p;
-	__u64 ns;
-	int c;
-
-	cli_begin(&p, &top_cli, argc, argv);
-	while ((c = cli_next(&p)) > 0) {
-		switch (c) {
-		case 'b': o->batch = true; break;
-		case 'j': o->json = o->batch = true; break;
-		case 'n':
-			if (parse_count(optarg, &o->frames))
-				return usage_err(CMD, "-n needs a positive whole number, not '%s'", optarg);
-			break;
-		case 'd':
-			if (cli_interval(CMD, "-d", optarg, &ns))
-				return 2;
-			o->delay_ns = ns;
-			break;
-		case 'o': o->only_active = true; break;
-		case 't': o->threads = true; break;
-		case 'a': o->accumulated = true; break;
-		case 'N': o->names = true; break;
-		case 'p':
-			if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0])))
-				return usage_err(CMD, "at most %zu -p", sizeof(o->pids) / sizeof(o->pids[0]));
-			if (parse_pid(optarg, &o->pids[o->npids]))
-				return usage_err(CMD, "-p needs a process id, not '%s'", optarg);
-			if (cli_pids_live(CMD, &o->pids[o->npids], 1))
-				return 2;
-			o->npids++;
-			break;
-		case 'u':
-			if (parse_user(o, optarg))
-				return 2;
-			break;
-		case 'c': o->comm = optarg; break;
-		case OPT_CGROUP:
-			if (parse_cgroup(o, optarg))
-				return 2;
-			break;
-		case OPT_COLUMNS:
-			o->columns = optarg;
-			break;
-		}
-	}
-	if (c < 0)
-		return c == CLI_HELP ? -1 : 2;
-	return cli_no_operands(&p);
-}
-
-static int cmd_top(int argc, char **argv)
-{
-	struct top_opts o = { .delay_ns = 1000000000ULL, .sort = -1 };
-	int err = parse_opts(argc, argv, &o);
-
-	if (err)
-		return err < 0 ? 0 : err;
-	return top_run(&o);
-}
-
-CLI_COMMAND(top) = {
-	.name = "top",
-	.fn = cmd_top,
-	.cli = &top_cli,
+	.finish = json_batch,
 	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
 	.order = 10,
 	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),

@@ -13,7 +13,7 @@ static int by_order(const void *a, const void *b)
 {
 	const struct cli_command *x = a, *y = b;
 
-	return (x->order > y->order) - (x->order < y->order);
+	return (x->cli->order > y->cli->order) - (x->cli->order < y->cli->order);
 }
 
 const struct cli_command *cli_commands(int *n)

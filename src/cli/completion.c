@@ -7,6 +7,7 @@
  * name in --help: DEV a disk or partition, PID a process, USER a user, FILE
  * a file, PATH a directory (a cgroup).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/commands.h"
@@ -104,45 +105,51 @@ static void add_own(const char *name, const char *arg, const char *choices,
 static void gather(const struct cli_command *cmd, struct copts *c)
 {
 	c->n = 0;
-	if (cmd->cli)
+	if (cmd->cli->opts)
 		cli_each_opt(cmd->cli, add_cli, c);
-	else if (cmd->opts_each)
-		cmd->opts_each(add_own, c);
+	else if (cmd->cli->opts_each)
+		cmd->cli->opts_each(add_own, c);
 }
 
-/* Help text as one shell-quoted line: what the shell would take apart
- * (quotes, brackets, colons) left out. */
+/* s's first len bytes but those in `drop` (what the shell would take
+ * apart: quotes, brackets, colons). */
+static void put_cut(FILE *f, const char *s, size_t len, const char *drop)
+{
+	for (size_t i = 0; i < len && s[i]; i++)
+		if (!strchr(drop, s[i]))
+			fputc(s[i], f);
+}
+
+/* Help text as one shell-quoted line. */
 static void put_help(FILE *f, const struct copt *o, const char *drop)
 {
-	for (size_t i = 0; i < o->helplen; i++)
-		if (!strchr(drop, o->help[i]))
-			fputc(o->help[i], f);
+	put_cut(f, o->help, o->helplen, drop);
 }
+
+/* What each shell completes a value to, a row per kind of value: formats
+ * whose '%s' is the option's choices.  (bash never gets V_NONE.) */
+static const struct value_format {
+	const char *bash, *zsh, *fish;
+} values[] = {
+	[V_NONE] = { .bash = "", .zsh = "", .fish = "" },
+	/* A number, a time: nothing to offer. */
+	[V_ANY] = { .bash = ":", .zsh = ":value: ", .fish = " -x" },
+	[V_CHOICE] = { .bash = "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))", .zsh = ":value:(%s)", .fish = " -x -a '%s'" },
+	[V_LIST] = { .bash = "_iolens_list \"%s\" \"$cur\"", .zsh = ":value:_values -s , value %s", .fish = " -x -a '(__fish_complete_list , \"string split \\\" \\\" \\\"%s\\\"\")'" },
+	[V_DEV] = { .bash = "COMPREPLY=($(compgen -W \"$(_iolens_devs)\" -- \"$cur\"))", .zsh = ":device:_iolens_devs", .fish = " -x -a '(string replace -r \".*/\" \"\" /sys/class/block/*)'" },
+	[V_PID] = { .bash = "COMPREPLY=($(compgen -W \"$(_iolens_pids)\" -- \"$cur\"))", .zsh = ":pid:_pids", .fish = " -x -a '(__fish_complete_pids)'" },
+	[V_USER] = { .bash = "COMPREPLY=($(compgen -u -- \"$cur\"))", .zsh = ":user:_users", .fish = " -x -a '(__fish_complete_users)'" },
+	[V_FILE] = { .bash = "COMPREPLY=($(compgen -f -- \"$cur\"))", .zsh = ":file:_files", .fish = " -r -F" },
+	[V_DIR] = { .bash = "COMPREPLY=($(compgen -d -- \"$cur\"))", .zsh = ":directory:_files -/", .fish = " -x -a '(__fish_complete_directories)'" },
+};
 
 /* ---- bash ---- */
 
-static void bash_value(FILE *f, const struct copt *o)
+static void bash_cmd(FILE *f, const struct cli_command *cmd, const struct copts *c)
 {
-	switch (o->v) {
-	case V_CHOICE: fprintf(f, "COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))", o->choices); break;
-	case V_LIST: fprintf(f, "_iolens_list \"%s\" \"$cur\"", o->choices); break;
-	case V_DEV: fputs("COMPREPLY=($(compgen -W \"$(_iolens_devs)\" -- \"$cur\"))", f); break;
-	case V_PID: fputs("COMPREPLY=($(compgen -W \"$(_iolens_pids)\" -- \"$cur\"))", f); break;
-	case V_USER: fputs("COMPREPLY=($(compgen -u -- \"$cur\"))", f); break;
-	case V_FILE: fputs("COMPREPLY=($(compgen -f -- \"$cur\"))", f); break;
-	case V_DIR: fputs("COMPREPLY=($(compgen -d -- \"$cur\"))", f); break;
-	default: fputs(":", f); break;	/* a number, a time: nothing to offer */
-	}
-}
-
-static void bash_cmd(FILE *f, const struct cli_command *cmd)
-{
-	struct copts c;
-
-	gather(cmd, &c);
-	fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->name);
-	for (int i = 0; i < c.n; i++) {
-		const struct copt *o = &c.v[i];
+	fprintf(f, "\t%s)\n\t\tcase $prev in\n", cmd->cli->name);
+	for (int i = 0; i < c->n; i++) {
+		const struct copt *o = &c->v[i];
 
 		if (o->v == V_NONE)
 			continue;
@@ -152,12 +159,12 @@ static void bash_cmd(FILE *f, const struct cli_command *cmd)
 		if (o->lopt)
 			fprintf(f, "--%s", o->lopt);
 		fputs(") ", f);
-		bash_value(f, o);
+		fprintf(f, values[o->v].bash, o->choices);
 		fputs(" ;;\n", f);
 	}
 	fputs("\t\t*) COMPREPLY=($(compgen -W \"", f);
-	for (int i = 0; i < c.n; i++) {
-		const struct copt *o = &c.v[i];
+	for (int i = 0; i < c->n; i++) {
+		const struct copt *o = &c->v[i];
 
 		if (o->sopt)
 			fprintf(f, "-%c ", o->sopt);
@@ -166,70 +173,20 @@ static void bash_cmd(FILE *f, const struct cli_command *cmd)
 	}
 	fputs("\" -- \"$cur\"))\n", f);
 	/* fio's --name=VALUE: no space after the '='. */
-	if (!cmd->cli)
+	if (!cmd->cli->opts)
 		fputs("\t\t   [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace ;;\n", f);
 	else
 		fputs("\t\t   ;;\n", f);
 	fputs("\t\tesac ;;\n", f);
 }
 
-static void bash(FILE *f, const struct cli_command *cmds, int n)
-{
-	fputs("# bash completion for iolens: written by 'iolens completion bash' from its\n"
-	      "# option tables.\n"
-	      "_iolens_list() {\n"
-	      "\tlocal pre= cur=$2\n"
-	      "\tif [[ $cur == *,* ]]; then pre=${cur%,*},; cur=${cur##*,}; fi\n"
-	      "\tCOMPREPLY=($(compgen -P \"$pre\" -W \"$1\" -- \"$cur\"))\n"
-	      "\tcompopt -o nospace 2>/dev/null\n"
-	      "}\n"
-	      "_iolens_devs() { local d; for d in /sys/class/block/*; do echo \"${d##*/}\"; done; }\n"
-	      "_iolens_pids() { local p; for p in /proc/[0-9]*; do echo \"${p##*/}\"; done; }\n"
-	      "_iolens() {\n"
-	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
-	      "\t# \"--opt=value\": '=' is a word of its own in COMP_WORDS.\n"
-	      "\tif [[ $cur == = ]]; then cur=; elif [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
-	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
-	      "\t\tcase ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n"
-	      "\tdone\n"
-	      "\tcase $cmd in\n"
-	      "\t\"\") COMPREPLY=($(compgen -W \"", f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s ", cmds[i].name);
-	fputs("completion -v --verbose -h --help -V --version\" -- \"$cur\")) ;;\n", f);
-	for (int i = 0; i < n; i++)
-		bash_cmd(f, &cmds[i]);
-	fputs("\tcompletion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) ;;\n"
-	      "\tesac\n"
-	      "}\n"
-	      "complete -F _iolens iolens\n", f);
-}
-
 /* ---- zsh ---- */
 
-static void zsh_action(FILE *f, const struct copt *o)
+static void zsh_cmd(FILE *f, const struct cli_command *cmd, const struct copts *c)
 {
-	switch (o->v) {
-	case V_CHOICE: fprintf(f, ":value:(%s)", o->choices); break;
-	case V_LIST: fprintf(f, ":value:_values -s , value %s", o->choices); break;
-	case V_DEV: fputs(":device:_iolens_devs", f); break;
-	case V_PID: fputs(":pid:_pids", f); break;
-	case V_USER: fputs(":user:_users", f); break;
-	case V_FILE: fputs(":file:_files", f); break;
-	case V_DIR: fputs(":directory:_files -/", f); break;
-	case V_ANY: fputs(":value: ", f); break;
-	default: break;
-	}
-}
-
-static void zsh_cmd(FILE *f, const struct cli_command *cmd)
-{
-	struct copts c;
-
-	gather(cmd, &c);
-	fprintf(f, "\t%s)\n\t\t_arguments -s", cmd->name);
-	for (int i = 0; i < c.n; i++) {
-		const struct copt *o = &c.v[i];
+	fprintf(f, "\t%s)\n\t\t_arguments -s", cmd->cli->name);
+	for (int i = 0; i < c->n; i++) {
+		const struct copt *o = &c->v[i];
 		const char *val = o->v == V_NONE ? "" : o->eq ? "=" : "+";
 
 		fputs(" \\\n\t\t\t'", f);
@@ -243,104 +200,145 @@ static void zsh_cmd(FILE *f, const struct cli_command *cmd)
 		fputc('[', f);
 		put_help(f, o, "[]:'\\");
 		fputc(']', f);
-		zsh_action(f, o);
+		fprintf(f, values[o->v].zsh, o->choices);
 		fputc('\'', f);
 	}
 	fputs(" ;;\n", f);
 }
 
-static void zsh(FILE *f, const struct cli_command *cmds, int n)
-{
-	fputs("#compdef iolens\n"
-	      "# zsh completion for iolens: written by 'iolens completion zsh' from its\n"
-	      "# option tables.\n"
-	      "_iolens_devs() { local -a d; d=(/sys/class/block/*(N:t)); compadd -a d }\n"
-	      "_iolens() {\n"
-	      "\tlocal -a cmds\n"
-	      "\tcmds=(", f);
-	for (int i = 0; i < n; i++) {
-		fprintf(f, "'%s:", cmds[i].name);
-		for (const char *s = cmds[i].summary; *s; s++)
-			if (*s != '\'' && *s != ':')
-				fputc(*s, f);
-		fputs("' ", f);
-	}
-	fputs("'completion:a completion script for bash, zsh or fish')\n"
-	      "\tif (( CURRENT == 2 )); then _describe -t commands 'iolens command' cmds; return; fi\n"
-	      "\tlocal cmd=$words[2]\n"
-	      "\tshift words; (( CURRENT-- ))\n"
-	      "\tcase $cmd in\n", f);
-	for (int i = 0; i < n; i++)
-		zsh_cmd(f, &cmds[i]);
-	fputs("\tcompletion) _values shell bash zsh fish ;;\n"
-	      "\tesac\n"
-	      "}\n"
-	      "_iolens \"$@\"\n", f);
-}
-
 /* ---- fish ---- */
 
-static void fish_cmd(FILE *f, const struct cli_command *cmd)
+static void fish_cmd(FILE *f, const struct cli_command *cmd, const struct copts *c)
 {
-	struct copts c;
+	for (int i = 0; i < c->n; i++) {
+		const struct copt *o = &c->v[i];
 
-	gather(cmd, &c);
-	for (int i = 0; i < c.n; i++) {
-		const struct copt *o = &c.v[i];
-
-		fprintf(f, "complete -c iolens -n '__fish_seen_subcommand_from %s'", cmd->name);
+		fprintf(f, "complete -c iolens -n '__fish_seen_subcommand_from %s'", cmd->cli->name);
 		if (o->sopt)
 			fprintf(f, " -s %c", o->sopt);
 		if (o->lopt)
 			fprintf(f, " -l %s", o->lopt);
-		switch (o->v) {
-		case V_NONE: break;
-		case V_CHOICE: fprintf(f, " -x -a '%s'", o->choices); break;
-		case V_LIST: fprintf(f, " -x -a '(__fish_complete_list , \"string split \\\" \\\" \\\"%s\\\"\")'", o->choices); break;
-		case V_DEV: fputs(" -x -a '(string replace -r \".*/\" \"\" /sys/class/block/*)'", f); break;
-		case V_PID: fputs(" -x -a '(__fish_complete_pids)'", f); break;
-		case V_USER: fputs(" -x -a '(__fish_complete_users)'", f); break;
-		case V_FILE: fputs(" -r -F", f); break;
-		case V_DIR: fputs(" -x -a '(__fish_complete_directories)'", f); break;
-		default: fputs(" -x", f); break;
-		}
+		fprintf(f, values[o->v].fish, o->choices);
 		fputs(" -d '", f);
 		put_help(f, o, "'\\");
 		fputs("'\n", f);
 	}
 }
 
-static void fish(FILE *f, const struct cli_command *cmds, int n)
+/* A script: its head, the list of commands (for each its name, '%s' of
+ * `item`, then its summary without the bytes in `drop`, if any, then
+ * `end`), what follows the list, a part per command, and its tail. */
+static const struct shell {
+	const char *name;
+	const char *head;
+	const char *item, *drop, *end;
+	const char *body;
+	void (*cmd)(FILE *f, const struct cli_command *cmd, const struct copts *c);
+	const char *tail;
+} shells[] = {
+	{
+		.name = "bash",
+		.head =
+			"# bash completion for iolens: written by 'iolens completion bash' from its\n"
+			"# option tables.\n"
+			"_iolens_list() {\n"
+			"\tlocal pre= cur=$2\n"
+			"\tif [[ $cur == *,* ]]; then pre=${cur%,*},; cur=${cur##*,}; fi\n"
+			"\tCOMPREPLY=($(compgen -P \"$pre\" -W \"$1\" -- \"$cur\"))\n"
+			"\tcompopt -o nospace 2>/dev/null\n"
+			"}\n"
+			"_iolens_devs() { local d; for d in /sys/class/block/*; do echo \"${d##*/}\"; done; }\n"
+			"_iolens_pids() { local p; for p in /proc/[0-9]*; do echo \"${p##*/}\"; done; }\n"
+			"_iolens() {\n"
+			"\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
+			"\t# \"--opt=value\": '=' is a word of its own in COMP_WORDS.\n"
+			"\tif [[ $cur == = ]]; then cur=; elif [[ $prev == = ]]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
+			"\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
+			"\t\tcase ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n"
+			"\tdone\n"
+			"\tcase $cmd in\n"
+			"\t\"\") COMPREPLY=($(compgen -W \"",
+		.item = "%s ", .end = "",
+		.body = "completion -v --verbose -h --help -V --version\" -- \"$cur\")) ;;\n",
+		.cmd = bash_cmd,
+		.tail =
+			"\tcompletion) COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\")) ;;\n"
+			"\tesac\n"
+			"}\n"
+			"complete -F _iolens iolens\n",
+	}, {
+		.name = "zsh",
+		.head =
+			"#compdef iolens\n"
+			"# zsh completion for iolens: written by 'iolens completion zsh' from its\n"
+			"# option tables.\n"
+			"_iolens_devs() { local -a d; d=(/sys/class/block/*(N:t)); compadd -a d }\n"
+			"_iolens() {\n"
+			"\tlocal -a cmds\n"
+			"\tcmds=(",
+		.item = "'%s:", .drop = "':", .end = "' ",
+		.body =
+			"'completion:a completion script for bash, zsh or fish')\n"
+			"\tif (( CURRENT == 2 )); then _describe -t commands 'iolens command' cmds; return; fi\n"
+			"\tlocal cmd=$words[2]\n"
+			"\tshift words; (( CURRENT-- ))\n"
+			"\tcase $cmd in\n",
+		.cmd = zsh_cmd,
+		.tail =
+			"\tcompletion) _values shell bash zsh fish ;;\n"
+			"\tesac\n"
+			"}\n"
+			"_iolens \"$@\"\n",
+	}, {
+		.name = "fish",
+		.head =
+			"# fish completion for iolens: written by 'iolens completion fish' from its\n"
+			"# option tables.\n"
+			"complete -c iolens -f\n",
+		.item = "complete -c iolens -n __fish_use_subcommand -a %s -d '", .drop = "'\\", .end = "'\n",
+		.body =
+			"complete -c iolens -n __fish_use_subcommand -a completion -d 'a completion script'\n"
+			"complete -c iolens -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish'\n",
+		.cmd = fish_cmd,
+		.tail = "",
+	},
+};
+
+static void write_script(FILE *f, const struct shell *sh,
+			 const struct cli_command *cmds, int n)
 {
-	fputs("# fish completion for iolens: written by 'iolens completion fish' from its\n"
-	      "# option tables.\n"
-	      "complete -c iolens -f\n", f);
+	struct copts c;
+
+	fputs(sh->head, f);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "complete -c iolens -n __fish_use_subcommand -a %s -d '", cmds[i].name);
-		for (const char *s = cmds[i].summary; *s; s++)
-			if (*s != '\'' && *s != '\\')
-				fputc(*s, f);
-		fputs("'\n", f);
+		fprintf(f, sh->item, cmds[i].cli->name);
+		if (sh->drop)
+			put_cut(f, cmds[i].cli->summary, SIZE_MAX, sh->drop);
+		fputs(sh->end, f);
 	}
-	fputs("complete -c iolens -n __fish_use_subcommand -a completion -d 'a completion script'\n"
-	      "complete -c iolens -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish'\n", f);
-	for (int i = 0; i < n; i++)
-		fish_cmd(f, &cmds[i]);
+	fputs(sh->body, f);
+	for (int i = 0; i < n; i++) {
+		gather(&cmds[i], &c);
+		sh->cmd(f, &cmds[i], &c);
+	}
+	fputs(sh->tail, f);
 }
 
 int cmd_completion(int argc, char **argv, const struct cli_command *cmds, int n)
 {
-	if (argc == 2 && !strcmp(argv[1], "bash"))
-		bash(stdout, cmds, n);
-	else if (argc == 2 && !strcmp(argv[1], "zsh"))
-		zsh(stdout, cmds, n);
-	else if (argc == 2 && !strcmp(argv[1], "fish"))
-		fish(stdout, cmds, n);
-	else if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+	const struct shell *sh = NULL;
+
+	for (size_t i = 0; argc == 2 && i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (!strcmp(argv[1], shells[i].name))
+			sh = &shells[i];
+	if (sh) {
+		write_script(stdout, sh, cmds, n);
+	} else if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: iolens completion bash|zsh|fish\n\n"
 		       "A completion script for that shell, made from iolens's option tables:\n"
 		       "  iolens completion bash > /etc/bash_completion.d/iolens\n");
-	else
+	} else {
 		return usage_err("completion", "which shell? bash, zsh or fish");
+	}
 	return 0;
 }

@@ -11,20 +11,38 @@
 #include "lib/parse.h"
 #include "trace/reqflags.h"
 
-const struct cli_opt cli_rqfilter_opts[] = {
-	CLI_OPT_DEV,
-	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable"),
-	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable"),
-	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)"),
-	CLI_OPT_OF('O', "op", "OPS", op_names_list, "only these ops: read,write,flush,discard,..."),
-	CLI_OPT('m', "min-lat", "TIME", "only requests slower than TIME (us; or 2ms, 1.5s)"),
-	CLI_END,
-};
-
-static int parse_ops(struct rqfilter *f, const char *cmd, const char *arg)
+static int keep_name(void *at, const char *arg, const char *cmd)
 {
+	(void)cmd;
+	*(const char **)at = arg;
+	return 0;
+}
+
+static int copy_comm(void *at, const char *arg, const char *cmd)
+{
+	(void)cmd;
+	snprintf(at, IOLENS_COMM_LEN, "%s", arg);
+	return 0;
+}
+
+static int any_pid(void *at, const char *arg, const char *cmd)
+{
+	return parse_pid(arg, at) ? usage_err(cmd, "bad pid '%s'", arg) : 0;
+}
+
+static int set_cgroup(void *at, const char *arg, const char *cmd)
+{
+	if (arg[0] != '/')
+		return usage_err(cmd, "cgroup '%s' must be a path from the cgroup root, like /system.slice", arg);
+	*(const char **)at = arg;
+	return 0;
+}
+
+static int add_ops(void *at, const char *arg, const char *cmd)
+{
+	unsigned int *ops = at;
 	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = 1;
+	int ret = 0;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int op = op_parse(tok);
@@ -33,115 +51,74 @@ static int parse_ops(struct rqfilter *f, const char *cmd, const char *arg)
 			ret = usage_err(cmd, "unknown op '%s': use read, write, flush, discard, secure-erase, write-zeroes, zone, drv", tok);
 			break;
 		}
-		f->ops |= 1U << op;
+		*ops |= 1U << op;
 	}
 	free(copy);
-	if (ret == 1 && !f->ops)
+	if (!ret && !*ops)
 		ret = usage_err(cmd, "-O needs at least one op: read, write, flush, discard, ...");
 	return ret;
 }
 
-int cli_rqfilter_opt(struct rqfilter *f, const char *cmd, int key,
-		     const char *arg)
+static int set_min_lat(void *at, const char *arg, const char *cmd)
 {
-	__u32 pid;
 	__u64 ns;
 
-	switch (key) {
-	case 'd':
-		if (f->ndev == RQFILTER_MAX)
-			return usage_err(cmd, "at most %d devices", RQFILTER_MAX);
-		f->dev[f->ndev++] = arg;
-		return 1;
-	case 'p':
-		if (parse_pid(arg, &pid))
-			return usage_err(cmd, "bad pid '%s'", arg);
-		if (f->npid == RQFILTER_MAX)
-			return usage_err(cmd, "at most %d pids", RQFILTER_MAX);
-		f->pid[f->npid++] = pid;
-		return 1;
-	case 'c':
-		if (f->ncomm == RQFILTER_MAX)
-			return usage_err(cmd, "at most %d command names", RQFILTER_MAX);
-		snprintf(f->comm[f->ncomm++], IOLENS_COMM_LEN, "%s", arg);
-		return 1;
-	case 'G':
-		if (arg[0] != '/')
-			return usage_err(cmd, "cgroup '%s' must be a path from the cgroup root, like /system.slice", arg);
-		f->cgroup = arg;
-		return 1;
-	case 'O':
-		return parse_ops(f, cmd, arg);
-	case 'm':
-		if (parse_duration(arg, 1e3, &ns))
-			return usage_err(cmd, "bad latency '%s': use a number of us, or 250us, 2ms, 1.5s", arg);
-		f->min_lat_ns = ns;
-		return 1;
-	}
+	if (parse_duration(arg, 1e3, &ns))
+		return usage_err(cmd, "bad latency '%s': use a number of us, or 250us, 2ms, 1.5s", arg);
+	*(__u64 *)at = ns;
+	return 0;
+}
+
+const struct cli_opt cli_rqfilter_opts[] = {
+	CLI_OPT_DEV(CLI_LIST(struct rqfilter, dev, ndev, keep_name, "at most %u devices")),
+	CLI_OPT('p', "pid", "PID", "only requests submitted by this process; repeatable",
+		CLI_LIST(struct rqfilter, pid, npid, any_pid, "at most %u pids")),
+	CLI_OPT('c', "comm", "NAME", "only this command name; repeatable",
+		CLI_LIST(struct rqfilter, comm, ncomm, copy_comm, "at most %u command names")),
+	CLI_OPT('G', "cgroup", "PATH", "only this cgroup and below (submitter's or I/O owner's)",
+		CLI_CALL(struct rqfilter, cgroup, set_cgroup)),
+	CLI_OPT_OF('O', "op", "OPS", op_names_list, "only these ops: read,write,flush,discard,...",
+		   CLI_CALL(struct rqfilter, ops, add_ops)),
+	CLI_OPT('m', "min-lat", "TIME", "only requests slower than TIME (us; or 2ms, 1.5s)",
+		CLI_CALL(struct rqfilter, min_lat_ns, set_min_lat)),
+	CLI_END,
+};
+
+static int set_proc_comm(void *at, const char *arg, const char *cmd)
+{
+	if (!*arg || strlen(arg) >= IOLENS_COMM_LEN)
+		return usage_err(cmd, "--comm takes a command name of 1 to %d characters, not '%s'",
+				 IOLENS_COMM_LEN - 1, arg);
+	strcpy(at, arg);
+	return 0;
+}
+
+static int set_proc_cgroup(void *at, const char *arg, const char *cmd)
+{
+	struct iolens_proc_filter *f = at;
+
+	if (cgroup_v2_id(arg, &f->cgroup_id, &f->cgroup_level))
+		return usage_err(cmd, "no cgroup2 '%s' here (a path below the cgroup2 mount)", arg);
+	if (!f->cgroup_level)
+		f->cgroup_id = 0;	/* the root: everything */
 	return 0;
 }
 
 const struct cli_opt cli_proc_opts[] = {
-	CLI_OPT(CLI_PROC_PID, "pid", "PID", "only requests of this process, its children and\nthreads; repeatable"),
-	CLI_OPT(CLI_PROC_COMM, "comm", "NAME", "only requests of processes with this command name"),
-	CLI_OPT(CLI_PROC_CGROUP, "cgroup", "PATH", "only requests of processes in this cgroup2 and below"),
+	CLI_OPT(CLI_PROC_PID, "pid", "PID", "only requests of this process, its children and\nthreads; repeatable",
+		CLI_PIDS(struct iolens_proc_filter, pid, npid)),
+	CLI_OPT(CLI_PROC_COMM, "comm", "NAME", "only requests of processes with this command name",
+		CLI_CALL(struct iolens_proc_filter, comm, set_proc_comm)),
+	CLI_OPT(CLI_PROC_CGROUP, "cgroup", "PATH", "only requests of processes in this cgroup2 and below",
+		CLI_CALL_ALL(set_proc_cgroup)),
 	CLI_END,
 };
 
-int cli_proc_opt(struct iolens_proc_filter *f, const char *cmd, int key,
-		 const char *arg)
+int cli_agg_operands(void *a, int argc, char **argv, const char *cmd)
 {
-	__u32 pid;
+	struct agg_cmd_opts *o = a;
 
-	switch (key) {
-	case CLI_PROC_PID:
-		if (parse_pid(arg, &pid))
-			return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
-		if (cli_pids_live(cmd, &pid, 1))
-			return 2;
-		if (f->npid == IOLENS_MAX_PID_FILTER)
-			return usage_err(cmd, "at most %d --pid", IOLENS_MAX_PID_FILTER);
-		f->pid[f->npid++] = pid;
-		return 1;
-	case CLI_PROC_COMM:
-		if (!*arg || strlen(arg) >= IOLENS_COMM_LEN)
-			return usage_err(cmd, "--comm takes a command name of 1 to %d characters, not '%s'",
-					 IOLENS_COMM_LEN - 1, arg);
-		strcpy(f->comm, arg);
-		return 1;
-	case CLI_PROC_CGROUP:
-		if (cgroup_v2_id(arg, &f->cgroup_id, &f->cgroup_level))
-			return usage_err(cmd, "no cgroup2 '%s' here (a path below the cgroup2 mount)", arg);
-		if (!f->cgroup_level)
-			f->cgroup_id = 0;	/* the root: everything */
-		return 1;
-	}
-	return 0;
-}
-
-int cli_agg_opt(struct agg_cmd_opts *a, const char *cmd, int key, const char *arg)
-{
-	switch (key) {
-	case 'd':
-		return cli_disk(cmd, arg, a->devs, &a->ndev) ? 2 : 1;
-	case 'j':
-		a->json = true;
-		return 1;
-	case CLI_OWN_CLOCK:
-		a->own_clock = true;
-		return 1;
-	}
-	return cli_proc_opt(&a->proc, cmd, key, arg);
-}
-
-int cli_agg_end(struct agg_cmd_opts *a, const char *cmd, int c, int argc,
-		char **argv)
-{
-	if (c < 0)
-		return cli_exit(c);
-	if (cli_interval_count(cmd, argc, argv, &a->interval_ns, &a->count))
-		return 2;
-	return -1;
+	return cli_interval_count(cmd, argc, argv, &o->interval_ns, &o->count);
 }
 
 int cli_disk(const char *cmd, const char *s, unsigned int *devs, int *ndev)
@@ -163,6 +140,13 @@ int cli_pids_live(const char *cmd, const __u32 *pids, int n)
 		if (kill((pid_t)pids[i], 0) && errno == ESRCH)
 			return usage_err(cmd, "no process %u", pids[i]);
 	return 0;
+}
+
+int cli_live_pid(void *at, const char *arg, const char *cmd)
+{
+	if (parse_pid(arg, at))
+		return usage_err(cmd, "--pid takes a process id, not '%s'", arg);
+	return cli_pids_live(cmd, at, 1);
 }
 
 int cli_interval(const char *cmd, const char *what, const char *arg, __u64 *ns)

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n");
 	for (int i = 0; i < n; i++)
-		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+		fprintf(f, "  %-10s %s\n", cmds[i].cli->name, cmds[i].cli->summary);
 	fprintf(f, "  %-10s %s\n", "completion",
 		"a completion script for bash, zsh or fish (made from these tables)");
 	fprintf(f,
@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	log_setup_libbpf();
 	cmds = cli_commands(&n);
 	for (int c = 0; c < n; c++) {
-		if (!strcmp(argv[i], cmds[c].name))
+		if (!strcmp(argv[i], cmds[c].cli->name))
 			return cmds[c].fn(argc - i, argv + i);
 	}
 	if (!strcmp(argv[i], "completion"))

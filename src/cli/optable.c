@@ -13,7 +13,7 @@ static const struct cli_opt help_opt[] = {
 static void walk(const struct cli_opt *t, bool top,
 		 void (*fn)(const struct cli_opt *o, void *ctx), void *ctx)
 {
-	for (; t->key || t->name || t->group || t->section || t->help; t++) {
+	for (; !cli_opt_end(t); t++) {
 		if (t->group)
 			walk(t->group, false, fn, ctx);
 		else

@@ -33,6 +33,12 @@ static struct iolens_rq rq_make(void)
 	return rq;
 }
 
+/* One filter option, by its row of the shared table. */
+static int set(struct rqfilter *f, int key, const char *arg)
+{
+	return cli_set(cli_rqfilter_opts, f, CMD, key, arg);
+}
+
 static bool match(const struct rqfilter *f, const struct iolens_rq *rq)
 {
 	return rqfilter_match(f, rq, "loop0", "/user.slice/a", NULL);
@@ -49,8 +55,8 @@ static void test_empty_filter(void **state)
 	assert_true(match(&f, &rq));
 	assert_true(rqfilter_match(&f, &blank, NULL, NULL, NULL));
 	/* Not a filter option: not consumed, nothing set. */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'x', "1"), 0);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'j', NULL), 0);
+	assert_int_equal(set(&f, 'x', "1"), 0);
+	assert_int_equal(set(&f, 'j', NULL), 0);
 	assert_int_equal(f.ops, 0);
 	assert_int_equal(f.npid, 0);
 }
@@ -61,15 +67,15 @@ static void test_op(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', "write"), 1);
+	assert_int_equal(set(&f, 'O', "write"), 1);
 	assert_int_equal(f.ops, 1U << IOLENS_OP_WRITE);
 	assert_false(match(&f, &rq));
 	rq.op = IOLENS_OP_WRITE;
 	assert_true(match(&f, &rq));
 
 	/* A list, and repeated -O add up. */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', "flush,discard"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', "secure-erase"), 1);
+	assert_int_equal(set(&f, 'O', "flush,discard"), 1);
+	assert_int_equal(set(&f, 'O', "secure-erase"), 1);
 	assert_int_equal(f.ops, 1U << IOLENS_OP_WRITE | 1U << IOLENS_OP_FLUSH |
 			 1U << IOLENS_OP_DISCARD | 1U << IOLENS_OP_SECURE_ERASE);
 	for (unsigned int op = 0; op < IOLENS_OP_NR; op++) {
@@ -80,7 +86,7 @@ static void test_op(void **state)
 	}
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', "read,write-zeroes,zone,drv,other"), 1);
+	assert_int_equal(set(&f, 'O', "read,write-zeroes,zone,drv,other"), 1);
 	assert_int_equal(f.ops, 1U << IOLENS_OP_READ | 1U << IOLENS_OP_WRITE_ZEROES |
 			 1U << IOLENS_OP_ZONE | 1U << IOLENS_OP_DRV |
 			 1U << IOLENS_OP_OTHER);
@@ -102,7 +108,7 @@ static void test_op_bad(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct rqfilter f = {};
 
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', bad[i]), 2);
+		assert_int_equal(set(&f, 'O', bad[i]), 2);
 	}
 }
 
@@ -114,7 +120,7 @@ static void test_min_lat(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "200"), 1);
+	assert_int_equal(set(&f, 'm', "200"), 1);
 	assert_int_equal(f.min_lat_ns, 200000);
 	assert_true(match(&f, &rq));		/* exactly 200 us */
 	rq.ts_complete--;
@@ -126,7 +132,7 @@ static void test_min_lat(void **state)
 	rq = rq_make();
 	rq.ts_start = 0;
 	assert_false(match(&f, &rq));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "150us"), 1);
+	assert_int_equal(set(&f, 'm', "150us"), 1);
 	assert_int_equal(f.min_lat_ns, 150000);
 	assert_true(match(&f, &rq));
 
@@ -138,11 +144,11 @@ static void test_min_lat(void **state)
 	rq.ts_complete = 0;
 	assert_false(match(&f, &rq));
 
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "2ms"), 1);
+	assert_int_equal(set(&f, 'm', "2ms"), 1);
 	assert_int_equal(f.min_lat_ns, 2000000);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "1.5s"), 1);
+	assert_int_equal(set(&f, 'm', "1.5s"), 1);
 	assert_int_equal(f.min_lat_ns, 1500000000);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "0.5"), 1);
+	assert_int_equal(set(&f, 'm', "0.5"), 1);
 	assert_int_equal(f.min_lat_ns, 500);
 	rq = rq_make();
 	rq.ts_complete = rq.ts_start + 499;
@@ -151,7 +157,7 @@ static void test_min_lat(void **state)
 	assert_true(match(&f, &rq));
 
 	/* 0 is no filter: a request with no end passes again. */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "0"), 1);
+	assert_int_equal(set(&f, 'm', "0"), 1);
 	assert_int_equal(f.min_lat_ns, 0);
 	rq.ts_complete = 0;
 	assert_true(match(&f, &rq));
@@ -168,7 +174,7 @@ static void test_min_lat_bad(void **state)
 		struct rqfilter f = {};
 
 		f.min_lat_ns = 77;
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', bad[i]), 2);
+		assert_int_equal(set(&f, 'm', bad[i]), 2);
 		assert_int_equal(f.min_lat_ns, 77);
 	}
 }
@@ -181,9 +187,9 @@ static void test_pid(void **state)
 	char pid[16];
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "101"), 1);
+	assert_int_equal(set(&f, 'p', "101"), 1);
 	assert_false(match(&f, &rq));		/* the tid, not the pid */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "100"), 1);
+	assert_int_equal(set(&f, 'p', "100"), 1);
 	assert_true(match(&f, &rq));
 	rq.pid = 102;
 	assert_false(match(&f, &rq));
@@ -193,11 +199,11 @@ static void test_pid(void **state)
 	memset(&f, 0, sizeof(f));
 	for (int i = 1; i <= RQFILTER_MAX; i++) {
 		snprintf(pid, sizeof(pid), "%d", i);
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', pid), 1);
+		assert_int_equal(set(&f, 'p', pid), 1);
 	}
 	assert_int_equal(f.npid, RQFILTER_MAX);
 	assert_int_equal(f.pid[RQFILTER_MAX - 1], RQFILTER_MAX);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "99"), 2);
+	assert_int_equal(set(&f, 'p', "99"), 2);
 	assert_int_equal(f.npid, RQFILTER_MAX);
 	rq.pid = RQFILTER_MAX;
 	assert_true(match(&f, &rq));
@@ -205,7 +211,7 @@ static void test_pid(void **state)
 	assert_false(match(&f, &rq));
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "2147483647"), 1);
+	assert_int_equal(set(&f, 'p', "2147483647"), 1);
 	assert_int_equal(f.pid[0], 2147483647U);
 }
 
@@ -220,7 +226,7 @@ static void test_pid_bad(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct rqfilter f = {};
 
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', bad[i]), 2);
+		assert_int_equal(set(&f, 'p', bad[i]), 2);
 		assert_int_equal(f.npid, 0);
 	}
 }
@@ -232,9 +238,9 @@ static void test_comm(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "dd"), 1);
+	assert_int_equal(set(&f, 'c', "dd"), 1);
 	assert_false(match(&f, &rq));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "fio"), 1);
+	assert_int_equal(set(&f, 'c', "fio"), 1);
 	assert_true(match(&f, &rq));
 	strcpy(rq.comm, "fio2");
 	assert_false(match(&f, &rq));
@@ -244,7 +250,7 @@ static void test_comm(void **state)
 	assert_true(match(&f, &rq));
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "kworker/u8:2-events_unbound"), 1);
+	assert_int_equal(set(&f, 'c', "kworker/u8:2-events_unbound"), 1);
 	assert_string_equal(f.comm[0], "kworker/u8:2-ev");
 	memset(rq.comm, 0, sizeof(rq.comm));
 	memcpy(rq.comm, "kworker/u8:2-ev", 15);
@@ -255,8 +261,8 @@ static void test_comm(void **state)
 
 	memset(&f, 0, sizeof(f));
 	for (int i = 0; i < RQFILTER_MAX; i++)
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "x"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "x"), 2);
+		assert_int_equal(set(&f, 'c', "x"), 1);
+	assert_int_equal(set(&f, 'c', "x"), 2);
 	assert_int_equal(f.ncomm, RQFILTER_MAX);
 }
 
@@ -268,9 +274,9 @@ static void test_cgroup(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'G', "system.slice"), 2);
+	assert_int_equal(set(&f, 'G', "system.slice"), 2);
 	assert_null(f.cgroup);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'G', "/system.slice"), 1);
+	assert_int_equal(set(&f, 'G', "/system.slice"), 1);
 	assert_string_equal(f.cgroup, "/system.slice");
 	assert_true(rqfilter_match(&f, &rq, NULL, "/system.slice", NULL));
 	assert_true(rqfilter_match(&f, &rq, NULL, "/system.slice/db.service", NULL));
@@ -284,13 +290,13 @@ static void test_cgroup(void **state)
 	assert_false(rqfilter_match(&f, &rq, NULL, "/user.slice", "/init.scope"));
 
 	/* A trailing slash is the same cgroup. */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'G', "/system.slice/"), 1);
+	assert_int_equal(set(&f, 'G', "/system.slice/"), 1);
 	assert_true(rqfilter_match(&f, &rq, NULL, "/system.slice", NULL));
 	assert_true(rqfilter_match(&f, &rq, NULL, "/system.slice/x", NULL));
 	assert_false(rqfilter_match(&f, &rq, NULL, "/system.slicex", NULL));
 
 	/* The root holds every known cgroup. */
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'G', "/"), 1);
+	assert_int_equal(set(&f, 'G', "/"), 1);
 	assert_true(rqfilter_match(&f, &rq, NULL, "/", NULL));
 	assert_true(rqfilter_match(&f, &rq, NULL, "/user.slice", NULL));
 	assert_false(rqfilter_match(&f, &rq, NULL, NULL, NULL));
@@ -304,32 +310,32 @@ static void test_dev(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "vdz"), 1);
+	assert_int_equal(set(&f, 'd', "vdz"), 1);
 	assert_false(rqfilter_match(&f, &rq, "loop0", NULL, NULL));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "loop0"), 1);
+	assert_int_equal(set(&f, 'd', "loop0"), 1);
 	assert_true(rqfilter_match(&f, &rq, "loop0", NULL, NULL));
 	assert_false(rqfilter_match(&f, &rq, "loop1", NULL, NULL));
 	assert_false(rqfilter_match(&f, &rq, NULL, NULL, NULL));
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "/dev/loop0"), 1);
+	assert_int_equal(set(&f, 'd', "/dev/loop0"), 1);
 	assert_true(rqfilter_match(&f, &rq, "loop0", NULL, NULL));
 	assert_false(rqfilter_match(&f, &rq, "loop", NULL, NULL));
 
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "7:0"), 1);
+	assert_int_equal(set(&f, 'd', "7:0"), 1);
 	assert_true(rqfilter_match(&f, &rq, NULL, NULL, NULL));
 	assert_true(rqfilter_match(&f, &rq, "whatever", NULL, NULL));
 	rq.dev = kdev_make(7, 1);
 	assert_false(rqfilter_match(&f, &rq, NULL, NULL, NULL));
 	rq.dev = kdev_make(259, 65536);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "259:65536"), 1);
+	assert_int_equal(set(&f, 'd', "259:65536"), 1);
 	assert_true(rqfilter_match(&f, &rq, NULL, NULL, NULL));
 
 	memset(&f, 0, sizeof(f));
 	for (int i = 0; i < RQFILTER_MAX; i++)
-		assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "sda"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "sdb"), 2);
+		assert_int_equal(set(&f, 'd', "sda"), 1);
+	assert_int_equal(set(&f, 'd', "sdb"), 2);
 	assert_int_equal(f.ndev, RQFILTER_MAX);
 }
 
@@ -341,13 +347,13 @@ static void test_combined(void **state)
 	struct iolens_rq rq = rq_make();
 
 	(void)state;
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'O', "read,write"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "100"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'p', "200"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'c', "fio"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'm', "100"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'd', "loop0"), 1);
-	assert_int_equal(cli_rqfilter_opt(&f, CMD, 'G', "/user.slice"), 1);
+	assert_int_equal(set(&f, 'O', "read,write"), 1);
+	assert_int_equal(set(&f, 'p', "100"), 1);
+	assert_int_equal(set(&f, 'p', "200"), 1);
+	assert_int_equal(set(&f, 'c', "fio"), 1);
+	assert_int_equal(set(&f, 'm', "100"), 1);
+	assert_int_equal(set(&f, 'd', "loop0"), 1);
+	assert_int_equal(set(&f, 'G', "/user.slice"), 1);
 	assert_true(match(&f, &rq));
 
 	rq.pid = 200;
