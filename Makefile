@@ -138,9 +138,10 @@ san-unit: | $(OUT)/.deps-test
 
 # The system tests again, with iolens and the task probe built with ASan
 # and UBSan; tests marked `nosan` measure memory or time and are left out.
-san-systest: | $(OUT)/.deps-test
+san-systest: $(OUT)/fio-examples/VERSION | $(OUT)/.deps-test
 	$(SAN_MAKE) LDFLAGS="$(SAN_FLAGS)" $(SAN_OUT)/iolens $(SAN_OUT)/tests/task_probe
-	IOLENS=$(abspath $(SAN_OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider \
+	IOLENS=$(abspath $(SAN_OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
+		$(PYTHON) -m pytest -p no:cacheprovider \
 		-m "not matrix and not nosan" tests/system
 
 fuzz-bins: | $(OUT)/.deps-test
@@ -173,10 +174,16 @@ check-layers: $(OUT)/iolens
 unit: $(UNIT_BINS)
 	@for t in $(UNIT_BINS); do $$t || exit 1; done
 
+# fio's own job files (examples/ of its source package), which
+# test_load_fio_examples.py runs under fio and iolens load.
+$(OUT)/fio-examples/VERSION: tools/fetch-fio-examples.sh | $(OUT)/.deps-test
+	tools/fetch-fio-examples.sh $(OUT)/fio-examples
+
 # Tests marked `matrix` need what only the kernel matrix's guests have
 # (device-mapper, md): they run there, not here.
-systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test
-	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
+systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
+	IOLENS=$(abspath $(OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
+		$(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
 
 # Debian's 6.1 and 6.12 kernels under qemu, with the system tests of each
 # BPF object and fallback inside (tests/kernels/run_matrix.py).

@@ -97,6 +97,7 @@ struct load_job_opts {
 	struct load_bs bsz[LOAD_DIRS];	/* what each direction issues */
 	__u64 blockalign[LOAD_DIRS];	/* of random offsets; 0: the smallest bs */
 	unsigned int rate_iops[LOAD_DIRS];	/* 0: no cap */
+	__u64 rate[LOAD_DIRS];		/* bytes a second; 0: rate_iops's */
 	bool direct;
 	const struct load_engine *ioengine;
 	unsigned int iodepth;
@@ -106,6 +107,11 @@ struct load_job_opts {
 	__u64 ramp_ns;
 	__u64 randseed;
 	bool norandommap;
+	bool randrepeat;	/* false: the seed is the clock's, each run */
+	int random_generator;	/* fio's name, kept for the report only */
+	bool thread;		/* fio's thread: what iolens's jobs are */
+	bool gtod_reduce;	/* fio's: iolens's clock reads are few anyway */
+	char *description;
 	unsigned int bw_avg_ms;		/* bwavgtime: bw sample interval */
 	unsigned int iops_avg_ms;	/* iopsavgtime */
 	unsigned int fsync;	/* fsync after every this many writes; 0 off */
@@ -130,6 +136,7 @@ struct load_job_opts {
 	__u64 filesize;		/* a made file's size; 0: offset + size */
 	unsigned int nrfiles;	/* 1: fio's several are refused */
 	bool unlink;		/* remove the job's files when it ends */
+	bool allow_file_create;	/* false: a missing file is an error */
 	bool invalidate;	/* drop their cached pages before it starts */
 	bool fadvise_hint;	/* POSIX_FADV_RANDOM or _SEQUENTIAL by --rw */
 	int fallocate;		/* enum load_fallocate: how a file is grown */

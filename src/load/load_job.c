@@ -512,7 +512,9 @@ static int thread_setup(struct load_thread *t)
 	t->queued = calloc(t->depth, sizeof(*t->queued));
 	if (!t->ios || !t->free || !t->queued)
 		return -ENOMEM;
-	seed = o->randseed + (__u64)t->job_index * 0x1000193ULL;
+	/* fio's randrepeat=0: other offsets every run. */
+	seed = (o->randrepeat ? o->randseed : mono_ns()) +
+	       (__u64)t->job_index * 0x1000193ULL;
 	t->rng = splitmix(&seed) | 1;
 	/* Data to write: random, so that compressing or deduplicating
 	 * devices are not flattered; the same every run. */
@@ -536,7 +538,9 @@ static int thread_setup(struct load_thread *t)
 		    o->bsz[d].min != load_bs_min(o) ||
 		    load_blockalign(o, d) != o->bsz[d].min)
 			t->randommap = false;
-		if (o->rate_iops[d])
+		if (o->rate[d])
+			t->rate_bps[d] = o->rate[d];
+		else if (o->rate_iops[d])
 			t->rate_bps[d] = (__u64)o->rate_iops[d] * o->bsz[d].min;
 	}
 	t->nblocks = o->size / load_bs_min(o);

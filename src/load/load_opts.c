@@ -22,7 +22,9 @@ enum opt_type {
 	T_ENGINE,	/* an engine of engines.c, by name */
 	T_CPUS,		/* a CPU list */
 	/* One value per direction, fio's "read,write,trim" form: */
-	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT,
+	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT, T_DIRRATE,
+	T_NOT,		/* a bool stored inverted: buffered is !direct */
+	T_PCT_OTHER,	/* a percentage stored as 100 - it: rwmixwrite */
 };
 
 struct choice {
@@ -64,6 +66,12 @@ static const struct choice fallocate_choices[] = {
 	{ "native", LOAD_FALLOC_NATIVE }, { NULL, 0 },
 };
 
+/* fio's generators of random offsets; iolens's keyed permutation stands
+ * for all three (fio's counts, in another order). */
+static const struct choice generator_choices[] = {
+	{ "tausworthe", 0 }, { "lfsr", 1 }, { "tausworthe64", 2 }, { NULL, 0 },
+};
+
 static const struct choice format_choices[] = {
 	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON }, { NULL, 0 },
 };
@@ -87,6 +95,8 @@ static const struct opt opts[] = {
 	  "files per job: one (fio's several are not supported)" },
 	{ "fallocate", T_ENUM, OFF(fallocate), fallocate_choices, 0, 0, "HOW",
 	  "how a file is grown: native (default), posix, keep, none" },
+	{ "allow_file_create", T_BOOL, OFF(allow_file_create), NULL, 0, 0, "0|1",
+	  "a missing file may be made (default 1); 0: it must exist" },
 	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
 	  "remove the job's regular file when it ends" },
 	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",
@@ -107,8 +117,18 @@ static const struct opt opts[] = {
 	  "same as --rw" },
 	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
 	  "percent of reads in rw and randrw (default 50)" },
+	{ "rwmixwrite", T_PCT_OTHER, OFF(rwmixread), NULL, 0, 100, "PCT",
+	  "percent of writes in rw and randrw: 100 - --rwmixread" },
+	{ "description", T_STR, OFF(description), NULL, 0, 0, "TEXT",
+	  "what the job is, shown with its results" },
+	{ "thread", T_BOOL, OFF(thread), NULL, 0, 0, NULL,
+	  "jobs as threads: iolens's jobs always are" },
+	{ "threads", T_BOOL, OFF(thread), NULL, 0, 0, NULL,
+	  "same as --thread" },
 	{ "bs", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
 	  "block size (default 4k)" },
+	{ "blocksize", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
+	  "same as --bs" },
 	{ "bsrange", T_BSRANGE, OFF(bsz), NULL, 0, 0, "MIN-MAX[,..]",
 	  "sizes from MIN to MAX in steps of MIN (read,write,trim)" },
 	{ "blocksize_range", T_BSRANGE, OFF(bsz), NULL, 0, 0, "RANGE",
@@ -121,6 +141,8 @@ static const struct opt opts[] = {
 	  "same as --blockalign" },
 	{ "direct", T_BOOL, OFF(direct), NULL, 0, 0, "0|1",
 	  "O_DIRECT: bypass the page cache" },
+	{ "buffered", T_NOT, OFF(direct), NULL, 0, 0, "0|1",
+	  "through the page cache: the opposite of --direct" },
 	{ "ioengine", T_ENGINE, OFF(ioengine), NULL, 0, 0, "ENGINE",
 	  "how I/O is issued: one of the engines below" },
 	{ "iodepth", T_UINT, OFF(iodepth), NULL, 1, 65535, "N",
@@ -139,6 +161,10 @@ static const struct opt opts[] = {
 	  "threads running this job, each with its own file descriptor" },
 	{ "runtime", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
 	  "stop after this long (seconds, or 500ms, 2m, 1h)" },
+	{ "timeout", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
+	  "same as --runtime" },
+	{ "gtod_reduce", T_BOOL, OFF(gtod_reduce), NULL, 0, 0, "0|1",
+	  "fio's fewer clock reads: iolens reads it once per batch anyway" },
 	{ "time_based", T_BOOL, OFF(time_based), NULL, 0, 0, NULL,
 	  "run for --runtime, going over the range again" },
 	{ "ramp_time", T_TIME, OFF(ramp_ns), NULL, 0, 0, "TIME",
@@ -147,12 +173,18 @@ static const struct opt opts[] = {
 	  "seed of the offsets and the read/write mix" },
 	{ "norandommap", T_BOOL, OFF(norandommap), NULL, 0, 0, NULL,
 	  "random offsets may repeat (default: each block once per pass)" },
+	{ "randrepeat", T_BOOL, OFF(randrepeat), NULL, 0, 0, "0|1",
+	  "the same offsets every run (default 1); 0: seeded by the clock" },
+	{ "random_generator", T_ENUM, OFF(random_generator), generator_choices,
+	  0, 0, "GEN", "fio's generator: iolens's permutation stands for each" },
 	{ "fsync", T_UINT, OFF(fsync), NULL, 0, ~0U, "N",
 	  "fsync after every N writes" },
 	{ "fdatasync", T_UINT, OFF(fdatasync), NULL, 0, ~0U, "N",
 	  "fdatasync after every N writes" },
 	{ "rate_iops", T_DIRUINT, OFF(rate_iops), NULL, 0, ~0U, "N[,..]",
 	  "at most N I/Os a second per job, at the smallest bs (r,w,t)" },
+	{ "rate", T_DIRRATE, OFF(rate), NULL, 0, 0, "SIZE[,..]",
+	  "at most SIZE bytes a second per job (r,w,t); before rate_iops" },
 	{ "end_fsync", T_BOOL, OFF(end_fsync), NULL, 0, 0, "0|1",
 	  "fsync when the job ends" },
 	{ "stonewall", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
@@ -203,6 +235,8 @@ void load_opts_init(struct load_job_opts *o)
 	o->loops = 1;
 	o->invalidate = true;
 	o->fadvise_hint = true;
+	o->randrepeat = true;
+	o->allow_file_create = true;
 	o->fallocate = LOAD_FALLOC_NATIVE;
 	o->fixedbufs = true;
 	o->registerfiles = true;
@@ -242,7 +276,7 @@ bool load_opt_is_flag(const char *name)
 {
 	const struct opt *op = find(name);
 
-	return op && op->type == T_BOOL;
+	return op && (op->type == T_BOOL || op->type == T_NOT);
 }
 
 static int parse_bool(const char *s, bool *b)
@@ -410,11 +444,12 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			break;
 		}
 		case T_DIRSIZE:
-			if (parse_size(part[d], &sz) || !sz) {
+		case T_DIRRATE:
+			if (parse_size(part[d], &sz) || (!sz && op->type == T_DIRSIZE)) {
 				*err = "must be a size above 0";
 				return -1;
 			}
-			o->blockalign[d] = sz;
+			*(op->type == T_DIRSIZE ? &o->blockalign[d] : &o->rate[d]) = sz;
 			break;
 		default:
 			errno = 0;
@@ -451,6 +486,28 @@ static int parse_offset(struct load_job_opts *o, const char *value)
 	return 0;
 }
 
+/* A whole number from min to max into *v; -1 with *err the range. */
+static int parse_uint(const char *value, unsigned int min, unsigned int max,
+		      unsigned int *v, const char **err)
+{
+	static __thread char why[64];
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(value, &end, 10);
+	if (!errno && end != value && !*end && *value != '-' && n >= min && n <= max) {
+		*v = n;
+		return 0;
+	}
+	if (min == max)
+		snprintf(why, sizeof(why), "iolens supports only %u", min);
+	else
+		snprintf(why, sizeof(why), "must be a whole number from %u to %u", min, max);
+	*err = why;
+	return -1;
+}
+
 /* "want one of: read write ..." */
 static const char *choices_text(const struct choice *c)
 {
@@ -473,7 +530,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		return -1;
 	}
 	p = (char *)o + op->off;
-	if (!value && op->type != T_BOOL) {
+	if (!value && op->type != T_BOOL && op->type != T_NOT) {
 		*err = "needs a value";
 		return -2;
 	}
@@ -497,27 +554,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		break;
 	}
-	case T_UINT: {
-		unsigned long v;
-		char *end;
-
-		errno = 0;
-		v = strtoul(value, &end, 10);
-		if (errno || end == value || *end || *value == '-' ||
-		    v < op->min || v > op->max) {
-			static __thread char why[64];
-
-			if (op->min == op->max)
-				snprintf(why, sizeof(why), "iolens supports only %u", op->min);
-			else
-				snprintf(why, sizeof(why), "must be a whole number from %u to %u",
-					 op->min, op->max);
-			*err = why;
+	case T_UINT:
+		if (parse_uint(value, op->min, op->max, p, err))
 			return -2;
-		}
-		*(unsigned int *)p = v;
 		break;
-	}
 	case T_BOOL:
 		if (parse_bool(value, p))
 			return -2;
@@ -546,10 +586,24 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		if (load_cpus_parse(value, p, err))
 			return -2;
 		break;
+	case T_NOT:
+		if (parse_bool(value, p))
+			return -2;
+		*(bool *)p = !*(bool *)p;
+		break;
+	case T_PCT_OTHER: {
+		unsigned int v;
+
+		if (parse_uint(value, 0, 100, &v, err))
+			return -2;
+		*(unsigned int *)p = 100 - v;
+		break;
+	}
 	case T_BSRANGE:
 	case T_BSSPLIT:
 	case T_DIRSIZE:
 	case T_DIRUINT:
+	case T_DIRRATE:
 		if (set_dirs(o, op, value, err))
 			return -2;
 		break;

@@ -522,6 +522,10 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
 			o->filename);
 		return REFUSED;
+	} else if (!o->allow_file_create && stat(o->filename, &st)) {
+		fprintf(stderr, "iolens load: %s: %s, and --allow_file_create=0\n",
+			o->filename, strerror(errno));
+		return REFUSED;
 	} else {
 		rc = prepare_file(o, t);
 	}
