@@ -212,7 +212,6 @@ NAME_ALLOWED = [
     ('src/trace/task_trace.c', r'snprintf\(e->path, sizeof\(e->path\), "%s", p\)'),
     ('src/record/record.c', r'snprintf\(cg\.path, sizeof\(cg\.path\), "%s", path\)'),
     ('src/record/record.c', r'snprintf\(h->(kernel|host|tool), sizeof\(h->\1\),'),
-    ('src/cli/filters.c', r'snprintf\(f->comm\[f->ncomm\+\+\], IOLENS_COMM_LEN, "%s", arg\)'),
     ('src/check/partalign.c', r'snprintf\(pa->path, sizeof\(pa->path\), "%s", path\)'),
     ('src/check/check.c', r'snprintf\(of->path, sizeof\(of->path\), "%s", cand\)'),
     # A file name built to be sanitized where it is printed (text_offenders).
