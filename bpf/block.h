@@ -35,21 +35,33 @@ enum iolens_op {
 	IOLENS_OP_NR,
 };
 
-/* Normalised request flags (struct iolens_rq.flags). */
+/*
+ * Normalised request flags (struct iolens_rq.flags), each written once here
+ * as X(NAME, bit, kbit, name): IOLENS_F_NAME is 1 << bit (part of the trace
+ * file format, so never renumbered); userspace decodes it from the kernel's
+ * __REQ_NAME (src/trace/reqflags.c), whose value it reads from BTF (kbit,
+ * the value in Linux 6.18, where it cannot), and shows it as `name`.
+ * Listed in the kernel's bit order, the order in which names are shown.
+ */
+#define IOLENS_RQ_FLAGS(X)				\
+	X(SYNC,		0,	11,	"sync")		\
+	X(META,		1,	12,	"meta")		\
+	X(PRIO,		6,	13,	"prio")		\
+	X(NOMERGE,	8,	14,	"nomerge")	\
+	X(IDLE,		7,	15,	"idle")		\
+	X(FUA,		2,	17,	"fua")		\
+	X(PREFLUSH,	3,	18,	"preflush")	\
+	X(RAHEAD,	4,	19,	"ahead")	\
+	X(BACKGROUND,	5,	20,	"bg")		\
+	X(NOWAIT,	9,	21,	"nowait")	\
+	X(POLLED,	10,	22,	"polled")	\
+	X(SWAP,		11,	24,	"swap")
+
+#define IOLENS_RQ_FLAG_ENUM(n, bit, kbit, name)	IOLENS_F_##n = 1 << (bit),
 enum iolens_rq_flag {
-	IOLENS_F_SYNC		= 1 << 0,
-	IOLENS_F_META		= 1 << 1,
-	IOLENS_F_FUA		= 1 << 2,
-	IOLENS_F_PREFLUSH	= 1 << 3,
-	IOLENS_F_RAHEAD		= 1 << 4,
-	IOLENS_F_BACKGROUND	= 1 << 5,
-	IOLENS_F_PRIO		= 1 << 6,
-	IOLENS_F_IDLE		= 1 << 7,
-	IOLENS_F_NOMERGE	= 1 << 8,
-	IOLENS_F_NOWAIT		= 1 << 9,
-	IOLENS_F_POLLED		= 1 << 10,
-	IOLENS_F_SWAP		= 1 << 11,
+	IOLENS_RQ_FLAGS(IOLENS_RQ_FLAG_ENUM)
 };
+#undef IOLENS_RQ_FLAG_ENUM
 
 /*
  * One block request.  The BPF hooks fill it in place in the request table

@@ -10,7 +10,8 @@
 
 /* What the aggregating commands are all told: which I/O to count and
  * when to report (-d, --pid/--comm/--cgroup, -j, --own-clock, INTERVAL
- * [COUNT]; cli_agg_opt() parses them). */
+ * [COUNT]), filled by cli_parse() from the commands' option rows
+ * (mostly cli/filters.h's CLI_AGG_*()). */
 struct agg_cmd_opts {
 	__u32 devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;

@@ -585,27 +585,35 @@ static const struct counter_family {
 	size_t off;
 	bool rmw;		/* only where RMW reads are counted */
 } counters[] = {
-	{ "iolens_requests_total",
-	  "Block requests completed, as /proc/diskstats counts them.",
-	  counter_op, offsetof(struct mop, ios), false },
-	{ "iolens_bytes_total", "Bytes completed.",
-	  counter_op, offsetof(struct mop, bytes), false },
-	{ "iolens_merged_total", "Bios merged into requests that were issued.",
-	  counter_op, offsetof(struct mop, merges), false },
-	{ "iolens_misaligned_writes_total",
-	  "Writes whose start or size is not a multiple of the physical block.",
-	  device_counter, offsetof(struct mop, misaligned), false },
-	{ "iolens_rmw_reads_total",
-	  "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
-	  device_counter, offsetof(struct mop, rmw_reads), true },
-	{ "iolens_rmw_read_bytes_total", "Bytes of those reads, as started.",
-	  device_counter, offsetof(struct mop, rmw_bytes), true },
-	{ "iolens_busy_seconds_total",
-	  "Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices).",
-	  device_seconds, offsetof(struct mdev, busy_ns), false },
-	{ "iolens_io_time_seconds_total",
-	  "The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total).",
-	  device_seconds, offsetof(struct mdev, io_ticks_ns), false },
+/* A row names its field f by the struct its writer reads (and as the
+ * __u64 it reads), so that a writer cannot be given another's offset. */
+#define U64_AT(T, f) (offsetof(T, f) + 0 * sizeof(char[		\
+	__builtin_types_compatible_p(__typeof__(((T *)0)->f), __u64) ? 1 : -1]))
+#define ROW(n, h, fn, at, ...) \
+	{ .name = (n), .help = (h), .write = (fn), .off = (at), __VA_ARGS__ }
+#define BY_OP(n, f, h)		ROW(n, h, counter_op, U64_AT(struct mop, f))
+#define BY_DEVICE(n, f, h, ...)	ROW(n, h, device_counter, U64_AT(struct mop, f), __VA_ARGS__)
+#define SECONDS(n, f, h)	ROW(n, h, device_seconds, U64_AT(struct mdev, f))
+	BY_OP("iolens_requests_total", ios,
+	      "Block requests completed, as /proc/diskstats counts them."),
+	BY_OP("iolens_bytes_total", bytes, "Bytes completed."),
+	BY_OP("iolens_merged_total", merges, "Bios merged into requests that were issued."),
+	BY_DEVICE("iolens_misaligned_writes_total", misaligned,
+		  "Writes whose start or size is not a multiple of the physical block."),
+	BY_DEVICE("iolens_rmw_reads_total", rmw_reads,
+		  "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
+		  .rmw = true),
+	BY_DEVICE("iolens_rmw_read_bytes_total", rmw_bytes,
+		  "Bytes of those reads, as started.", .rmw = true),
+	SECONDS("iolens_busy_seconds_total", busy_ns,
+		"Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices)."),
+	SECONDS("iolens_io_time_seconds_total", io_ticks_ns,
+		"The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total)."),
+#undef SECONDS
+#undef BY_DEVICE
+#undef BY_OP
+#undef ROW
+#undef U64_AT
 };
 
 /* The histograms exported, by MH_*. */

@@ -19,20 +19,10 @@ struct flag_def {
 	int bit;		/* this kernel's, -1 if absent */
 };
 
-static struct flag_def flag_defs[] = {
-	{ "__REQ_SYNC",       IOLENS_F_SYNC,       "sync",     11, -1 },
-	{ "__REQ_META",       IOLENS_F_META,       "meta",     12, -1 },
-	{ "__REQ_PRIO",       IOLENS_F_PRIO,       "prio",     13, -1 },
-	{ "__REQ_NOMERGE",    IOLENS_F_NOMERGE,    "nomerge",  14, -1 },
-	{ "__REQ_IDLE",       IOLENS_F_IDLE,       "idle",     15, -1 },
-	{ "__REQ_FUA",        IOLENS_F_FUA,        "fua",      17, -1 },
-	{ "__REQ_PREFLUSH",   IOLENS_F_PREFLUSH,   "preflush", 18, -1 },
-	{ "__REQ_RAHEAD",     IOLENS_F_RAHEAD,     "ahead",    19, -1 },
-	{ "__REQ_BACKGROUND", IOLENS_F_BACKGROUND, "bg",       20, -1 },
-	{ "__REQ_NOWAIT",     IOLENS_F_NOWAIT,     "nowait",   21, -1 },
-	{ "__REQ_POLLED",     IOLENS_F_POLLED,     "polled",   22, -1 },
-	{ "__REQ_SWAP",       IOLENS_F_SWAP,       "swap",     24, -1 },
-};
+/* The kernel's own bit is filled by reqflags_init(). */
+#define FLAG_DEF(n, bit, kbit, name) { "__REQ_" #n, IOLENS_F_##n, name, kbit, -1 },
+static struct flag_def flag_defs[] = { IOLENS_RQ_FLAGS(FLAG_DEF) };
+#undef FLAG_DEF
 
 struct op_def {
 	const char *kname;	/* enumerator in enum req_op */
