@@ -15,9 +15,8 @@
 #include "load/load.h"
 
 struct paio {
-	struct aiocb *cbs;		/* one per slot */
+	struct aiocb *cbs;		/* one per slot, in the slots' order */
 	const struct aiocb **inflight;	/* aio_suspend's list */
-	struct load_io **ios;		/* of inflight, in the same order */
 	unsigned int n;
 };
 
@@ -39,8 +38,7 @@ static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
 		*res = -errno;
 		return LOAD_Q_COMPLETED;
 	}
-	p->inflight[p->n] = cb;
-	p->ios[p->n++] = io;
+	p->inflight[p->n++] = cb;
 	return LOAD_Q_QUEUED;
 }
 
@@ -56,14 +54,14 @@ static unsigned int paio_collect(struct load_thread *t, struct paio *p)
 		long res;
 
 		if (err == EINPROGRESS) {
-			p->inflight[keep] = cb;
-			p->ios[keep++] = p->ios[i];
+			p->inflight[keep++] = cb;
 			continue;
 		}
 		if (!now)
 			now = mono_ns();
 		res = aio_return(cb);
-		load_io_done(t, p->ios[i], err ? -err : res, now);
+		/* A slot's control block and its I/O have one index. */
+		load_io_done(t, &t->ios[cb - p->cbs], err ? -err : res, now);
 		got++;
 	}
 	p->n = keep;
@@ -99,7 +97,6 @@ static void paio_exit(struct load_thread *t)
 const struct load_engine load_engine_posixaio = {
 	.name = "posixaio", .help = "POSIX AIO (aio_read/aio_write, aio_suspend)",
 	.priv_size = sizeof(struct paio),
-	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, inflight),
-		   LOAD_SLOTS(struct paio, ios) },
+	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, inflight) },
 	.queue = paio_queue, .reap = paio_reap, .exit = paio_exit,
 };
