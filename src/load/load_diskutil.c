@@ -205,16 +205,17 @@ static unsigned long long field(const struct disk *k,
 	return v[rw];
 }
 
+/* Each disk to report: those whose both reads worked. */
+#define for_each_disk(k, d)						\
+	for (const struct disk *k = (d)->v; k < (d)->v + (d)->n; k++)	\
+		if (!k->ok) {} else
+
 void load_disks_json(struct load_disks *d, struct json *j)
 {
 	if (!d)
 		return;
 	json_arr_open(j, "disk_util");
-	for (int i = 0; i < d->n; i++) {
-		const struct disk *k = &d->v[i];
-
-		if (!k->ok)
-			continue;
+	for_each_disk(k, d) {
 		json_obj_open(j, NULL);
 		json_str(j, "name", k->name);
 		for (const struct disk_field *c = fields; c < fields + NFIELDS; c++)
@@ -231,11 +232,7 @@ void load_disks_text(struct load_disks *d, FILE *f)
 	if (!d)
 		return;
 	fprintf(f, "\nDisk stats (read/write):\n");
-	for (int i = 0; i < d->n; i++) {
-		const struct disk *k = &d->v[i];
-
-		if (!k->ok)
-			continue;
+	for_each_disk(k, d) {
 		fprintf(f, "  %s:", k->name);
 		for (const struct disk_field *c = fields; c < fields + NFIELDS; c++) {
 			fprintf(f, " %s=%llu", c->text, field(k, c, 0));
