@@ -7,6 +7,7 @@
 #define IOLENS_LOAD_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
 
@@ -27,6 +28,17 @@ struct load_thread;
 
 enum load_queued { LOAD_Q_QUEUED, LOAD_Q_COMPLETED };
 
+/*
+ * An array of an engine's private data with one element per I/O slot: where
+ * its pointer is in the private data and the size of an element.
+ */
+struct load_slots {
+	size_t at, size;
+};
+#define LOAD_SLOTS(type, field) \
+	{ offsetof(type, field), sizeof(*((type *)0)->field) }
+#define LOAD_MAX_SLOTS 4
+
 /* An engine's operations.  queue is required; a sync engine needs nothing
  * else, an asynchronous one also reap, and commit where queue only adds to
  * a batch (posixaio issues each I/O as it is queued); init and exit are
@@ -36,6 +48,14 @@ struct load_engine {
 	const char *help;	/* one line for --help */
 	bool sync;		/* queue() does the I/O: no slat, depth 1 */
 	bool diskless;		/* no file: nothing opened, checked or made */
+	/* The private data (t->engine_data) and its per-slot arrays: the job
+	 * thread allocates them zeroed before init, in one block with the
+	 * arrays' pointers set, and frees them after exit, so that an engine
+	 * only fills them in.  0: none. */
+	size_t priv_size;
+	struct load_slots slots[LOAD_MAX_SLOTS];	/* size 0 ends them */
+	/* A failed init leaves nothing to release; exit is called only
+	 * after one that succeeded. */
 	int (*init)(struct load_thread *t);
 	/* Adds io to the batch; a sync engine does it and returns
 	 * LOAD_Q_COMPLETED with *res the byte count or -errno, as an

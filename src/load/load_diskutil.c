@@ -8,6 +8,7 @@
  * has no entry: nothing is made up for it.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,25 +177,50 @@ static double util(const struct disk *k)
 	return u > 100 ? 100 : u;
 }
 
+/*
+ * The counters both reports give, in fio's order: its JSON names each
+ * value (read's, then write's), its text line names the pair once and
+ * gives read/write.
+ */
+static const struct disk_field {
+	const char *json[2];
+	const char *text;
+	size_t at;		/* in struct dstat */
+	int n;			/* 2: read and write; 1: one for both */
+} fields[] = {
+	{ { "read_ios", "write_ios" }, "ios", offsetof(struct dstat, ios), 2 },
+	{ { "read_merges", "write_merges" }, "merge",
+	  offsetof(struct dstat, merges), 2 },
+	{ { "read_ticks", "write_ticks" }, "ticks",
+	  offsetof(struct dstat, ticks), 2 },
+	{ { "in_queue" }, "in_queue", offsetof(struct dstat, time_in_queue), 1 },
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static unsigned long long field(const struct disk *k,
+				const struct disk_field *f, int rw)
+{
+	const __u64 *v = (const __u64 *)((const char *)&k->delta + f->at);
+
+	return v[rw];
+}
+
+/* Each disk to report: those whose both reads worked. */
+#define for_each_disk(k, d)						\
+	for (const struct disk *k = (d)->v; k < (d)->v + (d)->n; k++)	\
+		if (!k->ok) {} else
+
 void load_disks_json(struct load_disks *d, struct json *j)
 {
 	if (!d)
 		return;
 	json_arr_open(j, "disk_util");
-	for (int i = 0; i < d->n; i++) {
-		const struct disk *k = &d->v[i];
-
-		if (!k->ok)
-			continue;
+	for_each_disk(k, d) {
 		json_obj_open(j, NULL);
 		json_str(j, "name", k->name);
-		json_u64(j, "read_ios", k->delta.ios[0]);
-		json_u64(j, "write_ios", k->delta.ios[1]);
-		json_u64(j, "read_merges", k->delta.merges[0]);
-		json_u64(j, "write_merges", k->delta.merges[1]);
-		json_u64(j, "read_ticks", k->delta.ticks[0]);
-		json_u64(j, "write_ticks", k->delta.ticks[1]);
-		json_u64(j, "in_queue", k->delta.time_in_queue);
+		for (const struct disk_field *c = fields; c < fields + NFIELDS; c++)
+			for (int rw = 0; rw < c->n; rw++)
+				json_u64(j, c->json[rw], field(k, c, rw));
 		json_f64(j, "util", util(k), 6);
 		json_obj_close(j);
 	}
@@ -206,19 +232,15 @@ void load_disks_text(struct load_disks *d, FILE *f)
 	if (!d)
 		return;
 	fprintf(f, "\nDisk stats (read/write):\n");
-	for (int i = 0; i < d->n; i++) {
-		const struct disk *k = &d->v[i];
-
-		if (!k->ok)
-			continue;
-		fprintf(f, "  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, in_queue=%llu, util=%3.2f%%\n",
-			k->name, (unsigned long long)k->delta.ios[0],
-			(unsigned long long)k->delta.ios[1],
-			(unsigned long long)k->delta.merges[0],
-			(unsigned long long)k->delta.merges[1],
-			(unsigned long long)k->delta.ticks[0],
-			(unsigned long long)k->delta.ticks[1],
-			(unsigned long long)k->delta.time_in_queue, util(k));
+	for_each_disk(k, d) {
+		fprintf(f, "  %s:", k->name);
+		for (const struct disk_field *c = fields; c < fields + NFIELDS; c++) {
+			fprintf(f, " %s=%llu", c->text, field(k, c, 0));
+			if (c->n == 2)
+				fprintf(f, "/%llu", field(k, c, 1));
+			fputc(',', f);
+		}
+		fprintf(f, " util=%3.2f%%\n", util(k));
 	}
 }
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,6 +494,54 @@ static void run_loop(struct load_thread *t)
 	}
 }
 
+/* Rounded up for whatever follows it in the engine's block. */
+static size_t engine_align(size_t n)
+{
+	size_t a = _Alignof(max_align_t);
+
+	return (n + a - 1) & ~(a - 1);
+}
+
+/* The engine's private data and per-slot arrays, as its row declares them,
+ * then its init; on failure nothing is left allocated. */
+static int engine_start(struct load_thread *t)
+{
+	const struct load_engine *e = t->eng;
+	size_t at[LOAD_MAX_SLOTS], len = engine_align(e->priv_size);
+	unsigned int n = 0;
+	char *p;
+	int rc;
+
+	if (e->priv_size) {
+		for (; n < LOAD_MAX_SLOTS && e->slots[n].size; n++) {
+			at[n] = len;
+			len += engine_align(e->slots[n].size * t->depth);
+		}
+		p = calloc(1, len);
+		if (!p)
+			return -ENOMEM;
+		/* Each a pointer to an object type, the same in
+		 * representation as void * on every target we build for. */
+		for (unsigned int i = 0; i < n; i++)
+			*(void **)(p + e->slots[i].at) = p + at[i];
+		t->engine_data = p;
+	}
+	rc = e->init ? e->init(t) : 0;
+	if (rc < 0) {
+		free(t->engine_data);
+		t->engine_data = NULL;
+	}
+	return rc;
+}
+
+static void engine_stop(struct load_thread *t)
+{
+	if (t->eng->exit)
+		t->eng->exit(t);
+	free(t->engine_data);
+	t->engine_data = NULL;
+}
+
 static int thread_setup(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
@@ -560,7 +609,7 @@ static int thread_setup(struct load_thread *t)
 	if (o->fadvise_hint && t->fd >= 0)
 		posix_fadvise(t->fd, o->offset, o->size, is_random(o->rw) ?
 			      POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
-	rc = t->eng->init ? t->eng->init(t) : 0;
+	rc = engine_start(t);
 	return rc < 0 ? rc : 0;
 }
 
@@ -610,8 +659,7 @@ static void thread_body(struct load_thread *t)
 		t->st.majf = u.majf - t->ru0.majf;
 		t->st.minf = u.minf - t->ru0.minf;
 	}
-	if (t->eng->exit)
-		t->eng->exit(t);
+	engine_stop(t);
 }
 
 /* fio's startdelay: the job waits this long after its turn comes, in

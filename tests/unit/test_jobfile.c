@@ -17,12 +17,15 @@
 
 #define NPATH 2
 
+struct job_case;
+
 /* The temp job files of one test and the jobs read from them, freed by
  * the teardown, which cmocka runs also when the test fails. */
 struct ctx {
 	char path[NPATH][64];
 	int npath;
 	struct load_jobs js;
+	const struct job_case *jcase;	/* test_case()'s */
 };
 
 static int setup(void **state)
@@ -31,6 +34,7 @@ static int setup(void **state)
 
 	if (!c)
 		return -1;
+	c->jcase = *state;	/* a case's initial state; NULL for the others */
 	load_opts_init(&c->js.global);
 	*state = c;
 	return 0;
@@ -91,60 +95,153 @@ static int read_fresh(struct ctx *c, const char *text)
 	return rc;
 }
 
-static void assert_bs(const struct load_job_opts *o, __u64 bs)
+/*
+ * What a case expects of a job: words "key=value", each a field of struct
+ * load_job_opts as field_text() writes it.  A field no word names is not
+ * checked: its absence is the only "any", since LOAD_RW_READ, false and 0
+ * are values like the others.
+ */
+enum field_kind { K_STR, K_UINT, K_INT, K_U64, K_BOOL, K_RW, K_BS, K_ENGINE,
+		  K_GIVEN };
+
+#define OFF(f) offsetof(struct load_job_opts, f)
+static const struct field {
+	const char *key;
+	enum field_kind kind;
+	size_t at;
+} fields[] = {
+	{ "name", K_STR, OFF(name) },
+	{ "filename", K_STR, OFF(filename) },	/* "filename=": none */
+	{ "rw", K_RW, OFF(rw) },		/* fio's name */
+	{ "bs", K_BS, 0 },			/* bytes, every direction's */
+	{ "iodepth", K_UINT, OFF(iodepth) },
+	{ "numjobs", K_UINT, OFF(numjobs) },
+	{ "rwmixread", K_UINT, OFF(rwmixread) },
+	{ "ioengine", K_ENGINE, OFF(ioengine) },
+	{ "direct", K_BOOL, OFF(direct) },
+	{ "time_based", K_BOOL, OFF(time_based) },
+	{ "runtime_ns", K_U64, OFF(runtime_ns) },
+	{ "stonewall", K_BOOL, OFF(stonewall) },
+	{ "new_group", K_BOOL, OFF(new_group) },
+	{ "groupid", K_INT, OFF(groupid) },
+	{ "given", K_GIVEN, 0 },	/* name:value,... in the order given */
+};
+#define NFIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static void field_text(const struct load_job_opts *o, const struct field *f,
+		       char *buf, size_t size)
 {
-	assert_int_equal(o->bs, bs);
-	for (int d = 0; d < LOAD_DIRS; d++) {
-		assert_int_equal(o->bsz[d].min, bs);
-		assert_int_equal(o->bsz[d].max, bs);
-		assert_int_equal(o->bsz[d].nsplit, 0);
+	const void *p = (const char *)o + f->at;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	switch (f->kind) {
+	case K_STR:
+		snprintf(buf, size, "%s", *(char *const *)p ? : "");
+		break;
+	case K_UINT:
+		snprintf(buf, size, "%u", *(const unsigned int *)p);
+		break;
+	case K_INT:
+		snprintf(buf, size, "%d", *(const int *)p);
+		break;
+	case K_U64:
+		snprintf(buf, size, "%llu", *(const unsigned long long *)p);
+		break;
+	case K_BOOL:
+		snprintf(buf, size, "%d", *(const bool *)p);
+		break;
+	case K_RW:
+		snprintf(buf, size, "%s", load_rw_name(o->rw));
+		break;
+	case K_ENGINE:
+		snprintf(buf, size, "%s", o->ioengine->name);
+		break;
+	case K_BS:
+		/* One size: each direction's range is that size, unsplit. */
+		n = snprintf(buf, size, "%llu", (unsigned long long)o->bs);
+		for (int d = 0; d < LOAD_DIRS; d++) {
+			const struct load_bs *b = &o->bsz[d];
+
+			if (b->min != o->bs || b->max != o->bs || b->nsplit)
+				n += snprintf(buf + n, size - n, " but %s %llu-%llu/%u",
+					      load_dir_name(d), (unsigned long long)b->min,
+					      (unsigned long long)b->max, b->nsplit);
+		}
+		break;
+	case K_GIVEN:
+		for (int i = 0; i < o->ngiven; i++)
+			n += snprintf(buf + n, size - n, "%s%s:%s", i ? "," : "",
+				      o->given[i].name, o->given[i].value ? : "");
+		break;
 	}
 }
 
-/* Every job starts from [global]; a job's own options are its "given". */
-static void test_global_inherited(void **state)
+/* Each word of `want` against `o`; `who` names it in a failure. */
+static void check_job(const struct load_job_opts *o, const char *who,
+		      const char *want)
 {
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
+	char words[1024], got[512], said[600], wanted[600], *save;
 
-	assert_int_equal(read_text(c,
+	assert_true(strlen(want) < sizeof(words));
+	strcpy(words, want);
+	for (char *w = strtok_r(words, " ", &save); w;
+	     w = strtok_r(NULL, " ", &save)) {
+		char *value = strchr(w, '=');
+		const struct field *f = NULL;
+
+		assert_non_null(value);
+		*value++ = '\0';
+		for (size_t i = 0; i < NFIELDS && !f; i++)
+			if (!strcmp(fields[i].key, w))
+				f = &fields[i];
+		assert_non_null(f);
+		field_text(o, f, got, sizeof(got));
+		snprintf(said, sizeof(said), "%s %s=%s", who, w, got);
+		snprintf(wanted, sizeof(wanted), "%s %s=%s", who, w, value);
+		assert_string_equal(said, wanted);
+	}
+}
+
+#define MAX_CASE_JOBS 8
+#define MAX_CASE_ARGS 8
+
+/*
+ * A case: job files' text, read as the first job file of a run or through
+ * a command line as `iolens load` reads it, and what the jobs hold.
+ */
+struct job_case {
+	const char *name;		/* the test's, in cmocka's report */
+	const char *file[NPATH];
+	/* The command line, "@0" and "@1" standing for the files' paths;
+	 * none: file[0] read by load_jobfile_read(), then grouped as the
+	 * command line groups the jobs. */
+	const char *argv[MAX_CASE_ARGS];
+	int rc;				/* of the read or of the parse */
+	int n;				/* jobs read */
+	const char *job[MAX_CASE_JOBS];	/* check_job()'s words for each;
+					 * NULL: none */
+	const char *each;		/* for every job; NULL: none */
+	const char *global;		/* for js->global; NULL: unchecked */
+};
+
+static const struct job_case cases[] = {
+	/* Every job starts from [global]; a job's own options are its
+	 * "given".  What neither section sets keeps fio's default. */
+	{ "global_inherited", {
 		"[global]\n"
 		"rw=randread\n"
 		"bs=8k\n"
 		"iodepth=16\n"
 		"ioengine=io_uring\n"
 		"[first]\n"
-		"[second]\n"), 0);
-	assert_int_equal(js->n, 2);
-	assert_string_equal(js->v[0].name, "first");
-	assert_string_equal(js->v[1].name, "second");
-	for (int i = 0; i < 2; i++) {
-		const struct load_job_opts *o = &js->v[i];
-
-		assert_int_equal(o->rw, LOAD_RW_RANDREAD);
-		assert_bs(o, 8192);
-		assert_int_equal(o->iodepth, 16);
-		assert_string_equal(o->ioengine->name, "io_uring");
-		/* What neither section sets keeps fio's default. */
-		assert_int_equal(o->numjobs, 1);
-		assert_int_equal(o->rwmixread, 50);
-		assert_false(o->direct);
-		assert_null(o->filename);
-		assert_int_equal(o->ngiven, 0);
-	}
-	assert_int_equal(js->global.rw, LOAD_RW_RANDREAD);
-	assert_int_equal(js->global.ngiven, 4);
-	assert_string_equal(js->global.given[1].name, "bs");
-	assert_string_equal(js->global.given[1].value, "8k");
-}
-
-/* A section's own option wins over [global] for that job only. */
-static void test_section_overrides_global(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-
-	assert_int_equal(read_text(c,
+		"[second]\n" }, .n = 2, .job = { "name=first", "name=second" },
+	  .each = "rw=randread bs=8192 iodepth=16 ioengine=io_uring numjobs=1"
+		  " rwmixread=50 direct=0 filename= given=",
+	  .global = "rw=randread given=rw:randread,bs:8k,iodepth:16,ioengine:io_uring" },
+	/* A section's own option wins over [global] for that job only; the
+	 * global section itself is untouched by the jobs. */
+	{ "section_overrides_global", {
 		"[global]\n"
 		"bs=8k\n"
 		"filename=/tmp/shared\n"
@@ -153,65 +250,29 @@ static void test_section_overrides_global(void **state)
 		"bs=1m\n"
 		"direct=0\n"
 		"[small]\n"
-		"filename=/tmp/own\n"), 0);
-	assert_int_equal(js->n, 2);
-	assert_string_equal(js->v[0].name, "big");
-	assert_bs(&js->v[0], 1048576);
-	assert_false(js->v[0].direct);
-	assert_string_equal(js->v[0].filename, "/tmp/shared");
-	assert_int_equal(js->v[0].ngiven, 2);
-	assert_string_equal(js->v[0].given[0].name, "bs");
-	assert_string_equal(js->v[0].given[0].value, "1m");
-	assert_string_equal(js->v[0].given[1].name, "direct");
-	assert_string_equal(js->v[0].given[1].value, "0");
-
-	assert_string_equal(js->v[1].name, "small");
-	assert_bs(&js->v[1], 8192);
-	assert_true(js->v[1].direct);
-	assert_string_equal(js->v[1].filename, "/tmp/own");
-	assert_int_equal(js->v[1].ngiven, 1);
-	/* The global section itself is untouched by the jobs. */
-	assert_bs(&js->global, 8192);
-	assert_string_equal(js->global.filename, "/tmp/shared");
-}
-
-/* As in fio, a [global] after a job sets only the jobs after it, and any
- * section whose name starts with "global" is a global one. */
-static void test_global_after_job(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-
-	assert_int_equal(read_text(c,
+		"filename=/tmp/own\n" }, .n = 2, .job = {
+		"name=big bs=1048576 direct=0 filename=/tmp/shared"
+		" given=bs:1m,direct:0",
+		"name=small bs=8192 direct=1 filename=/tmp/own"
+		" given=filename:/tmp/own" },
+	  .global = "bs=8192 filename=/tmp/shared" },
+	/* As in fio, a [global] after a job sets only the jobs after it, and
+	 * any section whose name starts with "global" is a global one. */
+	{ "global_after_job", {
 		"[before]\n"
 		"[global]\n"
 		"rw=write\n"
 		"[middle]\n"
 		"[global-more]\n"
 		"numjobs=4\n"
-		"[after]\n"), 0);
-	assert_int_equal(js->n, 3);
-	assert_string_equal(js->v[0].name, "before");
-	assert_int_equal(js->v[0].rw, LOAD_RW_READ);
-	assert_int_equal(js->v[0].numjobs, 1);
-	assert_string_equal(js->v[1].name, "middle");
-	assert_int_equal(js->v[1].rw, LOAD_RW_WRITE);
-	assert_int_equal(js->v[1].numjobs, 1);
-	assert_string_equal(js->v[2].name, "after");
-	assert_int_equal(js->v[2].rw, LOAD_RW_WRITE);
-	assert_int_equal(js->v[2].numjobs, 4);
-}
-
-/* '#' and ';' start a comment anywhere on a line (fio cuts the line at the
- * first of them); blanks around keys, values and names are dropped; CRLF
- * line ends and a last line without '\n' are fine. */
-static void test_comments_and_blanks(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-	const struct load_job_opts *o;
-
-	assert_int_equal(read_text(c,
+		"[after]\n" }, .n = 3, .job = {
+		"name=before rw=read numjobs=1",
+		"name=middle rw=write numjobs=1",
+		"name=after rw=write numjobs=4" } },
+	/* '#' and ';' start a comment anywhere on a line (fio cuts the line
+	 * at the first of them); blanks around keys, values and names are
+	 * dropped; CRLF line ends and a last line without '\n' are fine. */
+	{ "comments_and_blanks", {
 		"# a comment before anything\n"
 		"; another\n"
 		"\n"
@@ -224,33 +285,15 @@ static void test_comments_and_blanks(void **state)
 		"#bs=1m\n"
 		";iodepth=8\n"
 		"time_based ; a flag\n"
-		"runtime=2"), 0);
-	assert_int_equal(js->n, 1);
-	o = &js->v[0];
-	assert_string_equal(o->name, "job1");
-	assert_bs(o, 16384);
-	assert_int_equal(o->rw, LOAD_RW_RANDWRITE);
-	assert_string_equal(o->filename, "/tmp/a");
-	assert_int_equal(o->numjobs, 3);
-	assert_int_equal(o->iodepth, 1);
-	assert_true(o->time_based);
-	assert_int_equal(o->runtime_ns, 2000000000ULL);
-	assert_int_equal(o->ngiven, 6);
-	assert_string_equal(o->given[5].name, "runtime");
-	assert_string_equal(o->given[5].value, "2");
-}
-
-/* stonewall (and its alias wait_for_previous) and new_group open a group
- * when a job is before them, as fio's add_job() numbers groupid. */
-static void test_stonewall_new_group(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-	static const int group[] = { 0, 0, 1, 1, 2, 3, 4 };
-	static const bool wall[] = { true, false, true, false, false, true, true };
-	static const bool newg[] = { false, false, false, false, true, false, false };
-
-	assert_int_equal(read_text(c,
+		"runtime=2" }, .n = 1, .job = {
+		"name=job1 bs=16384 rw=randwrite filename=/tmp/a numjobs=3"
+		" iodepth=1 time_based=1 runtime_ns=2000000000"
+		" given=bs:16k,rw:randwrite,filename:/tmp/a,numjobs:3,"
+		"time_based:1,runtime:2" } },
+	/* stonewall (and its alias wait_for_previous) and new_group open a
+	 * group when a job is before them, as fio's add_job() numbers
+	 * groupid. */
+	{ "stonewall_new_group", {
 		"[a]\n"
 		"stonewall\n"		/* the first job: no new group */
 		"[b]\n"
@@ -262,45 +305,109 @@ static void test_stonewall_new_group(void **state)
 		"[f]\n"
 		"wait_for_previous=1\n"
 		"[g]\n"
-		"stonewall=true\n"), 0);
-	load_jobs_group(js);
-	assert_int_equal(js->n, 7);
-	for (int i = 0; i < 7; i++) {
-		assert_int_equal(js->v[i].name[0], 'a' + i);
-		assert_int_equal(js->v[i].groupid, group[i]);
-		assert_int_equal(js->v[i].stonewall, wall[i]);
-		assert_int_equal(js->v[i].new_group, newg[i]);
-	}
-}
-
-/* A job's stonewall=0 undoes a [global] stonewall. */
-static void test_stonewall_from_global(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-
-	assert_int_equal(read_text(c,
+		"stonewall=true\n" }, .n = 7, .job = {
+		"name=a groupid=0 stonewall=1 new_group=0",
+		"name=b groupid=0 stonewall=0 new_group=0",
+		"name=c groupid=1 stonewall=1 new_group=0",
+		"name=d groupid=1 stonewall=0 new_group=0",
+		"name=e groupid=2 stonewall=0 new_group=1",
+		"name=f groupid=3 stonewall=1 new_group=0",
+		"name=g groupid=4 stonewall=1 new_group=0" } },
+	/* A job's stonewall=0 undoes a [global] stonewall. */
+	{ "stonewall_from_global", {
 		"[global]\n"
 		"stonewall\n"
 		"[a]\n"
 		"[b]\n"
 		"[c]\n"
 		"stonewall=0\n"
-		"[d]\n"), 0);
-	load_jobs_group(js);
-	assert_int_equal(js->n, 4);
-	assert_int_equal(js->v[0].groupid, 0);
-	assert_int_equal(js->v[1].groupid, 1);
-	assert_false(js->v[2].stonewall);
-	assert_int_equal(js->v[2].groupid, 1);
-	assert_int_equal(js->v[3].groupid, 2);
+		"[d]\n" }, .n = 4, .job = {
+		"groupid=0", "groupid=1", "stonewall=0 groupid=1", "groupid=2" } },
+	/* The error stops the reading: jobs before the bad line are kept,
+	 * none after it is added. */
+	{ "error_stops_reading", {
+		"[one]\n"
+		"bs=8k\n"
+		"[two]\n"
+		"frobnicate=1\n"
+		"[three]\n" }, .rc = 2, .n = 2, .job = { "name=one", "name=two" } },
+	/* As in fio, options on the command line, before or after the file,
+	 * are defaults that the file's sections override; jobs named on the
+	 * command line come before the file's. */
+	{ "cmdline_defaults", {
+		"[global]\n"
+		"iodepth=2\n"
+		"[a]\n"
+		"[b]\n"
+		"rw=randread\n"
+		"bs=64k\n" },
+	  { "load", "--rw=write", "--iodepth=8", "@0", "--bs", "16k",
+	    "--ioengine=libaio" }, .n = 2, .job = {
+		"name=a rw=write iodepth=2 bs=16384 ioengine=libaio groupid=0",
+		"name=b rw=randread iodepth=2 bs=65536 ioengine=libaio groupid=0" } },
+	/* --rw after --name is that job's, not a default. */
+	{ "cmdline_job_first", { "[fromfile]\n" },
+	  { "load", "@0", "--name=cli", "--rw=write" }, .n = 2, .job = {
+		"name=cli rw=write", "name=fromfile rw=read" } },
+	/* As fio: a second job file starts from the default options and its
+	 * first job waits for the jobs before it. */
+	{ "second_file", {
+		"[global]\n"
+		"bs=8k\n"
+		"[a]\n"
+		"[b]\n",
+		"[c]\n"
+		"[d]\n"
+		"rw=write\n" }, { "load", "@0", "@1" }, .n = 4, .job = {
+		"name=a bs=8192 groupid=0",
+		"name=b bs=8192 groupid=0",
+		"name=c bs=4096 stonewall=1 groupid=1",
+		"name=d bs=4096 stonewall=0 rw=write groupid=1" } },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static void test_case(void **state)
+{
+	struct ctx *c = *state;
+	const struct job_case *k = c->jcase;
+	const char *path[NPATH] = {};
+	char *argv[MAX_CASE_ARGS + 1], who[16];
+	int argc = 0;
+
+	for (int i = 0; i < NPATH && k->file[i]; i++)
+		path[i] = job_file(c, k->file[i]);
+	if (k->argv[0]) {
+		for (; argc < MAX_CASE_ARGS && k->argv[argc]; argc++) {
+			const char *a = k->argv[argc];
+
+			argv[argc] = (char *)(a[0] == '@' ? path[a[1] - '0'] : a);
+		}
+		argv[argc] = NULL;
+		memset(&c->js, 0, sizeof(c->js));
+		assert_int_equal(load_parse_args(argc, argv, &c->js), k->rc);
+	} else {
+		assert_int_equal(load_jobfile_read(&c->js, path[0], 0), k->rc);
+		load_jobs_group(&c->js);
+	}
+	assert_int_equal(c->js.n, k->n);
+	assert_true(k->n <= MAX_CASE_JOBS);
+	for (int i = 0; i < k->n; i++) {
+		snprintf(who, sizeof(who), "job %d", i);
+		if (k->job[i])
+			check_job(&c->js.v[i], who, k->job[i]);
+		if (k->each)
+			check_job(&c->js.v[i], who, k->each);
+	}
+	if (k->global)
+		check_job(&c->js.global, "global", k->global);
 }
 
-/* Options fio has not, or takes only on its command line, and what
- * iolens does not support, are refused with the usage exit code. */
-static void test_unknown_options_refused(void **state)
+/* Job files refused with the usage exit code. */
+static void test_refused(void **state)
 {
 	static const char *const bad[] = {
+		/* Options fio has not, or takes only on its command line,
+		 * and what iolens does not support. */
 		"[a]\nbogus=1\n",
 		"[a]\nblocksize_unknown\n",
 		"[global]\nnot_an_option=4k\n[a]\n",
@@ -313,19 +420,8 @@ static void test_unknown_options_refused(void **state)
 		"[a]\ninclude other.fio\n",
 		"[a]\nsize=$mb_of_ram\n",
 		"[a]\nbs=4k\n--bs=8k\n",
-	};
-	struct ctx *c = *state;
-
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(read_fresh(c, bad[i]), 2);
-}
-
-
-/* Lines that are no section header, an option outside of any section, and
- * bad values. */
-static void test_malformed_lines(void **state)
-{
-	static const char *const bad[] = {
+		/* Lines that are no section header, an option outside of
+		 * any section, and bad values. */
 		"[a\nbs=4k\n",
 		"[]\n",
 		"[a]]x\n",
@@ -349,7 +445,6 @@ static void test_malformed_lines(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(read_fresh(c, bad[i]), 2);
 }
-
 
 /* read_fresh() of `text` with what it says on stderr in `out`. */
 static int read_fresh_said(struct ctx *c, const char *text, char *out, size_t size)
@@ -401,23 +496,6 @@ static void test_include_named(void **state)
 	assert_non_null(strstr(said, "unknown option 'includes'"));
 }
 
-/* The error stops the reading: jobs before the bad line are kept, none
- * after it is added. */
-static void test_error_stops_reading(void **state)
-{
-	struct ctx *c = *state;
-
-	assert_int_equal(read_text(c,
-		"[one]\n"
-		"bs=8k\n"
-		"[two]\n"
-		"frobnicate=1\n"
-		"[three]\n"), 2);
-	assert_int_equal(c->js.n, 2);
-	assert_string_equal(c->js.v[0].name, "one");
-	assert_string_equal(c->js.v[1].name, "two");
-}
-
 /* An empty file and one of comments only hold no job: the reader takes
  * them, the command line refuses a run of no job. */
 static void test_empty_file(void **state)
@@ -463,9 +541,7 @@ static void test_long_file(void **state)
 	assert_int_equal(read_text(c, text), 0);
 	free(text);
 	assert_int_equal(c->js.n, 1);
-	assert_string_equal(c->js.v[0].name, "last");
-	assert_bs(&c->js.v[0], 32768);
-	assert_int_equal(c->js.v[0].rw, LOAD_RW_TRIM);
+	check_job(&c->js.v[0], "job 0", "name=last bs=32768 rw=trim");
 }
 
 /* A temp file of `len` bytes of `text` (NULs and all). */
@@ -540,107 +616,13 @@ static void test_echo_cut_and_escaped(void **state)
 	assert_string_equal(log_excerpt("bs=4q", buf, sizeof(buf)), "bs=4q");
 }
 
-/* As in fio, options on the command line, before or after the file, are
- * defaults that the file's sections override; jobs named on the command
- * line come before the file's. */
-static void test_cmdline_defaults(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-	const char *path = job_file(c,
-		"[global]\n"
-		"iodepth=2\n"
-		"[a]\n"
-		"[b]\n"
-		"rw=randread\n"
-		"bs=64k\n");
-	char *argv[] = { "load", "--rw=write", "--iodepth=8", (char *)path,
-			 "--bs", "16k", "--ioengine=libaio", NULL };
-
-	memset(js, 0, sizeof(*js));
-	assert_int_equal(load_parse_args(7, argv, js), 0);
-	assert_int_equal(js->n, 2);
-	assert_string_equal(js->v[0].name, "a");
-	assert_int_equal(js->v[0].rw, LOAD_RW_WRITE);
-	assert_int_equal(js->v[0].iodepth, 2);
-	assert_bs(&js->v[0], 16384);
-	assert_string_equal(js->v[0].ioengine->name, "libaio");
-	assert_string_equal(js->v[1].name, "b");
-	assert_int_equal(js->v[1].rw, LOAD_RW_RANDREAD);
-	assert_int_equal(js->v[1].iodepth, 2);
-	assert_bs(&js->v[1], 65536);
-	assert_string_equal(js->v[1].ioengine->name, "libaio");
-	assert_int_equal(js->v[0].groupid, 0);
-	assert_int_equal(js->v[1].groupid, 0);
-}
-
-static void test_cmdline_job_first(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-	const char *path = job_file(c, "[fromfile]\n");
-	char *argv[] = { "load", (char *)path, "--name=cli", "--rw=write", NULL };
-
-	memset(js, 0, sizeof(*js));
-	assert_int_equal(load_parse_args(4, argv, js), 0);
-	assert_int_equal(js->n, 2);
-	assert_string_equal(js->v[0].name, "cli");
-	assert_int_equal(js->v[0].rw, LOAD_RW_WRITE);
-	assert_string_equal(js->v[1].name, "fromfile");
-	/* --rw came after --name: that job's, not a default. */
-	assert_int_equal(js->v[1].rw, LOAD_RW_READ);
-}
-
-/* As fio: a second job file starts from the default options and its first
- * job waits for the jobs before it. */
-static void test_second_file(void **state)
-{
-	struct ctx *c = *state;
-	struct load_jobs *js = &c->js;
-	const char *f1 = job_file(c,
-		"[global]\n"
-		"bs=8k\n"
-		"[a]\n"
-		"[b]\n");
-	const char *f2 = job_file(c,
-		"[c]\n"
-		"[d]\n"
-		"rw=write\n");
-	char *argv[] = { "load", (char *)f1, (char *)f2, NULL };
-
-	memset(js, 0, sizeof(*js));
-	assert_int_equal(load_parse_args(3, argv, js), 0);
-	assert_int_equal(js->n, 4);
-	assert_bs(&js->v[0], 8192);
-	assert_bs(&js->v[1], 8192);
-	assert_string_equal(js->v[2].name, "c");
-	assert_bs(&js->v[2], 4096);
-	assert_true(js->v[2].stonewall);
-	assert_string_equal(js->v[3].name, "d");
-	assert_bs(&js->v[3], 4096);
-	assert_false(js->v[3].stonewall);
-	assert_int_equal(js->v[3].rw, LOAD_RW_WRITE);
-	assert_int_equal(js->v[0].groupid, 0);
-	assert_int_equal(js->v[1].groupid, 0);
-	assert_int_equal(js->v[2].groupid, 1);
-	assert_int_equal(js->v[3].groupid, 1);
-}
-
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		T(test_global_inherited),
-		T(test_section_overrides_global),
-		T(test_global_after_job),
-		T(test_comments_and_blanks),
-		T(test_stonewall_new_group),
-		T(test_stonewall_from_global),
-		T(test_unknown_options_refused),
-		T(test_malformed_lines),
+	static const struct CMUnitTest others[] = {
+		T(test_refused),
 		T(test_include_named),
-		T(test_error_stops_reading),
 		T(test_empty_file),
 		T(test_missing_file),
 		T(test_long_file),
@@ -648,10 +630,15 @@ int main(void)
 		T(test_oversize_refused),
 		T(test_too_many_jobs),
 		T(test_echo_cut_and_escaped),
-		T(test_cmdline_defaults),
-		T(test_cmdline_job_first),
-		T(test_second_file),
 	};
+	const size_t nothers = sizeof(others) / sizeof(others[0]);
+	struct CMUnitTest tests[NCASES + nothers];
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	/* A test a case, named after it, the case its initial state. */
+	for (size_t i = 0; i < NCASES; i++)
+		tests[i] = (struct CMUnitTest){ cases[i].name, test_case, setup,
+						teardown, (void *)&cases[i] };
+	memcpy(tests + NCASES, others, sizeof(others));
+	return _cmocka_run_group_tests("tests", tests, NCASES + nothers,
+				       NULL, NULL);
 }

@@ -8,7 +8,6 @@
  * interrupt submission.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <liburing.h>
 #include "lib/clock.h"
 #include "load/engine.h"
@@ -18,7 +17,8 @@
 struct uring {
 	struct io_uring ring;
 	bool fixed_file, fixed_bufs;
-	struct iovec *iov;	/* nonvectored=0: one vector per slot */
+	bool vectored;		/* nonvectored=0: READV/WRITEV of iov */
+	struct iovec *iov;	/* one per slot: its buffer */
 };
 
 static int uring_setup(struct uring *u, const struct load_thread *t)
@@ -45,35 +45,22 @@ static int uring_setup(struct uring *u, const struct load_thread *t)
 
 static int uring_init(struct load_thread *t)
 {
-	struct uring *u = calloc(1, sizeof(*u));
-	struct iovec *iov;
-	int rc;
+	struct uring *u = t->engine_data;
+	int rc = uring_setup(u, t);
 
-	if (!u)
-		return -ENOMEM;
-	rc = uring_setup(u, t);
-	if (rc < 0) {
-		free(u);
+	if (rc < 0)
 		return rc;
-	}
-	t->engine_data = u;
 	u->fixed_file = t->o->registerfiles &&
 			io_uring_register_files(&u->ring, &t->fd, 1) == 0;
-	iov = calloc(t->depth, sizeof(*iov));
-	if (!iov)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < t->depth; i++) {
-		iov[i].iov_base = t->ios[i].buf;
-		iov[i].iov_len = t->buf_len;
+		u->iov[i].iov_base = t->ios[i].buf;
+		u->iov[i].iov_len = t->buf_len;
 	}
 	/* Fixed buffers pin memory against RLIMIT_MEMLOCK; without them
 	 * the I/O still works, at the cost of pinning per request. */
 	u->fixed_bufs = t->o->fixedbufs && t->o->nonvectored &&
-			io_uring_register_buffers(&u->ring, iov, t->depth) == 0;
-	if (t->o->nonvectored)
-		free(iov);
-	else
-		u->iov = iov;
+			io_uring_register_buffers(&u->ring, u->iov, t->depth) == 0;
+	u->vectored = !t->o->nonvectored;
 	return 0;
 }
 
@@ -90,7 +77,7 @@ static int uring_queue(struct load_thread *t, struct load_io *io, long *res)
 		io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, io->index);
 	else if (u->fixed_bufs)
 		io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, io->index);
-	else if (u->iov) {
+	else if (u->vectored) {
 		u->iov[io->index].iov_len = io->len;
 		if (w)
 			io_uring_prep_writev(sqe, fd, &u->iov[io->index], 1, io->offset);
@@ -145,16 +132,13 @@ static void uring_exit(struct load_thread *t)
 {
 	struct uring *u = t->engine_data;
 
-	if (!u)
-		return;
 	io_uring_queue_exit(&u->ring);
-	free(u->iov);
-	free(u);
-	t->engine_data = NULL;
 }
 
 const struct load_engine load_engine_io_uring = {
 	.name = "io_uring", .help = "a ring per job, registered file and buffers",
+	.priv_size = sizeof(struct uring),
+	.slots = { LOAD_SLOTS(struct uring, iov) },
 	.init = uring_init, .queue = uring_queue, .commit = uring_commit,
 	.reap = uring_reap, .exit = uring_exit,
 };

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libaio: io_submit of the whole batch, io_getevents for all ready. */
 #include <errno.h>
-#include <stdlib.h>
 #include <libaio.h>
 #include "lib/clock.h"
 #include "load/engine.h"
@@ -18,24 +17,9 @@ struct aio {
 
 static int aio_init(struct load_thread *t)
 {
-	struct aio *a = calloc(1, sizeof(*a));
-	int rc;
+	struct aio *a = t->engine_data;
 
-	if (!a)
-		return -ENOMEM;
-	a->iocbs = calloc(t->depth, sizeof(*a->iocbs));
-	a->batch = calloc(t->depth, sizeof(*a->batch));
-	a->events = calloc(t->depth, sizeof(*a->events));
-	rc = a->iocbs && a->batch && a->events ? io_setup(t->depth, &a->ctx) : -ENOMEM;
-	if (rc < 0) {
-		free(a->iocbs);
-		free(a->batch);
-		free(a->events);
-		free(a);
-		return rc;
-	}
-	t->engine_data = a;
-	return 0;
+	return io_setup(t->depth, &a->ctx);
 }
 
 static int aio_queue(struct load_thread *t, struct load_io *io, long *res)
@@ -98,18 +82,14 @@ static void aio_exit(struct load_thread *t)
 {
 	struct aio *a = t->engine_data;
 
-	if (!a)
-		return;
 	io_destroy(a->ctx);
-	free(a->iocbs);
-	free(a->batch);
-	free(a->events);
-	free(a);
-	t->engine_data = NULL;
 }
 
 const struct load_engine load_engine_libaio = {
 	.name = "libaio", .help = "Linux native AIO (io_submit)",
+	.priv_size = sizeof(struct aio),
+	.slots = { LOAD_SLOTS(struct aio, iocbs), LOAD_SLOTS(struct aio, batch),
+		   LOAD_SLOTS(struct aio, events) },
 	.init = aio_init, .queue = aio_queue, .commit = aio_commit,
 	.reap = aio_reap, .exit = aio_exit,
 };

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "load/engine.h"
@@ -23,26 +22,21 @@ struct map {
 static int mmap_init(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
-	struct map *m = calloc(1, sizeof(*m));
+	struct map *m = t->engine_data;
 	/* By --rw itself: the option table (load_opts.c) finds engines by
 	 * name, so an engine does not call back into it. */
 	bool writes = o->rw == LOAD_RW_WRITE || o->rw == LOAD_RW_RANDWRITE ||
 		      o->rw == LOAD_RW_RW || o->rw == LOAD_RW_RANDRW;
 	int prot = PROT_READ | (writes ? PROT_WRITE : 0);
 
-	if (!m)
-		return -ENOMEM;
 	m->start = o->offset & ~4095ULL;
 	m->len = o->offset + o->size - m->start;
 	m->base = mmap(NULL, m->len, prot, MAP_SHARED, t->fd, m->start);
-	if (m->base == MAP_FAILED) {
-		free(m);
+	if (m->base == MAP_FAILED)
 		return -errno;
-	}
 	/* As fio's: tell the kernel how the job reads, for its readahead. */
 	madvise(m->base, m->len, o->rw == LOAD_RW_READ || o->rw == LOAD_RW_WRITE ||
 				    o->rw == LOAD_RW_RW ? MADV_SEQUENTIAL : MADV_RANDOM);
-	t->engine_data = m;
 	return 0;
 }
 
@@ -72,13 +66,11 @@ static void mmap_exit(struct load_thread *t)
 {
 	struct map *m = t->engine_data;
 
-	if (m)
-		munmap(m->base, m->len);
-	free(m);
-	t->engine_data = NULL;
+	munmap(m->base, m->len);
 }
 
 const struct load_engine load_engine_mmap = {
 	.name = "mmap", .help = "memcpy to and from the file mapped (page faults)",
-	.sync = true, .init = mmap_init, .queue = mmap_queue, .exit = mmap_exit,
+	.sync = true, .priv_size = sizeof(struct map),
+	.init = mmap_init, .queue = mmap_queue, .exit = mmap_exit,
 };

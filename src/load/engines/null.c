@@ -5,8 +5,6 @@
  * fio's null engine measures fio's.  It opens no file, so a job needs no
  * filename, only a size.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include "lib/clock.h"
 #include "load/engine.h"
 #include "load/job.h"
@@ -16,17 +14,6 @@ struct null_ring {
 	struct load_io **queued;
 	unsigned int n;
 };
-
-static int null_init(struct load_thread *t)
-{
-	struct null_ring *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return -ENOMEM;
-	r->queued = calloc(t->depth, sizeof(*r->queued));
-	t->engine_data = r;
-	return r->queued ? 0 : -ENOMEM;
-}
 
 static int null_queue(struct load_thread *t, struct load_io *io, long *res)
 {
@@ -50,18 +37,9 @@ static int null_reap(struct load_thread *t, unsigned int min)
 	return n;
 }
 
-static void null_exit(struct load_thread *t)
-{
-	struct null_ring *r = t->engine_data;
-
-	if (r)
-		free(r->queued);
-	free(r);
-	t->engine_data = NULL;
-}
-
 const struct load_engine load_engine_null = {
 	.name = "null", .help = "no I/O: the generator's own ceiling",
-	.diskless = true, .init = null_init, .queue = null_queue,
-	.reap = null_reap, .exit = null_exit,
+	.diskless = true, .priv_size = sizeof(struct null_ring),
+	.slots = { LOAD_SLOTS(struct null_ring, queued) },
+	.queue = null_queue, .reap = null_reap,
 };

@@ -8,7 +8,6 @@
  */
 #include <aio.h>
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include "lib/clock.h"
 #include "load/engine.h"
@@ -16,24 +15,10 @@
 #include "load/load.h"
 
 struct paio {
-	struct aiocb *cbs;		/* one per slot */
+	struct aiocb *cbs;		/* one per slot, in the slots' order */
 	const struct aiocb **inflight;	/* aio_suspend's list */
-	struct load_io **ios;		/* of inflight, in the same order */
 	unsigned int n;
 };
-
-static int paio_init(struct load_thread *t)
-{
-	struct paio *p = calloc(1, sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	p->cbs = calloc(t->depth, sizeof(*p->cbs));
-	p->inflight = calloc(t->depth, sizeof(*p->inflight));
-	p->ios = calloc(t->depth, sizeof(*p->ios));
-	t->engine_data = p;
-	return p->cbs && p->inflight && p->ios ? 0 : -ENOMEM;
-}
 
 static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
 {
@@ -53,8 +38,7 @@ static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
 		*res = -errno;
 		return LOAD_Q_COMPLETED;
 	}
-	p->inflight[p->n] = cb;
-	p->ios[p->n++] = io;
+	p->inflight[p->n++] = cb;
 	return LOAD_Q_QUEUED;
 }
 
@@ -70,14 +54,14 @@ static unsigned int paio_collect(struct load_thread *t, struct paio *p)
 		long res;
 
 		if (err == EINPROGRESS) {
-			p->inflight[keep] = cb;
-			p->ios[keep++] = p->ios[i];
+			p->inflight[keep++] = cb;
 			continue;
 		}
 		if (!now)
 			now = mono_ns();
 		res = aio_return(cb);
-		load_io_done(t, p->ios[i], err ? -err : res, now);
+		/* A slot's control block and its I/O have one index. */
+		load_io_done(t, &t->ios[cb - p->cbs], err ? -err : res, now);
 		got++;
 	}
 	p->n = keep;
@@ -102,23 +86,17 @@ static void paio_exit(struct load_thread *t)
 {
 	struct paio *p = t->engine_data;
 
-	if (!p)
-		return;
 	/* An error stopped the job: the C library's threads must not write
 	 * into buffers about to be freed. */
 	while (p->n) {
 		aio_cancel(t->fd, NULL);
 		paio_reap(t, p->n);
 	}
-	free(p->cbs);
-	free(p->inflight);
-	free(p->ios);
-	free(p);
-	t->engine_data = NULL;
 }
 
 const struct load_engine load_engine_posixaio = {
 	.name = "posixaio", .help = "POSIX AIO (aio_read/aio_write, aio_suspend)",
-	.init = paio_init, .queue = paio_queue, .reap = paio_reap,
-	.exit = paio_exit,
+	.priv_size = sizeof(struct paio),
+	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, inflight) },
+	.queue = paio_queue, .reap = paio_reap, .exit = paio_exit,
 };
