@@ -139,3 +139,62 @@ def test_no_file_io_engines_same_io_as_fio(iolens, loop, engine, rw):
     for d in ("read", "write"):
         assert ours[d]["total_ios"] == theirs[d]["total_ios"], d
     assert ours[rw.replace("rand", "")]["total_ios"] == 2048
+
+
+# fio's options as iolens takes them, each against fio on the same file
+# system: (id, arguments, what is compared beyond the jobs and the files
+# left: "counts" exact I/Os and bytes, "runtime" the time of a paced job).
+OPTIONS = [
+    ("loops", ["--name=l", "--rw=read", "--size=1m", "--loops=3"], "counts"),
+    ("unlink", ["--name=u", "--rw=write", "--size=1m", "--unlink=1"], "counts"),
+    ("filename_format", ["--name=f", "--rw=write", "--size=1m", "--numjobs=2",
+                         "--filename_format=data.$jobnum"], "counts"),
+    ("blocksize", ["--name=b", "--rw=read", "--size=1m", "--blocksize=8k"], "counts"),
+    ("buffered=0", ["--name=d", "--rw=randread", "--size=2m", "--buffered=0"], "counts"),
+    ("fallocate=posix", ["--name=p", "--rw=write", "--size=1m", "--fallocate=posix"], "counts"),
+    ("fallocate=none", ["--name=n", "--rw=randread", "--size=1m", "--fallocate=none"], "counts"),
+    ("invalidate=0", ["--name=i", "--rw=read", "--size=1m", "--invalidate=0",
+                      "--fadvise_hint=0"], "counts"),
+    ("randrepeat=0", ["--name=r", "--rw=randread", "--size=1m", "--randrepeat=0",
+                      "--random_generator=lfsr"], "counts"),
+    ("thread", ["--name=t", "--rw=read", "--size=1m", "--thread", "--gtod_reduce=1",
+                "--description=a job"], "counts"),
+    ("sqthread_poll", ["--name=s", "--rw=randread", "--size=2m", "--direct=1",
+                       "--ioengine=io_uring", "--iodepth=8", "--sqthread_poll=1"], "counts"),
+    ("nonvectored=0", ["--name=v", "--rw=randread", "--size=2m", "--direct=1",
+                       "--ioengine=io_uring", "--iodepth=8", "--nonvectored=0",
+                       "--fixedbufs=0", "--registerfiles=0"], "counts"),
+    ("rate", ["--name=q", "--rw=read", "--size=1m", "--rate=1m"], "runtime"),
+    ("timeout", ["--name=o", "--rw=randread", "--size=1m", "--time_based",
+                 "--timeout=1"], "runtime"),
+]
+
+
+@pytest.mark.parametrize("name,args,what", OPTIONS, ids=[o[0] for o in OPTIONS])
+def test_option_as_fio_has_it(iolens, fs, name, args, what):
+    lo, mnt = fs
+    folder(mnt / "fio")
+    folder(mnt / "iolens")
+    theirs, _, _, fio_files = run_tool(["fio"] + args, lo, mnt / "fio")
+    ours, _, _, our_files = run_tool([IOLENS, "load"] + args, lo, mnt / "iolens")
+    assert our_files == fio_files
+    assert [j["jobname"] for j in ours["jobs"]] == [j["jobname"] for j in theirs["jobs"]]
+    for a, b in zip(ours["jobs"], theirs["jobs"]):
+        assert a["error"] == b["error"] == 0
+        assert a.get("desc") == b.get("desc")
+        for d in ("read", "write"):
+            if what == "counts":
+                assert a[d]["total_ios"] == b[d]["total_ios"], d
+                assert a[d]["io_bytes"] == b[d]["io_bytes"], d
+            elif b[d]["total_ios"]:
+                assert abs(a[d]["runtime"] - b[d]["runtime"]) <= 150, d
+
+
+def test_allow_file_create_0_makes_nothing(iolens, fs):
+    lo, mnt = fs
+    p = run_in([IOLENS, "load", "--name=a", "--rw=read", "--size=1m",
+                "--allow_file_create=0"], mnt)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "a.0.0" in p.stderr and "allow_file_create=0" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert not (mnt / "a.0.0").exists()

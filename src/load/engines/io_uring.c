@@ -71,8 +71,18 @@ static int uring_queue(struct load_thread *t, struct load_io *io, long *res)
 	int fd = u->fixed_file ? 0 : t->fd;
 	bool w = io->dir == LOAD_WRITE;
 
-	(void)res;
-	/* The ring has depth entries and at most depth I/Os are out. */
+	/* The ring has depth entries and at most depth I/Os are out; but
+	 * with sqthread_poll an entry is free only once the kernel's
+	 * thread has taken it, which may not be yet. */
+	while (!sqe) {
+		int rc = io_uring_sqring_wait(&u->ring);
+
+		if (rc < 0 && rc != -EINTR) {
+			*res = rc;
+			return LOAD_Q_COMPLETED;
+		}
+		sqe = io_uring_get_sqe(&u->ring);
+	}
 	if (u->fixed_bufs && w)
 		io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, io->index);
 	else if (u->fixed_bufs)
