@@ -113,8 +113,6 @@ static const struct opt opts[] = {
 	  "alignment of an N% offset (default: the smallest block size)" },
 	{ "rw", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
 	  "read write randread randwrite rw|readwrite randrw trim randtrim" },
-	{ "readwrite", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
-	  "same as --rw" },
 	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
 	  "percent of reads in rw and randrw (default 50)" },
 	{ "rwmixwrite", T_PCT_OTHER, OFF(rwmixread), NULL, 0, 100, "PCT",
@@ -123,22 +121,14 @@ static const struct opt opts[] = {
 	  "what the job is, shown with its results" },
 	{ "thread", T_BOOL, OFF(thread), NULL, 0, 0, NULL,
 	  "jobs as threads: iolens's jobs always are" },
-	{ "threads", T_BOOL, OFF(thread), NULL, 0, 0, NULL,
-	  "same as --thread" },
 	{ "bs", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
 	  "block size (default 4k)" },
-	{ "blocksize", T_SIZE, OFF(bs), NULL, 0, 0, "SIZE",
-	  "same as --bs" },
 	{ "bsrange", T_BSRANGE, OFF(bsz), NULL, 0, 0, "MIN-MAX[,..]",
 	  "sizes from MIN to MAX in steps of MIN (read,write,trim)" },
-	{ "blocksize_range", T_BSRANGE, OFF(bsz), NULL, 0, 0, "RANGE",
-	  "same as --bsrange" },
 	{ "bssplit", T_BSSPLIT, OFF(bsz), NULL, 0, 0, "BS/PCT:..[,..]",
 	  "sizes by share, e.g. 4k/10:64k/50:32k/40 (read,write,trim)" },
 	{ "blockalign", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE[,..]",
 	  "random offsets on this (default: smallest bs; no random map)" },
-	{ "ba", T_DIRSIZE, OFF(blockalign), NULL, 0, 0, "SIZE",
-	  "same as --blockalign" },
 	{ "direct", T_BOOL, OFF(direct), NULL, 0, 0, "0|1",
 	  "O_DIRECT: bypass the page cache" },
 	{ "buffered", T_NOT, OFF(direct), NULL, 0, 0, "0|1",
@@ -161,8 +151,6 @@ static const struct opt opts[] = {
 	  "threads running this job, each with its own file descriptor" },
 	{ "runtime", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
 	  "stop after this long (seconds, or 500ms, 2m, 1h)" },
-	{ "timeout", T_TIME, OFF(runtime_ns), NULL, 0, 0, "TIME",
-	  "same as --runtime" },
 	{ "gtod_reduce", T_BOOL, OFF(gtod_reduce), NULL, 0, 0, "0|1",
 	  "fio's fewer clock reads: iolens reads it once per batch anyway" },
 	{ "time_based", T_BOOL, OFF(time_based), NULL, 0, 0, NULL,
@@ -189,8 +177,6 @@ static const struct opt opts[] = {
 	  "fsync when the job ends" },
 	{ "stonewall", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
 	  "start when every job before has ended; a new group" },
-	{ "wait_for_previous", T_BOOL, OFF(stonewall), NULL, 0, 0, NULL,
-	  "same as --stonewall" },
 	{ "new_group", T_BOOL, OFF(new_group), NULL, 0, 0, NULL,
 	  "a new reporting group, started with the jobs before" },
 	{ "cpus_allowed", T_CPUS, OFF(cpus), NULL, 0, 0, "LIST",
@@ -216,6 +202,17 @@ static const struct opt opts[] = {
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* Other names fio gives the same option; --help lists each after it. */
+static const struct alias {
+	const char *name, *of;
+} aliases[] = {
+	{ "readwrite", "rw" }, { "threads", "thread" }, { "blocksize", "bs" },
+	{ "blocksize_range", "bsrange" }, { "ba", "blockalign" },
+	{ "timeout", "runtime" }, { "wait_for_previous", "stonewall" },
+};
+
+#define NALIASES (sizeof(aliases) / sizeof(aliases[0]))
 
 void load_opts_init(struct load_job_opts *o)
 {
@@ -245,13 +242,30 @@ void load_opts_init(struct load_job_opts *o)
 	o->randseed = 0x89;
 }
 
-static const struct opt *find(const char *name)
+/* The option called `name`, by its own name or another; *as (if given)
+ * the name as the table spells it, which outlives the caller's text. */
+static const struct opt *find_as(const char *name, const char **as)
 {
 	for (size_t i = 0; i < NOPTS; i++) {
-		if (!strcmp(opts[i].name, name))
+		if (!strcmp(opts[i].name, name)) {
+			if (as)
+				*as = opts[i].name;
 			return &opts[i];
+		}
+	}
+	for (size_t i = 0; i < NALIASES; i++) {
+		if (!strcmp(aliases[i].name, name)) {
+			if (as)
+				*as = aliases[i].name;
+			return find_as(aliases[i].of, NULL);
+		}
 	}
 	return NULL;
+}
+
+static const struct opt *find(const char *name)
+{
+	return find_as(name, NULL);
 }
 
 bool load_opt_known(const char *name)
@@ -522,7 +536,7 @@ static const char *choices_text(const struct choice *c)
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
-	const struct opt *op = find(name);
+	const struct opt *op = find_as(name, &name);
 	void *p;
 
 	if (!op) {
@@ -629,7 +643,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		for (int d = 0; d < LOAD_DIRS; d++)
 			o->bsz[d] = (struct load_bs){ .min = o->bs, .max = o->bs };
 	}
-	remember(o, op->name, value ? value : "1");
+	remember(o, name, value ? value : "1");
 	return 0;
 }
 
@@ -652,18 +666,32 @@ void load_opts_each(void (*fn)(const char *name, const char *arg,
 			c = names;
 		}
 		fn(opts[i].name, opts[i].arg, c, opts[i].help, ctx);
+		for (size_t k = 0; k < NALIASES; k++) {
+			char same[64];
+
+			if (strcmp(aliases[k].of, opts[i].name))
+				continue;
+			snprintf(same, sizeof(same), "same as --%s", opts[i].name);
+			fn(aliases[k].name, opts[i].arg, c, same, ctx);
+		}
 	}
+}
+
+static void help_line(const char *name, const char *arg, const char *choices,
+		      const char *help, void *f)
+{
+	char lhs[40];
+
+	(void)choices;
+	snprintf(lhs, sizeof(lhs), "--%s%s%s", name, arg ? "=" : "", arg ? arg : "");
+	/* Two spaces at least before the help: the man page's OPTIONS are
+	 * read from these lines (tools/mkman.py). */
+	fprintf(f, "  %-26s %s%s\n", lhs, strlen(lhs) >= 26 ? " " : "", help);
 }
 
 void load_opts_help(FILE *f)
 {
-	char lhs[40];
-
-	for (size_t i = 0; i < NOPTS; i++) {
-		snprintf(lhs, sizeof(lhs), "--%s%s%s", opts[i].name,
-			 opts[i].arg ? "=" : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-26s %s\n", lhs, opts[i].help);
-	}
+	load_opts_each(help_line, f);
 }
 
 static const char *choice_name(const struct choice *c, int val)
