@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <linux/types.h>
+#include "load/dist.h"
 #include "load/load.h"
 
 /*
@@ -60,6 +61,7 @@ struct load_thread {
 	__u64 rng;		/* xorshift state for mix and norandommap */
 	__u64 feistel_keys[4];
 	unsigned int feistel_half;	/* bits per half */
+	struct load_dist_state dist;	/* random_distribution other than random */
 	__u8 deck[LOAD_DIRS][100];	/* bssplit: the next 100 sizes */
 	unsigned int deck_pos[LOAD_DIRS];
 

@@ -83,6 +83,20 @@ struct load_bs {
 	} split[LOAD_MAX_SPLIT];
 };
 
+/* fio's random_distribution (load_dist.c). */
+enum load_dist_kind { LOAD_DIST_RANDOM, LOAD_DIST_ZIPF, LOAD_DIST_PARETO, LOAD_DIST_ZONED };
+
+#define LOAD_MAX_DIST_ZONES 16
+
+struct load_dist {
+	int kind;		/* enum load_dist_kind */
+	double param;		/* zipf's theta, pareto's h */
+	unsigned int nzones;	/* zoned: access percent over range percent */
+	struct load_dist_zone {
+		unsigned int access, range;
+	} zone[LOAD_MAX_DIST_ZONES];
+};
+
 /* One job's options; the fields the table in load_opts.c writes into. */
 struct load_job_opts {
 	char *name;
@@ -108,6 +122,7 @@ struct load_job_opts {
 	__u64 randseed;
 	bool norandommap;
 	bool randrepeat;	/* false: the seed is the clock's, each run */
+	struct load_dist dist;	/* random_distribution */
 	int random_generator;	/* fio's name, kept for the report only */
 	bool thread;		/* fio's thread: what iolens's jobs are */
 	bool gtod_reduce;	/* fio's: iolens's clock reads are few anyway */

@@ -214,7 +214,15 @@ static bool pick_io(struct load_thread *t, struct load_io *io)
 	} else if (is_random(o->rw)) {
 		ba = load_blockalign(o, dir);
 		len = pick_len(t, dir, o->size);
-		pos = below(t, (o->size - len) / ba + 1) * ba;
+		if (o->dist.kind == LOAD_DIST_RANDOM) {
+			pos = below(t, (o->size - len) / ba + 1) * ba;
+		} else {
+			__u64 r = rnd(t);
+
+			pos = load_dist_next(&o->dist, &t->dist, r, rnd(t)) * ba;
+			if (pos + len > o->size)
+				pos = (o->size - len) / ba * ba;
+		}
 	} else {
 		/* Each direction walks the range on its own, as fio's last
 		 * position per direction. */
@@ -578,7 +586,13 @@ static int thread_setup(struct load_thread *t)
 		t->free[i] = &t->ios[t->depth - 1 - i];
 	}
 	t->nfree = t->depth;
-	t->randommap = !o->norandommap;
+	/* A distribution other than uniform has no random map, as fio's
+	 * where norandommap is set (its examples always set it). */
+	t->randommap = !o->norandommap && o->dist.kind == LOAD_DIST_RANDOM;
+	if (o->dist.kind != LOAD_DIST_RANDOM)
+		load_dist_init(&o->dist, &t->dist,
+			       (o->size - load_bs_min(o)) / load_blockalign(o, load_dir_used(o, LOAD_READ) ? LOAD_READ : LOAD_WRITE) + 1,
+			       seed);
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		if (!load_dir_used(o, d))
 			continue;

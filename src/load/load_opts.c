@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 #include "load/cpus.h"
+#include "load/dist.h"
 #include "load/engine.h"
 #include "load/load.h"
 #include "load/opts.h"
@@ -25,6 +26,7 @@ enum opt_type {
 	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT, T_DIRRATE,
 	T_NOT,		/* a bool stored inverted: buffered is !direct */
 	T_PCT_OTHER,	/* a percentage stored as 100 - it: rwmixwrite */
+	T_DIST,		/* random_distribution (load_dist.c) */
 };
 
 struct choice {
@@ -163,6 +165,8 @@ static const struct opt opts[] = {
 	  "random offsets may repeat (default: each block once per pass)" },
 	{ "randrepeat", T_BOOL, OFF(randrepeat), NULL, 0, 0, "0|1",
 	  "the same offsets every run (default 1); 0: seeded by the clock" },
+	{ "random_distribution", T_DIST, OFF(dist), NULL, 0, 0, "DIST",
+	  "random, zipf:THETA, pareto:H or zoned:A/R:..; no random map" },
 	{ "random_generator", T_ENUM, OFF(random_generator), generator_choices,
 	  0, 0, "GEN", "fio's generator: iolens's permutation stands for each" },
 	{ "fsync", T_UINT, OFF(fsync), NULL, 0, ~0U, "N",
@@ -598,6 +602,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 	}
 	case T_CPUS:
 		if (load_cpus_parse(value, p, err))
+			return -2;
+		break;
+	case T_DIST:
+		if (load_dist_parse(value, p, err))
 			return -2;
 		break;
 	case T_NOT:

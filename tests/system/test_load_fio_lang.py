@@ -198,3 +198,61 @@ def test_allow_file_create_0_makes_nothing(iolens, fs):
     assert "a.0.0" in p.stderr and "allow_file_create=0" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1
     assert not (mnt / "a.0.0").exists()
+
+
+def ranks(sectors):
+    """For each I/O, the rank of its block among the run's blocks by how
+    often they were hit (0 the most): the shape of the distribution, apart
+    from where each tool puts its hottest blocks."""
+    hits = {}
+    for s in sectors:
+        hits[s] = hits.get(s, 0) + 1
+    order = {s: r for r, s in enumerate(sorted(hits, key=lambda s: (-hits[s], s)))}
+    return sorted(order[s] for s in sectors)
+
+
+def ks(a, b):
+    """The two-sample Kolmogorov-Smirnov statistic of sorted samples."""
+    i = j = 0
+    d = 0.0
+    while i < len(a) and j < len(b):
+        v = min(a[i], b[j])
+        while i < len(a) and a[i] == v:
+            i += 1
+        while j < len(b) and b[j] == v:
+            j += 1
+        d = max(d, abs(i / len(a) - j / len(b)))
+    return d
+
+
+def issued_sectors(tool, lo, args):
+    trace = TraceInstance(lo)
+    try:
+        p = subprocess.run(tool + args, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        got = [e[2] for e in trace.read() if e[0] == "block_rq_issue" and "R" in e[1]]
+        assert trace.overruns() == 0
+    finally:
+        trace.close()
+    return got
+
+
+@pytest.mark.parametrize("dist", ["zipf:1.2", "pareto:0.2", "zoned:50/5:30/15:20/"])
+def test_random_distribution_as_fios(iolens, root, dist):
+    """The hits over the blocks of a random_distribution job, read from the
+    block layer's own events, are fio's: a two-sample Kolmogorov-Smirnov
+    test on each I/O's block rank at the 0.1% level, which the uniform
+    distribution fails."""
+    lo = Loop(size_mb=64)
+    try:
+        args = ["--name=z", "--filename=" + lo.dev, "--rw=randread", "--bs=4k",
+                "--size=16m", "--direct=1", "--norandommap", "--randrepeat=0"]
+        ours = ranks(issued_sectors([IOLENS, "load"], lo, args + ["--random_distribution=" + dist]))
+        theirs = ranks(issued_sectors(["fio"], lo, args + ["--random_distribution=" + dist]))
+        flat = ranks(issued_sectors(["fio"], lo, args))
+    finally:
+        lo.close()
+    assert len(ours) == len(theirs) == 4096
+    crit = 1.95 * (2 / 4096) ** 0.5
+    assert ks(ours, theirs) < crit, (ks(ours, theirs), crit)
+    assert ks(ours, flat) > crit

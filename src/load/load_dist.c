@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fio's random_distribution: where a random job's offsets fall when not
+ * every block is to be touched alike.
+ *   zipf:THETA    block k+1 drawn with weight 1/(k+1)^THETA, by the rejection-
+ *                 free method of Gray et al. ("Quickly generating billion-
+ *                 record synthetic databases", SIGMOD 1994), as fio draws it
+ *   pareto:H      the H of the 80/20 rule: n * u^(log H / log (1 - H))
+ *   zoned:A/R:..  A percent of the accesses in the next R percent of the
+ *                 range, uniform within it; an empty R is the rest
+ * As fio's, the hottest blocks of zipf and pareto are not the first ones:
+ * each rank is scattered over the range by a fixed hash, so that the
+ * device's own locality does not flatter the job.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "load/dist.h"
+
+/* fio's limit of the items zipf's constant is summed over: past it the
+ * sum grows too slowly to matter, and a large device would cost seconds. */
+#define ZIPF_MAX_N 10000000ULL
+
+static double unit(__u64 r)
+{
+	return (r >> 11) * (1.0 / 9007199254740992.0);	/* [0, 1) */
+}
+
+static __u64 mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static int parse_zones(char *s, struct load_dist *d, const char **err)
+{
+	unsigned int access = 0, range = 0, blank = 0;
+	char *ent;
+
+	*err = "want ACCESS/RANGE percentages separated by ':', e.g. zoned:50/5:50/95";
+	if (strchr(s, ','))
+		return -1;	/* fio's per-direction sets: not taken */
+	while ((ent = strsep(&s, ":"))) {
+		struct load_dist_zone *z = &d->zone[d->nzones];
+		char *r = strchr(ent, '/'), *end;
+
+		if (!r || d->nzones == LOAD_MAX_DIST_ZONES)
+			return -1;
+		*r++ = '\0';
+		z->access = strtoul(ent, &end, 10);
+		if (end == ent || *end)
+			return -1;
+		if (*r) {
+			z->range = strtoul(r, &end, 10);
+			if (*end)
+				return -1;
+		} else {
+			blank++;
+		}
+		access += z->access;
+		range += z->range;
+		d->nzones++;
+	}
+	/* An empty range takes what the others leave. */
+	for (unsigned int i = 0; blank == 1 && i < d->nzones; i++)
+		if (!d->zone[i].range)
+			d->zone[i].range = 100 - range, range = 100;
+	*err = "the accesses and the ranges must each add up to 100";
+	return access == 100 && range == 100 && blank <= 1 ? 0 : -1;
+}
+
+int load_dist_parse(const char *value, struct load_dist *d, const char **err)
+{
+	char buf[256], *arg, *end;
+
+	memset(d, 0, sizeof(*d));
+	*err = "want random, zipf:THETA, pareto:H or zoned:A/R:...";
+	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf))
+		return -1;
+	arg = strchr(buf, ':');
+	if (arg)
+		*arg++ = '\0';
+	if (!strcmp(buf, "random") && !arg)
+		return 0;
+	if (!strcmp(buf, "zoned") && arg) {
+		d->kind = LOAD_DIST_ZONED;
+		return parse_zones(arg, d, err);
+	}
+	if (!arg || (strcmp(buf, "zipf") && strcmp(buf, "pareto")))
+		return -1;
+	d->kind = strcmp(buf, "zipf") ? LOAD_DIST_PARETO : LOAD_DIST_ZIPF;
+	d->param = strtod(arg, &end);
+	/* fio's bounds: zipf's theta not 1 (the method divides by 1 -
+	 * theta), pareto's h strictly between 0 and 1. */
+	*err = d->kind == LOAD_DIST_ZIPF ? "zipf's theta must be above 0 and not 1"
+					  : "pareto's h must be between 0 and 1";
+	if (end == arg || *end || d->param <= 0)
+		return -1;
+	if (d->kind == LOAD_DIST_ZIPF ? d->param == 1.0 : d->param >= 1.0)
+		return -1;
+	return 0;
+}
+
+void load_dist_init(const struct load_dist *d, struct load_dist_state *s, __u64 n,
+		    __u64 seed)
+{
+	__u64 m = n < ZIPF_MAX_N ? n : ZIPF_MAX_N;
+	double theta = d->param, zeta2;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n ? n : 1;
+	s->scatter = mix(seed);
+	if (d->kind == LOAD_DIST_ZIPF) {
+		for (__u64 i = 1; i <= m; i++)
+			s->zetan += pow(1.0 / i, theta);
+		zeta2 = 1.0 + pow(0.5, theta);
+		s->alpha = 1.0 / (1.0 - theta);
+		s->eta = (1.0 - pow(2.0 / s->n, 1.0 - theta)) / (1.0 - zeta2 / s->zetan);
+	} else if (d->kind == LOAD_DIST_PARETO) {
+		s->pow = log(theta) / log(1.0 - theta);
+	}
+}
+
+__u64 load_dist_next(const struct load_dist *d, const struct load_dist_state *s,
+		     __u64 r1, __u64 r2)
+{
+	double u = unit(r1), z;
+	__u64 rank, start = 0;
+
+	switch (d->kind) {
+	case LOAD_DIST_ZIPF:
+		z = u * s->zetan;
+		if (z < 1.0)
+			rank = 0;
+		else if (z < 1.0 + pow(0.5, d->param))
+			rank = 1;
+		else
+			rank = (__u64)(s->n * pow(s->eta * u - s->eta + 1.0, s->alpha));
+		break;
+	case LOAD_DIST_PARETO:
+		rank = (__u64)((s->n - 1) * pow(u, s->pow));
+		break;
+	case LOAD_DIST_ZONED: {
+		unsigned int pick = r2 % 100, sum = 0, from = 0;
+
+		for (unsigned int i = 0; i < d->nzones; i++) {
+			const struct load_dist_zone *zn = &d->zone[i];
+			__u64 lo = s->n * from / 100, hi = s->n * (from + zn->range) / 100;
+
+			sum += zn->access;
+			from += zn->range;
+			if (pick < sum || i == d->nzones - 1) {
+				start = lo;
+				rank = hi > lo ? (__u64)(u * (hi - lo)) : 0;
+				return start + rank;
+			}
+		}
+		return 0;
+	}
+	default:
+		return (__u64)(u * s->n);
+	}
+	if (rank >= s->n)
+		rank = s->n - 1;
+	return (mix(rank + s->scatter)) % s->n;
+}
