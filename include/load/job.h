@@ -71,6 +71,7 @@ struct load_thread {
 	int sync_pending;	/* 0, or LOAD_SYNC_* due before the next I/O */
 	__u64 rate_bps[LOAD_DIRS];	/* --rate_iops times the smallest bs */
 	__u64 rate_bytes[LOAD_DIRS], rate_start_ns;
+	__u64 poisson_ns[LOAD_DIRS];	/* rate_process=poisson: next due */
 	__u64 wake_ns;		/* ahead of the rate: sleep until then */
 	bool ramping;
 	bool stop;

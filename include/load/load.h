@@ -112,6 +112,7 @@ struct load_job_opts {
 	__u64 blockalign[LOAD_DIRS];	/* of random offsets; 0: the smallest bs */
 	unsigned int rate_iops[LOAD_DIRS];	/* 0: no cap */
 	__u64 rate[LOAD_DIRS];		/* bytes a second; 0: rate_iops's */
+	int rate_poisson;		/* rate_process: 0 linear, 1 poisson */
 	bool direct;
 	const struct load_engine *ioengine;
 	unsigned int iodepth;

@@ -7,6 +7,7 @@
  * reads would otherwise be a good part of the cost per I/O.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <sys/prctl.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include "lib/clock.h"
@@ -278,6 +280,7 @@ static void stats_start(struct load_thread *t, __u64 now)
 	new_pass(t);
 	t->rate_start_ns = now;
 	memset(t->rate_bytes, 0, sizeof(t->rate_bytes));
+	memset(t->poisson_ns, 0, sizeof(t->poisson_ns));
 	t->ramping = false;
 	t->ru0 = thread_usage();
 	/* Last: the sampler starts reading the counters when it sees it. */
@@ -321,12 +324,25 @@ static void count_write(struct load_thread *t)
 		t->sync_pending = LOAD_SYNC_DATA;
 }
 
+/* fio's rate_process=poisson: the gap to the next I/O is drawn from the
+ * exponential distribution of the rate's mean gap, so that arrivals are a
+ * Poisson process of that rate instead of evenly spaced. */
+static void poisson_step(struct load_thread *t, int dir, __u64 len)
+{
+	double mean = 1e9 * (double)len / (double)t->rate_bps[dir];
+	double u = (rnd(t) >> 11) * (1.0 / 9007199254740992.0);
+
+	t->poisson_ns[dir] += (__u64)(-log1p(-u) * mean);
+}
+
 /* fio's rate_iops: a direction's next I/O is due when its bytes so far
  * would take that long at the rate times its smallest block size. */
 static __u64 rate_due(const struct load_thread *t, int dir)
 {
 	if (!t->rate_bps[dir])
 		return 0;
+	if (t->o->rate_poisson)
+		return t->rate_start_ns + t->poisson_ns[dir];
 	return t->rate_start_ns + (__u64)((unsigned __int128)t->rate_bytes[dir] *
 					  1000000000ULL / t->rate_bps[dir]);
 }
@@ -410,6 +426,8 @@ static __u64 fill(struct load_thread *t, __u64 now)
 		io->counted = !t->ramping;
 		t->issued += io->counted ? io->len : 0;
 		t->rate_bytes[dir] += io->len;
+		if (t->o->rate_poisson && t->rate_bps[dir])
+			poisson_step(t, dir, io->len);
 		if (dir == LOAD_WRITE)
 			count_write(t);
 		if (t->eng->sync || dir == LOAD_TRIM) {
@@ -605,6 +623,11 @@ static int thread_setup(struct load_thread *t)
 			t->rate_bps[d] = o->rate[d];
 		else if (o->rate_iops[d])
 			t->rate_bps[d] = (__u64)o->rate_iops[d] * o->bsz[d].min;
+		/* A paced job sleeps to each I/O's due time: the default
+		 * 50 us of timer slack would come late by that much, and
+		 * bunch a Poisson process's short gaps. */
+		if (t->rate_bps[d])
+			prctl(PR_SET_TIMERSLACK, 1UL);
 	}
 	t->nblocks = o->size / load_bs_min(o);
 	t->feistel_half = 1;

@@ -68,6 +68,10 @@ static const struct choice fallocate_choices[] = {
 	{ "native", LOAD_FALLOC_NATIVE }, { NULL, 0 },
 };
 
+static const struct choice rate_process_choices[] = {
+	{ "linear", 0 }, { "poisson", 1 }, { NULL, 0 },
+};
+
 /* fio's generators of random offsets; iolens's keyed permutation stands
  * for all three (fio's counts, in another order). */
 static const struct choice generator_choices[] = {
@@ -175,6 +179,8 @@ static const struct opt opts[] = {
 	  "fdatasync after every N writes" },
 	{ "rate_iops", T_DIRUINT, OFF(rate_iops), NULL, 0, ~0U, "N[,..]",
 	  "at most N I/Os a second per job, at the smallest bs (r,w,t)" },
+	{ "rate_process", T_ENUM, OFF(rate_poisson), rate_process_choices, 0, 0,
+	  "HOW", "linear: evenly spaced; poisson: exponential gaps, same mean" },
 	{ "rate", T_DIRRATE, OFF(rate), NULL, 0, 0, "SIZE[,..]",
 	  "at most SIZE bytes a second per job (r,w,t); before rate_iops" },
 	{ "end_fsync", T_BOOL, OFF(end_fsync), NULL, 0, 0, "0|1",

@@ -5,6 +5,7 @@ real file system, with no --filename (the files are made as fio makes
 them).  Each is run by fio and by iolens on the same file system, one
 after the other; a count-bounded job must do exactly fio's I/Os, and the
 device must see the same bytes for both."""
+import math
 import os
 import subprocess
 import time
@@ -256,3 +257,45 @@ def test_random_distribution_as_fios(iolens, root, dist):
     crit = 1.95 * (2 / 4096) ** 0.5
     assert ks(ours, theirs) < crit, (ks(ours, theirs), crit)
     assert ks(ours, flat) > crit
+
+
+def issue_gaps(lo, args):
+    """The gaps, in seconds, between the requests iolens load issues to
+    `lo`, from the block layer's own time stamps."""
+    trace = TraceInstance(lo)
+    try:
+        p = subprocess.run([IOLENS, "load"] + args, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 0, p.stderr
+        stamps = [e[0] for e in trace.read_timed() if e[1] == "block_rq_issue"]
+        assert trace.overruns() == 0
+    finally:
+        trace.close()
+    return [b - a for a, b in zip(stamps, stamps[1:])]
+
+
+def test_rate_process_poisson(iolens, loop):
+    """rate_process=poisson: the gaps between issues are exponential with
+    the rate's mean, by Kolmogorov-Smirnov at 0.1% against the exponential
+    of the mean asked; linear's evenly spaced gaps fail the same test.  A
+    mean gap of 10 ms: a job wakes some tens of microseconds late and
+    waits for each I/O (fio's sync engines too), which a mean of a few
+    hundred microseconds would show."""
+    args = ["--name=p", "--filename=" + loop.dev, "--rw=randread", "--bs=4k",
+            "--size=16m", "--direct=1", "--rate_iops=100", "--runtime=4",
+            "--time_based"]
+    mean = 1 / 100
+
+    def ks_exp(gaps):
+        gaps = sorted(gaps)
+        n = len(gaps)
+        return max(max(abs((i + 1) / n - (1 - math.exp(-g / mean))),
+                       abs(i / n - (1 - math.exp(-g / mean))))
+                   for i, g in enumerate(gaps))
+
+    poisson = issue_gaps(loop, args + ["--rate_process=poisson"])
+    linear = issue_gaps(loop, args)
+    assert abs(sum(poisson) / len(poisson) - mean) < 0.15 * mean
+    crit = 1.95 / len(poisson) ** 0.5
+    assert ks_exp(poisson) < crit, (ks_exp(poisson), crit)
+    assert ks_exp(linear) > crit
