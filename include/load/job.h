@@ -80,6 +80,8 @@ struct load_thread {
 	__u64 deadline_ns, ramp_end_ns;
 	struct load_usage ru0;	/* at the start of the statistics */
 	struct load_stats st;
+	__u64 *written;		/* verify: a bit per block written */
+	__u64 verify_writes;	/* verify: the header's numberio */
 };
 
 /* ---- the job loop: load_job.c ---- */

@@ -152,6 +152,10 @@ struct load_job_opts {
 	__u64 filesize;		/* a made file's size; 0: offset + size */
 	unsigned int nrfiles;	/* 1: fio's several are refused */
 	bool unlink;		/* remove the job's files when it ends */
+	int verify;		/* enum load_verify (load/verify.h) */
+	bool do_verify;		/* read back what was written (default) */
+	bool verify_only;	/* no writes: read back what is there */
+	bool verify_fatal;	/* fio's; iolens stops at the first bad block */
 	bool allow_file_create;	/* false: a missing file is an error */
 	bool invalidate;	/* drop their cached pages before it starts */
 	bool fadvise_hint;	/* POSIX_FADV_RANDOM or _SEQUENTIAL by --rw */

@@ -25,6 +25,7 @@
 #include "load/job.h"
 #include "load/load.h"
 #include "load/opts.h"
+#include "load/verify.h"
 #include "lib/stop.h"
 
 /* ---- offsets ---- */
@@ -430,6 +431,8 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			poisson_step(t, dir, io->len);
 		if (dir == LOAD_WRITE)
 			count_write(t);
+		if (dir == LOAD_WRITE && t->o->verify)
+			load_verify_fill(t, io);
 		if (t->eng->sync || dir == LOAD_TRIM) {
 			/* The call is the I/O: its time is clat. */
 			io->t_start = io->t_issue = mono_ns();
@@ -636,6 +639,11 @@ static int thread_setup(struct load_thread *t)
 	/* fio's loops: the range again, the budget stopping the last. */
 	t->budget = o->time_based ? 0 : o->size * o->loops;
 	new_pass(t);
+	if (o->verify) {
+		rc = load_verify_init(t);
+		if (rc < 0)
+			return rc;
+	}
 	/* fio's invalidate (default on): a read of the job is not of pages
 	 * an earlier job or the layout left in the cache. */
 	if (o->invalidate && t->fd >= 0)
@@ -680,11 +688,16 @@ static void thread_body(struct load_thread *t)
 		t->deadline_ns = now + t->o->ramp_ns + t->o->runtime_ns;
 	if (!t->ramping)
 		stats_start(t, now);
-	run_loop(t);
+	if (!t->o->verify_only)
+		run_loop(t);
 	if (t->o->end_fsync && !t->st.error && !stop_requested()) {
 		t->sync_pending = LOAD_SYNC_FSYNC;
 		do_sync(t);
 	}
+	/* fio's verify: after the writes, a pass that reads them back. */
+	if (t->o->verify && (t->o->do_verify || t->o->verify_only) &&
+	    !t->st.error && !stop_requested())
+		load_verify_pass(t);
 	now = mono_ns();
 	if (!t->ramping) {
 		u = thread_usage();

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include "load/cpus.h"
 #include "load/dist.h"
+#include "load/verify.h"
 #include "load/engine.h"
 #include "load/load.h"
 #include "load/opts.h"
@@ -68,6 +69,11 @@ static const struct choice fallocate_choices[] = {
 	{ "native", LOAD_FALLOC_NATIVE }, { NULL, 0 },
 };
 
+static const struct choice verify_choices[] = {
+	{ "0", LOAD_VERIFY_NONE }, { "crc32c", LOAD_VERIFY_CRC32C },
+	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { NULL, 0 },
+};
+
 static const struct choice rate_process_choices[] = {
 	{ "linear", 0 }, { "poisson", 1 }, { NULL, 0 },
 };
@@ -103,6 +109,14 @@ static const struct opt opts[] = {
 	  "how a file is grown: native (default), posix, keep, none" },
 	{ "allow_file_create", T_BOOL, OFF(allow_file_create), NULL, 0, 0, "0|1",
 	  "a missing file may be made (default 1); 0: it must exist" },
+	{ "verify", T_ENUM, OFF(verify), verify_choices, 0, 0, "HOW",
+	  "crc32c: written blocks carry a header and checksum, read back after" },
+	{ "do_verify", T_BOOL, OFF(do_verify), NULL, 0, 0, "0|1",
+	  "the read-back pass after the writes (default 1)" },
+	{ "verify_only", T_BOOL, OFF(verify_only), NULL, 0, 0, NULL,
+	  "no writes: check the blocks an earlier run wrote" },
+	{ "verify_fatal", T_BOOL, OFF(verify_fatal), NULL, 0, 0, "0|1",
+	  "stop at the first bad block (iolens always does, as fio 3.33)" },
 	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
 	  "remove the job's regular file when it ends" },
 	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",
@@ -244,6 +258,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->fadvise_hint = true;
 	o->randrepeat = true;
 	o->allow_file_create = true;
+	o->do_verify = true;
 	o->fallocate = LOAD_FALLOC_NATIVE;
 	o->fixedbufs = true;
 	o->registerfiles = true;

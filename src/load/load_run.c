@@ -196,6 +196,7 @@ out:
 		free(th[i].free);
 		free(th[i].queued);
 		free(th[i].bufs);
+		free(th[i].written);
 	}
 	for (int i = 0; i < nclaimed; i++)
 		close(claimed[i]);

@@ -26,6 +26,7 @@
 #include "lib/outfile.h"
 #include "load/opts.h"
 #include "load/target.h"
+#include "load/verify.h"
 
 /* Refusals are the user's request we will not do: the usage exit code,
  * as issue 5 asks, so that scripts tell them from failed I/O. */
@@ -549,6 +550,15 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		fprintf(stderr, "iolens load: %s: --size=%llu is smaller than the block size %llu\n",
 			o->filename, (unsigned long long)o->size,
 			(unsigned long long)load_bs_min(o));
+		return REFUSED;
+	}
+	/* Each verified block says where it is and what it holds: one size
+	 * for all, room for the header, and no random offsets that repeat
+	 * (a block read back must be the last one written there). */
+	if (o->verify && (load_bs_min(o) != load_bs_max(o) || o->bs < LOAD_VERIFY_MIN_BS ||
+			  o->norandommap || o->dist.kind != LOAD_DIST_RANDOM)) {
+		fprintf(stderr, "iolens load: job '%s': --verify needs one block size of at least %d bytes (--bs) and the random map (no --norandommap or --random_distribution)\n",
+			o->name, LOAD_VERIFY_MIN_BS);
 		return REFUSED;
 	}
 	/* Direct I/O and BLKDISCARD both take only whole logical blocks. */

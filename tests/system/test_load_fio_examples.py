@@ -49,7 +49,6 @@ FIO_CANNOT = {
 # What iolens does not take yet: the option of its one-line refusal.
 NOT_YET = {
     "backwards-read": "rw=read:-8k",
-    "basic-verify": "verify",
     "cmdprio-bssplit": "write_lat_log",
     "cmdprio-percentage": "write_lat_log",
     "dedupe-global": "dedupe_mode",
@@ -59,8 +58,8 @@ NOT_YET = {
     "flow": "flow_sleep",
     "latency-profile": "latency_target",
     "ssd-steadystate": "write_bw_log",
+    "surface-scan": "verify=meta",
     "steadystate": "ss",
-    "surface-scan": "verify",
     "waitfor": "wait_for",
     "xnvme-compare": "$-variables",
 }

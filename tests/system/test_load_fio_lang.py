@@ -7,6 +7,7 @@ after the other; a count-bounded job must do exactly fio's I/Os, and the
 device must see the same bytes for both."""
 import math
 import os
+import re
 import subprocess
 import time
 
@@ -299,3 +300,45 @@ def test_rate_process_poisson(iolens, loop):
     crit = 1.95 / len(poisson) ** 0.5
     assert ks_exp(poisson) < crit, (ks_exp(poisson), crit)
     assert ks_exp(linear) > crit
+
+
+def test_verify_reads_back_what_it_wrote(iolens, loop):
+    """verify=crc32c: the job's writes, then as many reads of them, as
+    fio's counts."""
+    args = ["--name=v", "--filename=" + loop.dev, "--rw=randwrite", "--bs=4k",
+            "--size=4m", "--direct=1", "--verify=crc32c"]
+    ours, theirs = load_json(args)["jobs"][0], fio_json(args)["jobs"][0]
+    for d in ("read", "write"):
+        assert ours[d]["total_ios"] == theirs[d]["total_ios"] == 1024, d
+    assert ours["error"] == theirs["error"] == 0
+
+
+def test_verify_finds_the_flipped_byte(iolens, loop):
+    """A byte of the device flipped between the write and the verify pass
+    (verify_only): iolens names the block that holds it, as fio does, and
+    fails with fio's EILSEQ."""
+    flip = 1234567
+    block = flip // 4096 * 4096
+    args = ["--name=v", "--filename=" + loop.dev, "--rw=randwrite", "--bs=4k",
+            "--size=4m", "--direct=1", "--verify=crc32c"]
+    found = {}
+    for tool, said in (("fio", r"verify failed at file \S+ offset (\d+)"),
+                       ("iolens", r"verify failed in the block at offset (\d+)")):
+        cmd = ["fio"] if tool == "fio" else [IOLENS, "load"]
+        p = subprocess.run(cmd + args + ["--do_verify=0"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        fd = os.open(loop.dev, os.O_RDWR)
+        try:
+            b = os.pread(fd, 1, flip)
+            os.pwrite(fd, bytes([b[0] ^ 0x10]), flip)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        p = subprocess.run(cmd + args + ["--verify_only", "--output-format=json"],
+                           capture_output=True, text=True)
+        assert p.returncode != 0
+        assert fio_doc(p.stdout)["jobs"][0]["error"] == 84  # EILSEQ
+        m = re.search(said, p.stderr)
+        assert m, p.stderr
+        found[tool] = int(m.group(1))
+    assert found == {"fio": block, "iolens": block}
