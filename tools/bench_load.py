@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """iolens load against fio 3.33 on the same jobs: 4 KiB random reads,
 O_DIRECT, on a 1 GiB loop device over tmpfs; io_uring at queue depth 32 and
-1, psync at queue depth 1.
+1, psync at queue depth 1, then each other engine against fio's engine of
+the same name (null: the generators' own ceilings, no I/O).
 
 fio and iolens load alternate, one run each per round, so that drift hits
 both alike.  For each: IOPS from its own JSON (the same field for both), and
@@ -40,6 +41,16 @@ WORKLOADS = [
     ("psync QD1", ["--ioengine=psync", "--iodepth=1"], [], []),
     ("io_uring QD1, both split", URING_QD1, SPLIT, []),
     ("io_uring QD1, both shared", URING_QD1, [], SHARED),
+    # Each other engine against fio's of the same name.
+    ("libaio QD32", ["--ioengine=libaio", "--iodepth=32"], [], []),
+    ("posixaio QD32", ["--ioengine=posixaio", "--iodepth=32"], [], []),
+    ("sync QD1", ["--ioengine=sync", "--iodepth=1"], [], []),
+    ("vsync QD1", ["--ioengine=vsync", "--iodepth=1"], [], []),
+    ("pvsync QD1", ["--ioengine=pvsync", "--iodepth=1"], [], []),
+    ("pvsync2 QD1", ["--ioengine=pvsync2", "--iodepth=1"], [], []),
+    ("mmap QD1", ["--ioengine=mmap", "--iodepth=1"], [], []),
+    ("null QD1", ["--ioengine=null", "--iodepth=1"], [], []),
+    ("null QD32", ["--ioengine=null", "--iodepth=32"], [], []),
 ]
 
 
@@ -57,7 +68,8 @@ def one_run(cmd):
         _, status, ru = os.wait4(p.pid, 0)
     if status:
         raise RuntimeError("%s failed: status %d" % (cmd[0], status))
-    r = json.loads(out)["jobs"][0]["read"]
+    # fio prints its notes before the JSON.
+    r = json.loads(out[out.index(b"{"):])["jobs"][0]["read"]
     return r["iops"], (ru.ru_utime + ru.ru_stime) * 1e9 / r["total_ios"]
 
 

@@ -63,7 +63,9 @@ def test_bench_record_padding(loop, ext4, record):
 def test_bench_write_amplification_and_hits(loop, ext4):
     """Whole-page buffered writes then end_fsync: the pages go to the disk
     from the fsync, in the load's own thread: as many bytes as written.
-    Reading the file back while it is cached reads nothing from the disk."""
+    Reading the file back while it is cached reads nothing from the disk
+    (--invalidate=0: by default the load drops the file's pages first, as
+    fio does)."""
     path = str(ext4 / "data")
     size = 2 << 20
     uncached_file(path, size)
@@ -76,7 +78,7 @@ def test_bench_write_amplification_and_hits(loop, ext4):
     trace = TraceInstance(loop)
     try:
         rep = bench(["--name=r", "--filename=" + path, "--rw=read", "--bs=64k",
-                     "--size=%d" % size, "--direct=0"])
+                     "--size=%d" % size, "--direct=0", "--invalidate=0"])
         events = trace.read()
     finally:
         trace.close()
