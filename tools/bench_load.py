@@ -49,8 +49,9 @@ WORKLOADS = [
     ("pvsync QD1", ["--ioengine=pvsync", "--iodepth=1"], [], []),
     ("pvsync2 QD1", ["--ioengine=pvsync2", "--iodepth=1"], [], []),
     ("mmap QD1", ["--ioengine=mmap", "--iodepth=1"], [], []),
-    ("null QD1", ["--ioengine=null", "--iodepth=1"], [], []),
-    ("null QD32", ["--ioengine=null", "--iodepth=32"], [], []),
+    # null opens no file: both need its size.
+    ("null QD1", ["--ioengine=null", "--iodepth=1", "--size=1g"], [], []),
+    ("null QD32", ["--ioengine=null", "--iodepth=32", "--size=1g"], [], []),
 ]
 
 
