@@ -82,6 +82,7 @@ struct load_thread {
 	struct load_stats st;
 	__u64 *written;		/* verify: a bit per block written */
 	__u64 verify_writes;	/* verify: the header's numberio */
+	__u64 verify_nonce;	/* verify: this run's, in every block's seed */
 };
 
 /* ---- the job loop: load_job.c ---- */

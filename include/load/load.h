@@ -149,6 +149,7 @@ struct load_job_opts {
 	 * per job thread, FORMAT under directory. */
 	char *directory;
 	char *filename_format;	/* fio's $jobname.$jobnum.$filenum */
+	unsigned int clone;	/* a job of numjobs made one per file: which */
 	__u64 filesize;		/* a made file's size; 0: offset + size */
 	unsigned int nrfiles;	/* 1: fio's several are refused */
 	bool unlink;		/* remove the job's files when it ends */

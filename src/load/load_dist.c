@@ -12,6 +12,7 @@
  * each rank is scattered over the range by a fixed hash, so that the
  * device's own locality does not flatter the job.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +53,11 @@ static int parse_zones(char *s, struct load_dist *d, const char **err)
 			return -1;
 		*r++ = '\0';
 		z->access = strtoul(ent, &end, 10);
-		if (end == ent || *end)
+		if (end == ent || *end || !isdigit((unsigned char)*ent) || z->access > 100)
 			return -1;
 		if (*r) {
 			z->range = strtoul(r, &end, 10);
-			if (*end)
+			if (*end || !isdigit((unsigned char)*r) || z->range > 100)
 				return -1;
 		} else {
 			blank++;
@@ -66,7 +67,7 @@ static int parse_zones(char *s, struct load_dist *d, const char **err)
 		d->nzones++;
 	}
 	/* An empty range takes what the others leave. */
-	for (unsigned int i = 0; blank == 1 && i < d->nzones; i++)
+	for (unsigned int i = 0; blank == 1 && range <= 100 && i < d->nzones; i++)
 		if (!d->zone[i].range)
 			d->zone[i].range = 100 - range, range = 100;
 	*err = "the accesses and the ranges must each add up to 100";
@@ -98,7 +99,7 @@ int load_dist_parse(const char *value, struct load_dist *d, const char **err)
 	 * theta), pareto's h strictly between 0 and 1. */
 	*err = d->kind == LOAD_DIST_ZIPF ? "zipf's theta must be above 0 and not 1"
 					  : "pareto's h must be between 0 and 1";
-	if (end == arg || *end || d->param <= 0)
+	if (end == arg || *end || !isfinite(d->param) || d->param <= 0)
 		return -1;
 	if (d->kind == LOAD_DIST_ZIPF ? d->param == 1.0 : d->param >= 1.0)
 		return -1;

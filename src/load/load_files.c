@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "lib/log.h"
@@ -24,38 +25,67 @@
 
 static const char default_format[] = "$jobname.$jobnum.$filenum";
 
+/* The text of format keyword `f` points at for thread `jobnum`, and the
+ * keyword's length in *klen; NULL where f is not at a keyword.  fio
+ * matches them in any case. */
+static const char *keyword(const struct load_job_opts *o, const char *f,
+			   unsigned int jobnum, char *num, size_t *klen)
+{
+	if (!strncasecmp(f, "$jobname", 8)) {
+		*klen = 8;
+		return o->name;
+	}
+	if (!strncasecmp(f, "$jobnum", 7)) {
+		*klen = 7;
+		snprintf(num, 16, "%u", jobnum);
+		return num;
+	}
+	if (!strncasecmp(f, "$filenum", 8)) {
+		*klen = 8;
+		return "0";	/* one file per thread */
+	}
+	return NULL;
+}
+
 /* fio's filename_format: $jobname, $jobnum (the thread of the job) and
- * $filenum (always 0: one file per thread); anything else as written. */
+ * $filenum, anything else as written; under --directory.  Measured, then
+ * written: a name and a format are the user's, of any length. */
 static char *expand(const struct load_job_opts *o, unsigned int jobnum)
 {
-	const char *f = o->filename_format ? o->filename_format : default_format;
-	const char *dir = o->directory;
-	size_t cap = strlen(f) + strlen(o->name) * 4 + (dir ? strlen(dir) : 0) + 64;
-	char *s = malloc(cap), *p = s;
+	const char *fmt = o->filename_format ? o->filename_format : default_format;
+	size_t len = o->directory ? strlen(o->directory) + 1 : 0, klen;
+	char num[16], *s, *p;
+	const char *f, *k;
 
+	for (f = fmt; *f; f += k ? klen : 1) {
+		k = keyword(o, f, jobnum, num, &klen);
+		len += k ? strlen(k) : 1;
+	}
+	s = p = malloc(len + 1);
 	if (!s)
 		return NULL;
-	if (dir)
-		p += snprintf(p, cap, "%s/", dir);
-	while (*f) {
-		size_t room = cap - (p - s);
-
-		if (!strncmp(f, "$jobname", 8)) {
-			p += snprintf(p, room, "%s", o->name);
-			f += 8;
-		} else if (!strncmp(f, "$jobnum", 7)) {
-			p += snprintf(p, room, "%u", jobnum);
-			f += 7;
-		} else if (!strncmp(f, "$filenum", 8)) {
-			p += snprintf(p, room, "0");
-			f += 8;
-		} else if ((size_t)(p - s) + 1 < cap) {
-			*p++ = *f++;
-		} else {
-			break;
-		}
+	if (o->directory)
+		p += sprintf(p, "%s/", o->directory);
+	for (f = fmt; *f; f += k ? klen : 1) {
+		k = keyword(o, f, jobnum, num, &klen);
+		if (k)
+			p = stpcpy(p, k);
+		else
+			*p++ = *f;
 	}
 	*p = '\0';
+	return s;
+}
+
+/* fio puts --directory before a file name given too, unless absolute. */
+static char *in_directory(const struct load_job_opts *o)
+{
+	char *s;
+
+	if (!o->directory || !o->filename || o->filename[0] == '/')
+		return o->filename;
+	if (asprintf(&s, "%s/%s", o->directory, o->filename) < 0)
+		return NULL;
 	return s;
 }
 
@@ -87,6 +117,18 @@ int load_files_name(struct load_jobs *js)
 		any |= needs_file(&js->v[i]);
 		n += needs_file(&js->v[i]) ? js->v[i].numjobs : 1;
 	}
+	for (int i = 0; i < js->n; i++) {
+		struct load_job_opts *o = &js->v[i];
+		char *f = in_directory(o);
+
+		if (f == o->filename)
+			continue;
+		if (!f || keep_text(js, f)) {
+			pr_err("out of memory");
+			return 1;
+		}
+		o->filename = f;
+	}
 	if (!any)
 		return 0;
 	v = calloc(n, sizeof(*v));
@@ -108,6 +150,7 @@ int load_files_name(struct load_jobs *js)
 			/* A thread each: its own file, in the wave and the
 			 * group of the first, as fio's clones. */
 			c->numjobs = 1;
+			c->clone = k;
 			c->stonewall = o->stonewall && !k;
 			c->filename = expand(o, k);
 			if (!c->filename || keep_text(js, c->filename)) {
@@ -142,13 +185,21 @@ int load_files_layout(const struct load_job_opts *o, const struct load_target *t
 		pr_err("%s: cannot lay it out: %s", o->filename, fd < 0 ? why : "out of memory");
 		goto out;
 	}
-	/* Not zeros: a file system or a device that compresses would make
-	 * the reads of the job cheaper than of the user's data. */
-	for (size_t i = 0; i < chunk; i++)
-		buf[i] = (char)(i * 2654435761U >> 13);
 	while (left) {
 		size_t n = left < chunk ? left : chunk;
-		ssize_t w = pwrite(fd, buf, n, at);
+		__u64 x = at * 0x9e3779b97f4a7c15ULL | 1;
+		ssize_t w;
+
+		/* Neither zeros nor one chunk again: a device that compresses
+		 * or deduplicates would make the job's reads cheaper than
+		 * those of the user's data. */
+		for (size_t i = 0; i + 8 <= n; i += 8) {
+			x ^= x >> 12;
+			x ^= x << 25;
+			x ^= x >> 27;
+			memcpy(buf + i, &x, 8);
+		}
+		w = pwrite(fd, buf, n, at);
 
 		if (w <= 0) {
 			pr_err("%s: cannot lay it out at offset %llu: %s", o->filename,

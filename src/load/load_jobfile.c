@@ -170,7 +170,8 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 	key = trim(key);
 	char k[LOG_EXCERPT_LEN], v[LOG_EXCERPT_LEN];
 
-	if (strchr(key, '$') || (val && strchr(val, '$')))
+	/* filename_format's $jobname and the like are its own keywords. */
+	if (strchr(key, '$') || (val && strchr(val, '$') && strcmp(key, "filename_format")))
 		return usage_err(CMD, "%s: %s: $-variables are not supported: write the value out",
 				 where, log_excerpt(key, k, sizeof(k)));
 	if (!load_opt_known(key))

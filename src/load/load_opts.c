@@ -267,30 +267,18 @@ void load_opts_init(struct load_job_opts *o)
 	o->randseed = 0x89;
 }
 
-/* The option called `name`, by its own name or another; *as (if given)
- * the name as the table spells it, which outlives the caller's text. */
-static const struct opt *find_as(const char *name, const char **as)
-{
-	for (size_t i = 0; i < NOPTS; i++) {
-		if (!strcmp(opts[i].name, name)) {
-			if (as)
-				*as = opts[i].name;
-			return &opts[i];
-		}
-	}
-	for (size_t i = 0; i < NALIASES; i++) {
-		if (!strcmp(aliases[i].name, name)) {
-			if (as)
-				*as = aliases[i].name;
-			return find_as(aliases[i].of, NULL);
-		}
-	}
-	return NULL;
-}
-
+/* The option called `name`, by its own name or another of fio's. */
 static const struct opt *find(const char *name)
 {
-	return find_as(name, NULL);
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (!strcmp(opts[i].name, name))
+			return &opts[i];
+	}
+	for (size_t i = 0; i < NALIASES; i++) {
+		if (!strcmp(aliases[i].name, name))
+			return find(aliases[i].of);
+	}
+	return NULL;
 }
 
 bool load_opt_known(const char *name)
@@ -561,7 +549,7 @@ static const char *choices_text(const struct choice *c)
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
-	const struct opt *op = find_as(name, &name);
+	const struct opt *op = find(name);
 	void *p;
 
 	if (!op) {
@@ -672,7 +660,9 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		for (int d = 0; d < LOAD_DIRS; d++)
 			o->bsz[d] = (struct load_bs){ .min = o->bs, .max = o->bs };
 	}
-	remember(o, name, value ? value : "1");
+	/* By the table's own name: it outlives the caller's text, and
+	 * the sweep asks for bs and direct by theirs. */
+	remember(o, op->name, value ? value : "1");
 	return 0;
 }
 

@@ -405,7 +405,7 @@ static void json_job(struct json *j, const struct load_result *r,
 	json_str(j, "jobname", r->o->name);
 	json_u64(j, "groupid", r->groupid);
 	json_i64(j, "error", st->error);
-	if (r->o->description)		/* where fio puts it */
+	if (r->o->description && *r->o->description)	/* where fio puts it */
 		json_str(j, "desc", r->o->description);
 	json_u64(j, "eta", 0);
 	json_u64(j, "elapsed", (st->runtime_ns + 500000000) / 1000000000);

@@ -30,6 +30,12 @@ static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthre
 	for (int i = 0; i < js->n; i++) {
 		const struct load_job_opts *o = &js->v[i];
 
+		/* fio's one line a job, its other threads as "...". */
+		if (o->clone) {
+			if (o->clone == 1)
+				fprintf(f, "...\n");
+			continue;
+		}
 		fprintf(f, "%s: (g=%d): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
 			o->name, o->groupid, load_rw_name(o->rw),
 			(unsigned long long)o->bsz[LOAD_READ].min,

@@ -92,6 +92,9 @@ static int setup(struct load_jobs *js, struct sweep *sw)
 		return usage_err(CMD, "--sweep runs one job of one thread, not %d jobs (numjobs=%u)",
 				 js->n, js->v[0].numjobs);
 	*o = js->v[0];
+	if (o->ioengine->diskless)
+		return usage_err(CMD, "--sweep measures a device or file: not with --ioengine=%s",
+				 o->ioengine->name);
 	if (!given(js, "direct"))
 		o->direct = true;
 	if (!strcmp(what, "iodepth")) {
@@ -100,7 +103,7 @@ static int setup(struct load_jobs *js, struct sweep *sw)
 		if (!given(js, "ioengine"))
 			o->ioengine = load_engine_find("io_uring");
 		if (o->ioengine->sync)
-			return usage_err(CMD, "--sweep=iodepth needs a queue: --ioengine=io_uring or libaio, not %s",
+			return usage_err(CMD, "--sweep=iodepth needs a queue: --ioengine=io_uring, libaio or posixaio, not %s",
 					 o->ioengine->name);
 		if (!given(js, "iodepth"))
 			o->iodepth = DEPTH_CAP;
@@ -162,6 +165,7 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	free(th.free);
 	free(th.queued);
 	free(th.bufs);
+	free(th.written);
 	return rc ? rc : st->error ? 1 : 0;
 }
 

@@ -481,6 +481,7 @@ static int check_link(const struct load_job_opts *o)
 
 int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 {
+	char shown[PATH_MAX + 16];
 	const char *what;
 	struct stat st;
 	__u64 val;
@@ -488,23 +489,44 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->writes = job_writes(o);
+	/* Before anything is made.  Each verified block says where it is and what it holds: one size
+	 * for all, room for the header, on its own alignment, and no random
+	 * offsets that repeat (a block read back must be the last one
+	 * written there). */
+	if (o->verify && (load_bs_min(o) != load_bs_max(o) || load_bs_min(o) < LOAD_VERIFY_MIN_BS ||
+			  load_blockalign(o, LOAD_WRITE) != load_bs_min(o) ||
+			  o->norandommap || o->dist.kind != LOAD_DIST_RANDOM)) {
+		fprintf(stderr, "iolens load: job '%s': --verify needs one block size of at least %d bytes, aligned on itself, and the random map (no --norandommap or --random_distribution)\n",
+			o->name, LOAD_VERIFY_MIN_BS);
+		return REFUSED;
+	}
+	if (o->verify && !t->writes && !o->verify_only) {
+		fprintf(stderr, "iolens load: job '%s': --verify checks what the job writes; for blocks written before, give --verify_only\n",
+			o->name);
+		return REFUSED;
+	}
+	/* fio's loops count passes; their bytes must be countable. */
+	if (o->loops > 1 && o->size > ~0ULL / o->loops) {
+		fprintf(stderr, "iolens load: job '%s': --loops=%u times --size is more bytes than can be counted\n",
+			o->name, o->loops);
+		return REFUSED;
+	}
 	if (o->ioengine->diskless) {
-		/* Nothing to open or check: the range is only numbers. */
+		/* Nothing to open: the range is only numbers, checked below
+		 * as any other. */
 		if (!o->size)
 			o->size = o->filesize;
-		if (!o->size) {
-			fprintf(stderr, "iolens load: job '%s': the %s engine has no file to size: give --size or --filesize\n",
+		if (!o->size || o->offset_pct || o->verify) {
+			fprintf(stderr, "iolens load: job '%s': the %s engine has no file: give --size or --filesize, and no --offset=N%% or --verify\n",
 				o->name, o->ioengine->name);
 			return REFUSED;
 		}
 		t->dev_size = o->offset + o->size;
-		return 0;
-	}
-	if (!o->filename) {
+		rc = 0;
+	} else if (!o->filename) {
 		fprintf(stderr, "iolens load: job '%s': no --filename\n", o->name);
 		return REFUSED;
-	}
-	if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
+	} else if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
 		t->is_blkdev = true;
 		rc = t->writes ? check_link(o) : 0;
 		if (!rc)
@@ -532,9 +554,15 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	}
 	if (rc)
 		return rc;
+	/* What the messages below name: the file, or the job of an engine
+	 * that has none. */
+	if (o->filename)
+		snprintf(shown, sizeof(shown), "%s", o->filename);
+	else
+		snprintf(shown, sizeof(shown), "job '%s'", o->name);
 	if (o->offset >= t->dev_size) {
 		fprintf(stderr, "iolens load: %s: --offset=%llu is past its end (%llu bytes)\n",
-			o->filename, (unsigned long long)o->offset,
+			shown, (unsigned long long)o->offset,
 			(unsigned long long)t->dev_size);
 		return REFUSED;
 	}
@@ -542,23 +570,14 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		o->size = t->dev_size - o->offset;
 	if (o->offset + o->size > t->dev_size) {
 		fprintf(stderr, "iolens load: %s: --offset + --size = %llu is past its end (%llu bytes)\n",
-			o->filename, (unsigned long long)(o->offset + o->size),
+			shown, (unsigned long long)(o->offset + o->size),
 			(unsigned long long)t->dev_size);
 		return REFUSED;
 	}
 	if (o->size < load_bs_min(o)) {
 		fprintf(stderr, "iolens load: %s: --size=%llu is smaller than the block size %llu\n",
-			o->filename, (unsigned long long)o->size,
+			shown, (unsigned long long)o->size,
 			(unsigned long long)load_bs_min(o));
-		return REFUSED;
-	}
-	/* Each verified block says where it is and what it holds: one size
-	 * for all, room for the header, and no random offsets that repeat
-	 * (a block read back must be the last one written there). */
-	if (o->verify && (load_bs_min(o) != load_bs_max(o) || o->bs < LOAD_VERIFY_MIN_BS ||
-			  o->norandommap || o->dist.kind != LOAD_DIST_RANDOM)) {
-		fprintf(stderr, "iolens load: job '%s': --verify needs one block size of at least %d bytes (--bs) and the random map (no --norandommap or --random_distribution)\n",
-			o->name, LOAD_VERIFY_MIN_BS);
 		return REFUSED;
 	}
 	/* Direct I/O and BLKDISCARD both take only whole logical blocks. */

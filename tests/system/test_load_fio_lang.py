@@ -243,8 +243,10 @@ def issued_sectors(tool, lo, args):
 def test_random_distribution_as_fios(iolens, root, dist):
     """The hits over the blocks of a random_distribution job, read from the
     block layer's own events, are fio's: a two-sample Kolmogorov-Smirnov
-    test on each I/O's block rank at the 0.1% level, which the uniform
-    distribution fails."""
+    test on each I/O's block rank, which the uniform distribution fails.
+    The ranks are taken within each sample (ties among blocks hit alike
+    broken by sector), which spreads the statistic wider than the KS table
+    assumes: the level is the table's 0.01% (c = 2.23)."""
     lo = Loop(size_mb=64)
     try:
         args = ["--name=z", "--filename=" + lo.dev, "--rw=randread", "--bs=4k",
@@ -255,7 +257,7 @@ def test_random_distribution_as_fios(iolens, root, dist):
     finally:
         lo.close()
     assert len(ours) == len(theirs) == 4096
-    crit = 1.95 * (2 / 4096) ** 0.5
+    crit = 2.23 * (2 / 4096) ** 0.5
     assert ks(ours, theirs) < crit, (ks(ours, theirs), crit)
     assert ks(ours, flat) > crit
 
@@ -342,3 +344,34 @@ def test_verify_finds_the_flipped_byte(iolens, loop):
         assert m, p.stderr
         found[tool] = int(m.group(1))
     assert found == {"fio": block, "iolens": block}
+
+
+def test_directory_holds_a_named_file_too(iolens, fs):
+    """fio puts --directory before a relative --filename as well."""
+    lo, mnt = fs
+    for tool in ("fio", "iolens"):
+        folder(mnt / tool)
+        (mnt / tool / "sub").mkdir()
+    args = ["--name=d", "--rw=write", "--size=1m", "--directory=sub", "--filename=f"]
+    run_tool(["fio"] + args, lo, mnt / "fio")
+    run_tool([IOLENS, "load"] + args, lo, mnt / "iolens")
+    assert os.listdir(mnt / "iolens" / "sub") == os.listdir(mnt / "fio" / "sub") == ["f"]
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--ioengine=null", "--size=1k"], "smaller than the block size"),
+    (["--ioengine=null", "--rw=write", "--size=1m", "--verify=crc32c"], "no file"),
+    (["--rw=read", "--size=1m", "--verify=crc32c"], "--verify_only"),
+    (["--rw=write", "--size=1m", "--verify=crc32c", "--bsrange=4k-8k"], "one block size"),
+    (["--rw=randread", "--size=1m", "--random_distribution=zoned:150/5:50/"], "zoned:"),
+    (["--rw=randread", "--size=1m", "--random_distribution=zipf:nan"], "theta"),
+])
+def test_what_cannot_work_is_one_line(iolens, fs, args, said):
+    """A job that cannot do what it asks is refused before anything is
+    made: one line saying why, exit 2."""
+    lo, mnt = fs
+    p = run_in([IOLENS, "load", "--name=j"] + args, mnt)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], lines
+    assert not [f for f in os.listdir(mnt) if f.startswith("j")]

@@ -90,7 +90,9 @@ static void paio_exit(struct load_thread *t)
 	 * into buffers about to be freed. */
 	while (p->n) {
 		aio_cancel(t->fd, NULL);
-		paio_reap(t, p->n);
+		/* aio_suspend failing for good: nothing more to wait for. */
+		if (paio_reap(t, p->n) < 0)
+			break;
 	}
 }
 
