@@ -10,9 +10,9 @@
 /* What a thread keeps of its distribution over n blocks. */
 struct load_dist_state {
 	__u64 n;
-	double zetan, eta, alpha;	/* zipf */
+	double zetan, zeta2, eta, alpha;	/* zipf */
 	double pow;			/* pareto */
-	__u64 scatter;			/* where the hottest block lands */
+	__u64 offset;			/* where the hottest block lands */
 };
 
 /* "zipf:1.2" and the like into *d: 0, or -1 with *err the reason. */

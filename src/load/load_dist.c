@@ -9,8 +9,12 @@
  *   zoned:A/R:..  A percent of the accesses in the next R percent of the
  *                 range, uniform within it; an empty R is the rest
  * As fio's, the hottest blocks of zipf and pareto are not the first ones:
- * each rank is scattered over the range by a fixed hash, so that the
- * device's own locality does not flatter the job.
+ * each rank is scattered over the range by fio's own hash (a multiply by
+ * the 64-bit golden ratio, then a random offset), so that the device's
+ * locality does not flatter the job.  The same hash and not any good one:
+ * on a power-of-two count of blocks it is a permutation, where a random
+ * hash would fold about a third of the ranks onto others and change the
+ * shape of the hits that fio's users compare.
  */
 #include <ctype.h>
 #include <math.h>
@@ -18,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "load/dist.h"
+
+#define GOLDEN_RATIO_64 0x61C8864680B583EBULL
 
 /* fio's limit of the items zipf's constant is summed over: past it the
  * sum grows too slowly to matter, and a large device would cost seconds. */
@@ -110,17 +116,17 @@ void load_dist_init(const struct load_dist *d, struct load_dist_state *s, __u64 
 		    __u64 seed)
 {
 	__u64 m = n < ZIPF_MAX_N ? n : ZIPF_MAX_N;
-	double theta = d->param, zeta2;
+	double theta = d->param;
 
 	memset(s, 0, sizeof(*s));
 	s->n = n ? n : 1;
-	s->scatter = mix(seed);
+	s->offset = mix(seed);
 	if (d->kind == LOAD_DIST_ZIPF) {
 		for (__u64 i = 1; i <= m; i++)
 			s->zetan += pow(1.0 / i, theta);
-		zeta2 = 1.0 + pow(0.5, theta);
+		s->zeta2 = 1.0 + pow(0.5, theta);
 		s->alpha = 1.0 / (1.0 - theta);
-		s->eta = (1.0 - pow(2.0 / s->n, 1.0 - theta)) / (1.0 - zeta2 / s->zetan);
+		s->eta = (1.0 - pow(2.0 / s->n, 1.0 - theta)) / (1.0 - s->zeta2 / s->zetan);
 	} else if (d->kind == LOAD_DIST_PARETO) {
 		s->pow = log(theta) / log(1.0 - theta);
 	}
@@ -137,7 +143,7 @@ __u64 load_dist_next(const struct load_dist *d, const struct load_dist_state *s,
 		z = u * s->zetan;
 		if (z < 1.0)
 			rank = 0;
-		else if (z < 1.0 + pow(0.5, d->param))
+		else if (z < s->zeta2)
 			rank = 1;
 		else
 			rank = (__u64)(s->n * pow(s->eta * u - s->eta + 1.0, s->alpha));
@@ -167,5 +173,5 @@ __u64 load_dist_next(const struct load_dist *d, const struct load_dist_state *s,
 	}
 	if (rank >= s->n)
 		rank = s->n - 1;
-	return (mix(rank + s->scatter)) % s->n;
+	return (rank * GOLDEN_RATIO_64 + s->offset) % s->n;
 }
