@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * load's own: one job thread (load_job.c), what its engine works with, and
- * the stonewalls between jobs (load_gate.c).
+ * load's own: one job thread (load_job.c), what its engine works with,
+ * where its next I/O goes (load_offsets.c), and when it starts and ends
+ * (load_gate.c).
  */
 #ifndef IOLENS_LOAD_JOB_H
 #define IOLENS_LOAD_JOB_H
@@ -13,16 +14,18 @@
 #include "load/load.h"
 
 /*
- * The stonewall between jobs: the threads of wave w start once every thread
- * of the waves before has ended.
+ * The order of the job threads (load_gate.c): the threads of wave w (the
+ * jobs between two stonewalls) start once every thread of the waves before
+ * has ended, a job with wait_for once the job it names has.
  */
 struct load_gate {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned int wave;	/* the wave allowed to run */
-	unsigned int left;	/* its threads not yet ended */
 	unsigned int nwaves;
-	unsigned int *count;	/* threads per wave */
+	unsigned int *left;	/* threads of each wave not yet ended */
+	struct load_thread *th;	/* all of them */
+	unsigned int n;
 };
 
 struct load_usage {
@@ -66,6 +69,13 @@ struct load_thread {
 	unsigned int deck_pos[LOAD_DIRS];
 
 	__u64 issued, budget;	/* bytes issued after the ramp; budget 0: none */
+	__u64 nissued;		/* I/Os issued after the ramp (number_ios) */
+	__u64 think_issued, think_done;	/* I/Os issued, completed: thinktime */
+	__u64 think_last;	/* the count at the last pause */
+	bool think_pending;	/* a pause is due once the queue is drained */
+	/* Under the gate's lock, but terminate: set by another thread's
+	 * exitall, read without it. */
+	bool running, ended, terminate;
 	bool exhausted;		/* no I/O left in the range */
 	__u64 writes;		/* for --fsync and --fdatasync */
 	int sync_pending;	/* 0, or LOAD_SYNC_* due before the next I/O */
@@ -85,20 +95,39 @@ struct load_thread {
 	__u64 verify_nonce;	/* verify: this run's, in every block's seed */
 };
 
+/* ---- where the next I/O goes: load_offsets.c ---- */
+
+/* Seeds the thread's random numbers from *seed (which moves on). */
+void load_offsets_seed(struct load_thread *t, __u64 *seed);
+/* xorshift64*: a few cycles per number for the mix and norandommap. */
+__u64 load_rnd(struct load_thread *t);
+/* The random map's size from the job's range and smallest block size. */
+void load_offsets_map(struct load_thread *t);
+/* A new pass of the random map: each block once more, in a new order. */
+void load_offsets_pass(struct load_thread *t);
+/* The direction of the next I/O, by --rw and the mix. */
+int load_pick_dir(struct load_thread *t);
+/* Places io (its dir set): offset and length; false when the range is
+ * done and the job is not to go round again. */
+bool load_pick_io(struct load_thread *t, struct load_io *io);
+
 /* ---- the job loop: load_job.c ---- */
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);
 
-/* ---- stonewalls: load_gate.c ---- */
+/* ---- the order of the threads: load_gate.c ---- */
 
 /* Counts the threads per wave; 0, or -ENOMEM. */
-int load_gate_init(struct load_gate *g, const struct load_thread *th,
-		   unsigned int n);
+int load_gate_init(struct load_gate *g, struct load_thread *th, unsigned int n);
 void load_gate_free(struct load_gate *g);
-/* Waits for the thread's wave; false when a stop came first. */
-bool load_gate_enter(struct load_gate *g, unsigned int wave);
-/* The thread has ended: the next wave may start once its wave is done. */
-void load_gate_leave(struct load_gate *g);
+/* Waits for the thread's wave and its wait_for; false when a stop, or
+ * another job's exitall, came first. */
+bool load_gate_enter(struct load_gate *g, struct load_thread *t);
+/* The thread has ended: the next wave may start once its wave is done;
+ * with exitall, the threads it stops are told. */
+void load_gate_leave(struct load_gate *g, struct load_thread *t);
+/* Whether another job's exitall stopped t. */
+bool load_thread_terminated(const struct load_thread *t);
 
 #endif

@@ -14,15 +14,19 @@
  * includes them):
  *   load_args.c     the command line; load_opts.c the option table
  *                   every source of options feeds; load_jobfile.c fio's
- *                   INI job files and the list of jobs (opts.h)
+ *                   INI job files and the list of jobs; load_shape.c the
+ *                   directions and block sizes a job's options mean
+ *                   (opts.h)
  *   load_cpus.c     where the job threads run (cpus.h)
  *   load_target.c   opening the file or device, and the safety checks
  *                   before any write (target.h); load_files.c the files
  *                   made as fio makes them when a job names none (files.h)
  *   load_run.c      a run: the checks of every job, the threads, the report
  *                   (load_run() here)
- *   load_job.c      one thread per job: offsets, timing; load_gate.c the
- *                   stonewalls between jobs (job.h)
+ *   load_job.c      one thread per job: its loop, pacing, thinktime;
+ *                   load_offsets.c where its next I/O goes; load_gate.c
+ *                   when it starts and ends: stonewall, wait_for, exitall
+ *                   (job.h)
  *   engines.c       the engine table; engines/ one file per engine
  *                   (sync.c the sync family, posixaio, libaio,
  *                   io_uring, mmap, null); load_io.c the completions
@@ -59,6 +63,13 @@ enum load_fallocate {
 	LOAD_FALLOC_POSIX,	/* posix_fallocate() */
 	LOAD_FALLOC_KEEP,	/* fallocate(FALLOC_FL_KEEP_SIZE), then ftruncate */
 	LOAD_FALLOC_NATIVE,	/* fallocate(0), sparse where unsupported */
+};
+
+/* fio's exit_what: whom a job with exitall stops when it ends. */
+enum load_exit_what {
+	LOAD_EXIT_GROUP,	/* the jobs of its group */
+	LOAD_EXIT_STONEWALL,	/* every job running, of any group */
+	LOAD_EXIT_ALL,		/* every job, those not started too */
 };
 
 /* What the user set, as text, for "job options" / "global options". */
@@ -163,6 +174,17 @@ struct load_job_opts {
 	int fallocate;		/* enum load_fallocate: how a file is grown */
 	__u64 startdelay_ns;	/* the job starts this long after its turn */
 	unsigned int loops;	/* passes over the range (fio's loops) */
+	__s64 seq_add;		/* rw=read:SIZE: a gap (below 0: a step
+				 * back) after each sequential I/O */
+	__u64 io_size;		/* bytes to do within the range; 0: size */
+	__u64 number_ios;	/* end after this many I/Os; 0: no such end */
+	__u64 think_ns;		/* thinktime: a pause after think_blocks */
+	__u64 think_spin_ns;	/* of which this long spinning on the CPU */
+	unsigned int think_blocks;
+	int think_on_issue;	/* thinktime_blocks_type: 0 complete, 1 issue */
+	char *wait_for;		/* start once every thread of this job ended */
+	bool exitall;		/* when it ends, stop others (exit_what) */
+	int exit_what;		/* enum load_exit_what */
 	/* Engine options, as fio's of the same names. */
 	bool hipri;		/* pvsync2: RWF_HIPRI; io_uring: IOPOLL */
 	bool fixedbufs;		/* io_uring: registered buffers */

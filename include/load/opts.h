@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * load's own: the option table (load_opts.c) and the list of jobs that the
- * command line (load_args.c) and the job files (load_jobfile.c) fill.
+ * load's own: the option table (load_opts.c), what a job's options mean
+ * for its I/O (load_shape.c), and the list of jobs that the command line
+ * (load_args.c) and the job files (load_jobfile.c) fill.
  */
 #ifndef IOLENS_LOAD_OPTS_H
 #define IOLENS_LOAD_OPTS_H
@@ -30,6 +31,13 @@ void load_opts_help(FILE *f);
 /* Whether the job's --rw issues I/O of direction `dir`. */
 bool load_dir_used(const struct load_job_opts *o, int dir);
 
+/* fio's bsrange "MIN-MAX" into *b: 0, or -1 with *err the reason. */
+int load_bs_parse_range(const char *s, struct load_bs *b, const char **err);
+/* fio's bssplit "SIZE/PCT:..." (s is cut up) into *b: an empty or 0 share
+ * is a share of what the others leave, evenly (the rounding goes to the
+ * first); 0, or -1 with *err the reason. */
+int load_bs_parse_split(char *s, struct load_bs *b, const char **err);
+
 /* The smallest and largest block size of the directions the job issues. */
 __u64 load_bs_min(const struct load_job_opts *o);
 __u64 load_bs_max(const struct load_job_opts *o);
@@ -39,6 +47,8 @@ __u64 load_bs_max(const struct load_job_opts *o);
 __u64 load_blockalign(const struct load_job_opts *o, int dir);
 
 const char *load_rw_name(int rw);
+/* A random pattern: randread, randwrite, randrw, randtrim. */
+bool load_rw_random(int rw);
 
 /* ---- the list of jobs: load_jobfile.c ---- */
 
@@ -53,7 +63,9 @@ struct load_job_opts *load_jobs_add(struct load_jobs *js);
 /* The line for a failed load_jobs_add(), and the exit code. */
 int load_jobs_add_failed(void);
 
-/* Sets each job's groupid from stonewall and new_group, as fio's. */
-void load_jobs_group(struct load_jobs *js);
+/* Sets each job's groupid from stonewall and new_group, as fio's, and
+ * checks that each wait_for names a job before it: 0, or the exit code
+ * after one line. */
+int load_jobs_group(struct load_jobs *js);
 
 #endif

@@ -146,6 +146,5 @@ int load_parse_args(int argc, char **argv, struct load_jobs *js)
 		cur->ngiven = 1;
 		cur->name = "iolens";
 	}
-	load_jobs_group(js);
-	return 0;
+	return load_jobs_group(js);
 }

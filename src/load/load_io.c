@@ -30,6 +30,7 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	__u64 clat;
 
 	t->free[t->nfree++] = io;
+	t->think_done++;
 	if (res < 0) {
 		load_job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
 		return;

@@ -28,222 +28,6 @@
 #include "load/verify.h"
 #include "lib/stop.h"
 
-/* ---- offsets ---- */
-
-static __u64 splitmix(__u64 *s)
-{
-	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* xorshift64*: a few cycles per number for the mix and norandommap. */
-static __u64 rnd(struct load_thread *t)
-{
-	__u64 x = t->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	t->rng = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
-/* A uniform number below n without division's bias worth speaking of. */
-static __u64 below(struct load_thread *t, __u64 n)
-{
-	return (__u64)(((unsigned __int128)rnd(t) * n) >> 64);
-}
-
-/*
- * The random map: rather than a bitmap of blocks done (fio's axmap), a
- * keyed permutation of 0..nblocks-1, so that each block comes exactly once
- * per pass with O(1) memory and work.  A four-round Feistel network is a
- * bijection on 2^(2 * half) values; values past nblocks are walked on
- * through the permutation until one falls inside (fewer than four steps
- * on average, as the domain is under four times nblocks).
- */
-static __u64 feistel(const struct load_thread *t, __u64 x)
-{
-	unsigned int h = t->feistel_half;
-	__u64 mask = (1ULL << h) - 1, l = x >> h, r = x & mask;
-
-	for (int i = 0; i < 4; i++) {
-		__u64 f = (r ^ t->feistel_keys[i]) * 0x9e3779b97f4a7c15ULL;
-		__u64 nl = r;
-
-		f ^= f >> 29;
-		r = (l ^ f) & mask;
-		l = nl;
-	}
-	return l << h | r;
-}
-
-static void new_pass(struct load_thread *t)
-{
-	t->perm_pos = 0;
-	for (int i = 0; i < 4; i++)
-		t->feistel_keys[i] = rnd(t);
-}
-
-static __u64 perm_next(struct load_thread *t)
-{
-	__u64 x;
-
-	if (t->perm_pos >= t->nblocks)
-		new_pass(t);
-	x = feistel(t, t->perm_pos++);
-	while (x >= t->nblocks)
-		x = feistel(t, x);
-	return x;
-}
-
-static bool is_random(int rw)
-{
-	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
-	       rw == LOAD_RW_RANDRW || rw == LOAD_RW_RANDTRIM;
-}
-
-static bool is_mix(int rw)
-{
-	return rw == LOAD_RW_RW || rw == LOAD_RW_RANDRW;
-}
-
-static int pick_dir(struct load_thread *t)
-{
-	switch (t->o->rw) {
-	case LOAD_RW_READ:
-	case LOAD_RW_RANDREAD:
-		return LOAD_READ;
-	case LOAD_RW_WRITE:
-	case LOAD_RW_RANDWRITE:
-		return LOAD_WRITE;
-	case LOAD_RW_TRIM:
-	case LOAD_RW_RANDTRIM:
-		return LOAD_TRIM;
-	default:
-		return below(t, 100) < t->o->rwmixread ? LOAD_READ : LOAD_WRITE;
-	}
-}
-
-/*
- * bssplit: every 100 I/Os of a direction have exactly the split's shares,
- * in random order.  fio draws each size on its own; the shares are the
- * same, and here the counts are exact rather than near.
- */
-static __u64 split_len(struct load_thread *t, int dir)
-{
-	const struct load_bs *b = &t->o->bsz[dir];
-	__u8 *deck = t->deck[dir];
-
-	if (!t->deck_pos[dir]) {
-		unsigned int n = 0;
-
-		for (unsigned int i = 0; i < b->nsplit; i++) {
-			for (unsigned int k = 0; k < b->split[i].perc; k++)
-				deck[n++] = i;
-		}
-		for (unsigned int i = n - 1; i > 0; i--) {
-			unsigned int j = below(t, i + 1);
-			__u8 x = deck[i];
-
-			deck[i] = deck[j];
-			deck[j] = x;
-		}
-	}
-	{
-		unsigned int i = deck[t->deck_pos[dir]];
-
-		t->deck_pos[dir] = (t->deck_pos[dir] + 1) % 100;
-		return b->split[i].bs;
-	}
-}
-
-/*
- * The length of the next I/O of `dir`, at most `room` bytes; 0 if not
- * even the smallest size fits.  bsrange is fio's draw: MIN + MAX * U, down
- * to a multiple of MIN, at most MAX.  Where the drawn size does not fit
- * (the end of a sequential pass), the largest one that does.
- */
-static __u64 pick_len(struct load_thread *t, int dir, __u64 room)
-{
-	const struct load_bs *b = &t->o->bsz[dir];
-	__u64 len, best = 0;
-
-	if (room < b->min)
-		return 0;
-	if (b->min == b->max)
-		return b->min;
-	if (b->nsplit) {
-		len = split_len(t, dir);
-		if (len <= room)
-			return len;
-		for (unsigned int i = 0; i < b->nsplit; i++) {
-			if (b->split[i].bs <= room && b->split[i].bs > best)
-				best = b->split[i].bs;
-		}
-		return best;
-	}
-	len = b->min + (__u64)(((unsigned __int128)rnd(t) * b->max) >> 64);
-	len -= len % b->min;
-	if (len > b->max)
-		len = b->max;
-	if (len > room)
-		len = room - room % b->min;
-	return len;
-}
-
-/*
- * Places io (its dir set): offset and length.  Random offsets with one
- * block size come from the permutation (each block once per pass); with
- * several sizes or a --blockalign other than the size they are drawn on
- * their own, on the alignment, as fio's without its random map.  Returns
- * false when the range is done and the job is not to go round again.
- */
-static bool pick_io(struct load_thread *t, struct load_io *io)
-{
-	const struct load_job_opts *o = t->o;
-	bool again = t->ramping || o->time_based || o->loops > 1;
-	int dir = io->dir;
-	__u64 pos, len, ba;
-
-	if (is_random(o->rw) && t->randommap) {
-		if (t->perm_pos >= t->nblocks && !again)
-			return false;
-		len = o->bsz[dir].min;
-		pos = perm_next(t) * len;
-	} else if (is_random(o->rw)) {
-		ba = load_blockalign(o, dir);
-		len = pick_len(t, dir, o->size);
-		if (o->dist.kind == LOAD_DIST_RANDOM) {
-			pos = below(t, (o->size - len) / ba + 1) * ba;
-		} else {
-			__u64 r = rnd(t);
-
-			pos = load_dist_next(&o->dist, &t->dist, r, rnd(t)) * ba;
-			if (pos + len > o->size)
-				pos = (o->size - len) / ba * ba;
-		}
-	} else {
-		/* Each direction walks the range on its own, as fio's last
-		 * position per direction. */
-		pos = t->seq_pos[dir];
-		len = pick_len(t, dir, o->size - pos);
-		if (!len) {
-			if (!again)
-				return false;
-			pos = 0;
-			len = pick_len(t, dir, o->size);
-		}
-		t->seq_pos[dir] = pos + len;
-	}
-	io->offset = o->offset + pos;
-	io->len = len;
-	return true;
-}
-
 /* ---- the loop ---- */
 
 static unsigned int depth_bucket(unsigned int depth)
@@ -277,8 +61,9 @@ static void stats_start(struct load_thread *t, __u64 now)
 	memset(t->st.dir, 0, sizeof(t->st.dir));
 	memset(t->st.depth, 0, sizeof(t->st.depth));
 	t->issued = 0;
+	t->nissued = 0;
 	memset(t->seq_pos, 0, sizeof(t->seq_pos));
-	new_pass(t);
+	load_offsets_pass(t);
 	t->rate_start_ns = now;
 	memset(t->rate_bytes, 0, sizeof(t->rate_bytes));
 	memset(t->poisson_ns, 0, sizeof(t->poisson_ns));
@@ -290,11 +75,15 @@ static void stats_start(struct load_thread *t, __u64 now)
 		t->deadline_ns = now + t->o->runtime_ns;
 }
 
-/* Whether the job has more to issue, a sync due before it aside. */
+/* Whether the job has more to issue, a sync due before it aside: not
+ * stopped, and within its bytes and fio's number_ios (times loops). */
 static bool more_to_do(const struct load_thread *t)
 {
+	const struct load_job_opts *o = t->o;
+
 	return !t->stop && !t->exhausted &&
-	       (t->ramping || !t->budget || t->issued < t->budget);
+	       (t->ramping || ((!t->budget || t->issued < t->budget) &&
+			       (!o->number_ios || t->nissued < o->number_ios * o->loops)));
 }
 
 static bool may_issue(const struct load_thread *t)
@@ -331,7 +120,7 @@ static void count_write(struct load_thread *t)
 static void poisson_step(struct load_thread *t, int dir, __u64 len)
 {
 	double mean = 1e9 * (double)len / (double)t->rate_bps[dir];
-	double u = (rnd(t) >> 11) * (1.0 / 9007199254740992.0);
+	double u = (load_rnd(t) >> 11) * (1.0 / 9007199254740992.0);
 
 	t->poisson_ns[dir] += (__u64)(-log1p(-u) * mean);
 }
@@ -346,6 +135,11 @@ static __u64 rate_due(const struct load_thread *t, int dir)
 		return t->rate_start_ns + t->poisson_ns[dir];
 	return t->rate_start_ns + (__u64)((unsigned __int128)t->rate_bytes[dir] *
 					  1000000000ULL / t->rate_bps[dir]);
+}
+
+static bool is_mix(int rw)
+{
+	return rw == LOAD_RW_RW || rw == LOAD_RW_RANDRW;
 }
 
 /*
@@ -392,6 +186,52 @@ static void rate_sleep(struct load_thread *t, __u64 now)
 		;
 }
 
+/*
+ * fio's thinktime: after every thinktime_blocks I/Os (completed, or with
+ * thinktime_blocks_type=issue issued) the job drains its queue and pauses.
+ * Whether a pause is now due; it is taken once the batch is submitted.
+ */
+static bool think_due(struct load_thread *t)
+{
+	const struct load_job_opts *o = t->o;
+	__u64 b = o->think_on_issue ? t->think_issued : t->think_done;
+
+	if (!o->think_ns || b < t->think_last + o->think_blocks)
+		return false;
+	t->think_last = b;
+	t->think_pending = true;
+	return true;
+}
+
+/* The pause: the queue drained, thinktime_spin on the CPU, the rest
+ * asleep, in steps that see a stop; never past the deadline. */
+static void think(struct load_thread *t)
+{
+	__u64 now, spin_end, end;
+
+	while (!t->eng->sync && t->nfree < t->depth) {
+		if (t->eng->reap(t, 1) < 0)
+			break;
+	}
+	now = mono_ns();
+	spin_end = now + t->o->think_spin_ns;
+	end = now + t->o->think_ns;
+	if (t->deadline_ns && end > t->deadline_ns)
+		end = t->deadline_ns;
+	if (spin_end > end)
+		spin_end = end;
+	while ((now = mono_ns()) < spin_end)
+		;
+	while (now < end && !stop_requested() && !load_thread_terminated(t)) {
+		__u64 step = end - now < 100000000ULL ? end - now : 100000000ULL;
+		struct timespec ts = { step / 1000000000ULL, step % 1000000000ULL };
+
+		nanosleep(&ts, NULL);
+		now = mono_ns();
+	}
+	t->think_pending = false;
+}
+
 /* A trim is the BLKDISCARD ioctl, done at once whatever the engine, as
  * fio 3.33 does; *res is the byte count or -errno. */
 static void trim(struct load_thread *t, struct load_io *io, long *res)
@@ -412,20 +252,22 @@ static __u64 fill(struct load_thread *t, __u64 now)
 	t->wake_ns = 0;
 	while (t->nfree && may_issue(t)) {
 		struct load_io *io;
-		int dir = pick_dir(t);
+		int dir = load_pick_dir(t);
 		long res;
 
 		if (!rate_allows(t, &dir, now))
 			break;
 		io = t->free[--t->nfree];
 		io->dir = dir;
-		if (!pick_io(t, io)) {
+		if (!load_pick_io(t, io)) {
 			t->free[t->nfree++] = io;
 			t->exhausted = true;
 			break;
 		}
 		io->counted = !t->ramping;
 		t->issued += io->counted ? io->len : 0;
+		t->nissued += io->counted;
+		t->think_issued++;
 		t->rate_bytes[dir] += io->len;
 		if (t->o->rate_poisson && t->rate_bps[dir])
 			poisson_step(t, dir, io->len);
@@ -443,6 +285,7 @@ static __u64 fill(struct load_thread *t, __u64 now)
 				t->eng->queue(t, io, &res);
 			now = mono_ns();
 			load_io_done(t, io, res, now);
+			think_due(t);
 			return now;
 		}
 		io->t_start = now;
@@ -453,6 +296,8 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			continue;
 		}
 		t->queued[t->nqueued++] = io;
+		if (think_due(t))
+			break;
 	}
 	return now;
 }
@@ -489,13 +334,19 @@ static void run_loop(struct load_thread *t)
 	int rc;
 
 	for (;;) {
-		if (stop_requested() || (t->deadline_ns && now >= t->deadline_ns))
+		if (stop_requested() || load_thread_terminated(t) ||
+		    (t->deadline_ns && now >= t->deadline_ns))
 			t->stop = true;
 		if (t->ramping && now >= t->ramp_end_ns)
 			stats_start(t, now);
 		now = fill(t, now);
 		if (submit(t) < 0)
 			break;
+		if (t->think_pending && more_to_do(t)) {
+			think(t);
+			now = mono_ns();
+			continue;
+		}
 		if (t->nfree == t->depth) {
 			/* A sync only before a next I/O, as fio's: none
 			 * after the last write. */
@@ -593,11 +444,11 @@ static int thread_setup(struct load_thread *t)
 	/* fio's randrepeat=0: other offsets every run. */
 	seed = (o->randrepeat ? o->randseed : mono_ns()) +
 	       (__u64)t->job_index * 0x1000193ULL;
-	t->rng = splitmix(&seed) | 1;
+	load_offsets_seed(t, &seed);
 	/* Data to write: random, so that compressing or deduplicating
 	 * devices are not flattered; the same every run. */
 	for (size_t i = 0; i + 8 <= len; i += 8) {
-		__u64 v = rnd(t);
+		__u64 v = load_rnd(t);
 
 		memcpy((char *)t->bufs + i, &v, 8);
 	}
@@ -626,19 +477,18 @@ static int thread_setup(struct load_thread *t)
 			t->rate_bps[d] = o->rate[d];
 		else if (o->rate_iops[d])
 			t->rate_bps[d] = (__u64)o->rate_iops[d] * o->bsz[d].min;
-		/* A paced job sleeps to each I/O's due time: the default
-		 * 50 us of timer slack would come late by that much, and
-		 * bunch a Poisson process's short gaps. */
-		if (t->rate_bps[d])
+		/* A paced job sleeps to each I/O's due time, a thinking one
+		 * for its thinktime: the default 50 us of timer slack would
+		 * come late by that much, and bunch a Poisson process's
+		 * short gaps. */
+		if (t->rate_bps[d] || o->think_ns)
 			prctl(PR_SET_TIMERSLACK, 1UL);
 	}
-	t->nblocks = o->size / load_bs_min(o);
-	t->feistel_half = 1;
-	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
-		t->feistel_half++;
-	/* fio's loops: the range again, the budget stopping the last. */
-	t->budget = o->time_based ? 0 : o->size * o->loops;
-	new_pass(t);
+	load_offsets_map(t);
+	/* fio's loops: the range again, the budget stopping the last; fio's
+	 * io_size: that many bytes instead of the range's. */
+	t->budget = o->time_based ? 0 : (o->io_size ? o->io_size : o->size) * o->loops;
+	load_offsets_pass(t);
 	if (o->verify) {
 		rc = load_verify_init(t);
 		if (rc < 0)
@@ -652,7 +502,7 @@ static int thread_setup(struct load_thread *t)
 	 * more for a sequential one, so that the device sees what fio's
 	 * job makes it see. */
 	if (o->fadvise_hint && t->fd >= 0)
-		posix_fadvise(t->fd, o->offset, o->size, is_random(o->rw) ?
+		posix_fadvise(t->fd, o->offset, o->size, load_rw_random(o->rw) ?
 			      POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 	rc = engine_start(t);
 	return rc < 0 ? rc : 0;
@@ -719,7 +569,7 @@ static bool start_delay(struct load_thread *t)
 	__u64 until = mono_ns() + t->o->startdelay_ns;
 	struct timespec ts = { 0, 100000000 };
 
-	while (!stop_requested()) {
+	while (!stop_requested() && !load_thread_terminated(t)) {
 		__u64 now = mono_ns();
 
 		if (now >= until)
@@ -736,11 +586,11 @@ void *load_thread_run(void *arg)
 	struct load_thread *t = arg;
 
 	/* Behind a stonewall: the clock of the job starts after the wait. */
-	if (t->gate && !load_gate_enter(t->gate, t->wave))
-		return NULL;
-	if (start_delay(t))
-		thread_body(t);
+	if (!t->gate || load_gate_enter(t->gate, t)) {
+		if (start_delay(t))
+			thread_body(t);
+	}
 	if (t->gate)
-		load_gate_leave(t->gate);
+		load_gate_leave(t->gate, t);
 	return NULL;
 }

@@ -62,16 +62,35 @@ void load_jobs_free(struct load_jobs *js)
 	free(js->texts);
 }
 
-/* fio's add_job(): a stonewall or new_group after some job opens a group. */
-void load_jobs_group(struct load_jobs *js)
+/* The job before js->v[i] named `name`, as fio looks up a waitee. */
+static bool named_before(const struct load_jobs *js, int i, const char *name)
 {
+	for (int k = 0; k < i; k++) {
+		if (!strcmp(js->v[k].name, name))
+			return true;
+	}
+	return false;
+}
+
+/* fio's add_job(): a stonewall or new_group after some job opens a group;
+ * a job waits_for one before it, as fio's (no forward references). */
+int load_jobs_group(struct load_jobs *js)
+{
+	char job[64], waitee[64];
 	int group = 0;
 
 	for (int i = 0; i < js->n; i++) {
+		const char *w = js->v[i].wait_for;
+
 		if (i && (js->v[i].stonewall || js->v[i].new_group))
 			group++;
 		js->v[i].groupid = group;
+		if (w && !named_before(js, i, w))
+			return usage_err(CMD, "job '%s': wait_for=%s: no job of that name before it",
+					 log_excerpt(js->v[i].name, job, sizeof(job)),
+					 log_excerpt(w, waitee, sizeof(waitee)));
 	}
+	return 0;
 }
 
 /* A job file is a few kilobytes of text: this is far beyond any, and

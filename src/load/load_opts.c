@@ -28,6 +28,8 @@ enum opt_type {
 	T_NOT,		/* a bool stored inverted: buffered is !direct */
 	T_PCT_OTHER,	/* a percentage stored as 100 - it: rwmixwrite */
 	T_DIST,		/* random_distribution (load_dist.c) */
+	T_RW,		/* an rw choice and fio's ":SIZE" step after it */
+	T_USEC,		/* a time whose bare number is microseconds */
 };
 
 struct choice {
@@ -72,6 +74,15 @@ static const struct choice fallocate_choices[] = {
 static const struct choice verify_choices[] = {
 	{ "0", LOAD_VERIFY_NONE }, { "crc32c", LOAD_VERIFY_CRC32C },
 	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { NULL, 0 },
+};
+
+static const struct choice think_type_choices[] = {
+	{ "complete", 0 }, { "issue", 1 }, { NULL, 0 },
+};
+
+static const struct choice exit_what_choices[] = {
+	{ "group", LOAD_EXIT_GROUP }, { "stonewall", LOAD_EXIT_STONEWALL },
+	{ "all", LOAD_EXIT_ALL }, { NULL, 0 },
 };
 
 static const struct choice rate_process_choices[] = {
@@ -125,13 +136,31 @@ static const struct opt opts[] = {
 	  "tell the kernel the job is random or sequential (default 1)" },
 	{ "loops", T_UINT, OFF(loops), NULL, 1, ~0U, "N",
 	  "go over the range N times (default 1)" },
+	{ "io_size", T_SIZE, OFF(io_size), NULL, 0, 0, "SIZE",
+	  "bytes of I/O, going round the range if more (default --size)" },
+	{ "number_ios", T_U64, OFF(number_ios), NULL, 0, 0, "N",
+	  "end after N I/Os (times --loops) if nothing ends it sooner" },
+	{ "thinktime", T_USEC, OFF(think_ns), NULL, 0, 0, "TIME",
+	  "pause after I/O, the queue drained first (us, or 2ms...)" },
+	{ "thinktime_spin", T_USEC, OFF(think_spin_ns), NULL, 0, 0, "TIME",
+	  "of the pause, this long spinning on the CPU (us)" },
+	{ "thinktime_blocks", T_UINT, OFF(think_blocks), NULL, 1, ~0U, "N",
+	  "pause after every N I/Os (default 1)" },
+	{ "thinktime_blocks_type", T_ENUM, OFF(think_on_issue), think_type_choices,
+	  0, 0, "HOW", "count I/Os completed (default) or issued" },
+	{ "wait_for", T_STR, OFF(wait_for), NULL, 0, 0, "JOB",
+	  "start once every thread of this earlier job has ended" },
+	{ "exitall", T_BOOL, OFF(exitall), NULL, 0, 0, NULL,
+	  "when this job ends, stop others (--exit_what)" },
+	{ "exit_what", T_ENUM, OFF(exit_what), exit_what_choices, 0, 0, "WHOM",
+	  "group (default): its group; stonewall: all running; all" },
 	{ "startdelay", T_TIME, OFF(startdelay_ns), NULL, 0, 0, "TIME",
 	  "start the job this long after its turn (seconds, or 500ms...)" },
 	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",
 	  "start of the range; N% of the device or file, aligned up" },
 	{ "offset_align", T_SIZE, OFF(offset_align), NULL, 0, 0, "SIZE",
 	  "alignment of an N% offset (default: the smallest block size)" },
-	{ "rw", T_ENUM, OFF(rw), rw_choices, 0, 0, "PATTERN",
+	{ "rw", T_RW, OFF(rw), rw_choices, 0, 0, "PATTERN[:SIZE]",
 	  "read write randread randwrite rw|readwrite randrw trim randtrim" },
 	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
 	  "percent of reads in rw and randrw (default 50)" },
@@ -234,6 +263,7 @@ static const struct alias {
 	{ "readwrite", "rw" }, { "threads", "thread" }, { "blocksize", "bs" },
 	{ "blocksize_range", "bsrange" }, { "ba", "blockalign" },
 	{ "timeout", "runtime" }, { "wait_for_previous", "stonewall" },
+	{ "io_limit", "io_size" },
 };
 
 #define NALIASES (sizeof(aliases) / sizeof(aliases[0]))
@@ -254,6 +284,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->iops_avg_ms = 500;
 	o->nrfiles = 1;
 	o->loops = 1;
+	o->think_blocks = 1;
 	o->invalidate = true;
 	o->fadvise_hint = true;
 	o->randrepeat = true;
@@ -366,79 +397,6 @@ static int split_dirs(const char *value, char *buf, size_t len,
 	return 0;
 }
 
-static int parse_bsrange(const char *s, struct load_bs *b, const char **err)
-{
-	char lo[64];
-	size_t n = strcspn(s, "-:");
-
-	*err = "want MIN-MAX, e.g. 4k-64k";
-	if (!s[n] || n >= sizeof(lo))
-		return -1;
-	snprintf(lo, sizeof(lo), "%.*s", (int)n, s);
-	if (parse_size(lo, &b->min) || parse_size(s + n + 1, &b->max))
-		return -1;
-	*err = "MIN must be more than 0 and not above MAX";
-	if (!b->min || b->min > b->max)
-		return -1;
-	b->nsplit = 0;
-	return 0;
-}
-
-/* fio's bssplit: SIZE/PCT entries by ':'; an empty or 0 share is a share
- * of what the others leave, evenly (the rounding goes to the first). */
-static int parse_bssplit(char *s, struct load_bs *b, const char **err)
-{
-	unsigned int sum = 0, blank = 0, first_blank = ~0U;
-	char *ent;
-
-	b->nsplit = 0;
-	b->min = ~0ULL;
-	b->max = 0;
-	while ((ent = strsep(&s, ":"))) {
-		struct load_split *sp = &b->split[b->nsplit];
-		char *pct = strchr(ent, '/'), *end;
-		unsigned long v = 0;
-
-		*err = "want SIZE/PERCENT entries separated by ':'";
-		if (b->nsplit == LOAD_MAX_SPLIT) {
-			*err = "more than 64 entries";
-			return -1;
-		}
-		if (pct)
-			*pct++ = '\0';
-		if (parse_size(ent, &sp->bs) || !sp->bs)
-			return -1;
-		if (pct && *pct) {
-			errno = 0;
-			v = strtoul(pct, &end, 10);
-			if (errno || *end || !isdigit((unsigned char)*pct) || v > 100) {
-				*err = "a share is a percentage, 0 to 100";
-				return -1;
-			}
-		}
-		if (!v && first_blank == ~0U)
-			first_blank = b->nsplit;
-		blank += !v;
-		sum += v;
-		sp->perc = v;
-		if (sp->bs < b->min)
-			b->min = sp->bs;
-		if (sp->bs > b->max)
-			b->max = sp->bs;
-		b->nsplit++;
-	}
-	if (sum > 100 || (!blank && sum != 100)) {
-		*err = "the shares must add up to 100";
-		return -1;
-	}
-	for (unsigned int i = 0; blank && i < b->nsplit; i++) {
-		if (!b->split[i].perc)
-			b->split[i].perc = (100 - sum) / blank +
-				(i == first_blank ? (100 - sum) % blank : 0);
-	}
-	return 0;
-}
-
 static int set_dirs(struct load_job_opts *o, const struct opt *op,
 		    const char *value, const char **err)
 {
@@ -458,7 +416,7 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			continue;
 		switch (op->type) {
 		case T_BSRANGE:
-			if (parse_bsrange(part[d], &o->bsz[d], err))
+			if (load_bs_parse_range(part[d], &o->bsz[d], err))
 				return -1;
 			break;
 		case T_BSSPLIT: {
@@ -466,7 +424,7 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			char one[sizeof(buf)];
 
 			snprintf(one, sizeof(one), "%s", part[d]);
-			if (parse_bssplit(one, &o->bsz[d], err))
+			if (load_bs_parse_split(one, &o->bsz[d], err))
 				return -1;
 			break;
 		}
@@ -546,6 +504,52 @@ static const char *choices_text(const struct choice *c)
 	return msg;
 }
 
+/* The value of `name` among `c`; -1 with *err the choices. */
+static int choose(const struct choice *c, const char *name, int *v, const char **err)
+{
+	for (const struct choice *k = c; k->name; k++) {
+		if (!strcmp(k->name, name)) {
+			*v = k->val;
+			return 0;
+		}
+	}
+	*err = choices_text(c);
+	return -1;
+}
+
+/* fio's rw=PATTERN[:SIZE]: a sequential pattern skips SIZE after each
+ * I/O, or steps back with a negative one ("read:-8k" reads backwards). */
+static int parse_rw(struct load_job_opts *o, const struct opt *op, const char *value,
+		    const char **err)
+{
+	char name[32];
+	size_t n = strcspn(value, ":");
+	const char *step = value[n] ? value + n + 1 : NULL;
+	__u64 v;
+
+	if (n >= sizeof(name)) {
+		*err = choices_text(op->choices);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)n, value);
+	if (choose(op->choices, name, &o->rw, err))
+		return -1;
+	o->seq_add = 0;
+	if (!step)
+		return 0;
+	if (load_rw_random(o->rw)) {
+		/* fio's rw_sequencer: not taken, so refused rather than
+		 * run as something else. */
+		*err = "a random pattern's ':N' (fio's rw_sequencer) is not supported";
+		return -1;
+	}
+	*err = "want PATTERN:SIZE, e.g. read:8k or read:-8k";
+	if (parse_size(step + (*step == '-'), &v) || v > (1ULL << 62))
+		return -1;
+	o->seq_add = *step == '-' ? -(__s64)v : (__s64)v;
+	return 0;
+}
+
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
@@ -590,7 +594,12 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		break;
 	case T_TIME:
-		if (parse_duration(value, 1e9, p))
+	case T_USEC:
+		if (parse_duration(value, op->type == T_USEC ? 1e3 : 1e9, p))
+			return -2;
+		break;
+	case T_RW:
+		if (parse_rw(o, op, value, err))
 			return -2;
 		break;
 	case T_OFFSET:
@@ -639,16 +648,8 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 			return -2;
 		break;
 	case T_ENUM:
-		for (const struct choice *c = op->choices;; c++) {
-			if (!c->name) {
-				*err = choices_text(op->choices);
-				return -2;
-			}
-			if (!strcmp(c->name, value)) {
-				*(int *)p = c->val;
-				break;
-			}
-		}
+		if (choose(op->choices, value, p, err))
+			return -2;
 		break;
 	}
 	if (op->type == T_SIZE && op->off == OFF(bs)) {
@@ -720,51 +721,6 @@ static const char *choice_name(const struct choice *c, int val)
 			return c->name;
 	}
 	return "?";
-}
-
-bool load_dir_used(const struct load_job_opts *o, int dir)
-{
-	switch (o->rw) {
-	case LOAD_RW_READ:
-	case LOAD_RW_RANDREAD:
-		return dir == LOAD_READ;
-	case LOAD_RW_WRITE:
-	case LOAD_RW_RANDWRITE:
-		return dir == LOAD_WRITE;
-	case LOAD_RW_TRIM:
-	case LOAD_RW_RANDTRIM:
-		return dir == LOAD_TRIM;
-	default:
-		return dir == LOAD_READ ? o->rwmixread > 0 :
-		       dir == LOAD_WRITE ? o->rwmixread < 100 : false;
-	}
-}
-
-__u64 load_bs_min(const struct load_job_opts *o)
-{
-	__u64 v = ~0ULL;
-
-	for (int d = 0; d < LOAD_DIRS; d++) {
-		if (load_dir_used(o, d) && o->bsz[d].min < v)
-			v = o->bsz[d].min;
-	}
-	return v;
-}
-
-__u64 load_bs_max(const struct load_job_opts *o)
-{
-	__u64 v = 0;
-
-	for (int d = 0; d < LOAD_DIRS; d++) {
-		if (load_dir_used(o, d) && o->bsz[d].max > v)
-			v = o->bsz[d].max;
-	}
-	return v;
-}
-
-__u64 load_blockalign(const struct load_job_opts *o, int dir)
-{
-	return o->blockalign[dir] ? o->blockalign[dir] : o->bsz[dir].min;
 }
 
 const char *load_rw_name(int rw)

@@ -230,12 +230,6 @@ static int check_discard(const struct load_job_opts *o, const struct stat *st)
 	return REFUSED;
 }
 
-static bool is_random(int rw)
-{
-	return rw == LOAD_RW_RANDREAD || rw == LOAD_RW_RANDWRITE ||
-	       rw == LOAD_RW_RANDRW || rw == LOAD_RW_RANDTRIM;
-}
-
 /* The first size or offset the job may issue that is not a multiple of
  * `unit`: a name for the message, and the value in *val. */
 static const char *misaligned(const struct load_job_opts *o, unsigned int unit,
@@ -254,7 +248,7 @@ static const char *misaligned(const struct load_job_opts *o, unsigned int unit,
 		if (*val % unit)
 			return "block size";
 		*val = load_blockalign(o, d);
-		if (is_random(o->rw) && *val % unit)
+		if (load_rw_random(o->rw) && *val % unit)
 			return "--blockalign";
 	}
 	*val = o->offset;

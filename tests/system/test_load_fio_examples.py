@@ -48,19 +48,16 @@ FIO_CANNOT = {
 
 # What iolens does not take yet: the option of its one-line refusal.
 NOT_YET = {
-    "backwards-read": "rw=read:-8k",
     "cmdprio-bssplit": "write_lat_log",
     "cmdprio-percentage": "write_lat_log",
     "dedupe-global": "dedupe_mode",
     "disk-zone-profile": "zonemode",
-    "exitwhat": "exitall",
     "fixed-rate-submission": "io_submit_mode",
     "flow": "flow_sleep",
     "latency-profile": "latency_target",
     "ssd-steadystate": "write_bw_log",
     "surface-scan": "verify=meta",
     "steadystate": "ss",
-    "waitfor": "wait_for",
     "xnvme-compare": "$-variables",
 }
 

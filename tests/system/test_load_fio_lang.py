@@ -166,6 +166,18 @@ OPTIONS = [
     ("nonvectored=0", ["--name=v", "--rw=randread", "--size=2m", "--direct=1",
                        "--ioengine=io_uring", "--iodepth=8", "--nonvectored=0",
                        "--fixedbufs=0", "--registerfiles=0"], "counts"),
+    ("io_size", ["--name=z", "--rw=read", "--size=1m", "--io_size=3m"], "counts"),
+    ("number_ios", ["--name=n", "--rw=randread", "--size=1m", "--direct=1",
+                    "--ioengine=libaio", "--iodepth=8", "--number_ios=100"], "counts"),
+    ("rw=read:8k", ["--name=h", "--rw=read:8k", "--size=1m"], "counts"),
+    ("rw=read:-8k", ["--name=g", "--rw=read:-8k", "--size=1m", "--io_limit=512k"], "counts"),
+    # 16 pauses of 20 ms: 320 ms that a job ignoring them would not take.
+    ("thinktime", ["--name=k", "--rw=randread", "--size=1m", "--direct=1",
+                   "--thinktime=20ms", "--thinktime_blocks=16"], "runtime"),
+    ("thinktime_blocks_type", ["--name=y", "--rw=randread", "--size=1m", "--direct=1",
+                               "--ioengine=libaio", "--iodepth=4", "--thinktime=20000",
+                               "--thinktime_spin=5ms", "--thinktime_blocks=16",
+                               "--thinktime_blocks_type=issue"], "runtime"),
     ("rate", ["--name=q", "--rw=read", "--size=1m", "--rate=1m"], "runtime"),
     ("timeout", ["--name=o", "--rw=randread", "--size=1m", "--time_based",
                  "--timeout=1"], "runtime"),
@@ -315,10 +327,11 @@ def test_verify_reads_back_what_it_wrote(iolens, loop):
     assert ours["error"] == theirs["error"] == 0
 
 
-def test_verify_finds_the_flipped_byte(iolens, loop):
+def test_verify_finds_the_flipped_byte(iolens, loop, tmp_path):
     """A byte of the device flipped between the write and the verify pass
     (verify_only): iolens names the block that holds it, as fio does, and
-    fails with fio's EILSEQ."""
+    fails with fio's EILSEQ.  Run in a folder of their own: fio leaves its
+    verify state file where it runs."""
     flip = 1234567
     block = flip // 4096 * 4096
     args = ["--name=v", "--filename=" + loop.dev, "--rw=randwrite", "--bs=4k",
@@ -327,7 +340,8 @@ def test_verify_finds_the_flipped_byte(iolens, loop):
     for tool, said in (("fio", r"verify failed at file \S+ offset (\d+)"),
                        ("iolens", r"verify failed in the block at offset (\d+)")):
         cmd = ["fio"] if tool == "fio" else [IOLENS, "load"]
-        p = subprocess.run(cmd + args + ["--do_verify=0"], capture_output=True, text=True)
+        p = subprocess.run(cmd + args + ["--do_verify=0"], capture_output=True, text=True,
+                           cwd=tmp_path)
         assert p.returncode == 0, p.stderr
         fd = os.open(loop.dev, os.O_RDWR)
         try:
@@ -337,13 +351,39 @@ def test_verify_finds_the_flipped_byte(iolens, loop):
         finally:
             os.close(fd)
         p = subprocess.run(cmd + args + ["--verify_only", "--output-format=json"],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, cwd=tmp_path)
         assert p.returncode != 0
         assert fio_doc(p.stdout)["jobs"][0]["error"] == 84  # EILSEQ
         m = re.search(said, p.stderr)
         assert m, p.stderr
         found[tool] = int(m.group(1))
     assert found == {"fio": block, "iolens": block}
+
+
+@pytest.mark.parametrize("what", ["wait_for", "exitall"])
+def test_jobs_start_and_end_as_fios(iolens, fs, what):
+    """wait_for: b starts once a has ended (two half-second jobs take a
+    second, not half); exitall: a short job ending stops a long one of its
+    group (four seconds' worth at its rate) at once."""
+    lo, mnt = fs
+    if what == "wait_for":
+        args = ["--name=a", "--rw=read", "--size=1m", "--rate=2m",
+                "--name=b", "--rw=read", "--size=1m", "--rate=2m", "--wait_for=a"]
+    else:
+        args = ["--name=a", "--rw=read", "--size=1m", "--rate=256k",
+                "--name=b", "--rw=read", "--size=64k", "--exitall"]
+    took = {}
+    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
+        folder(mnt / tool)
+        doc, _, took[tool], _ = run_tool(cmd + args, lo, mnt / tool)
+        a, b = doc["jobs"]
+        assert b["read"]["total_ios"] == (16 if what == "exitall" else 256), tool
+        if what == "exitall":
+            assert 0 < a["read"]["total_ios"] < 128, tool
+    if what == "wait_for":
+        assert min(took.values()) >= 0.95, took
+    else:
+        assert max(took.values()) < 2.0, took
 
 
 def test_directory_holds_a_named_file_too(iolens, fs):
@@ -365,6 +405,9 @@ def test_directory_holds_a_named_file_too(iolens, fs):
     (["--rw=write", "--size=1m", "--verify=crc32c", "--bsrange=4k-8k"], "one block size"),
     (["--rw=randread", "--size=1m", "--random_distribution=zoned:150/5:50/"], "zoned:"),
     (["--rw=randread", "--size=1m", "--random_distribution=zipf:nan"], "theta"),
+    (["--rw=randread:8", "--size=1m"], "rw_sequencer"),
+    (["--rw=read", "--size=1m", "--wait_for=j2", "--name=j2", "--rw=read", "--size=1m"],
+     "wait_for=j2: no job of that name before it"),
 ])
 def test_what_cannot_work_is_one_line(iolens, fs, args, said):
     """A job that cannot do what it asks is refused before anything is

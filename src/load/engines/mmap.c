@@ -13,6 +13,7 @@
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
+#include "load/target.h"
 
 struct map {
 	char *base;
@@ -23,11 +24,7 @@ static int mmap_init(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 	struct map *m = t->engine_data;
-	/* By --rw itself: the option table (load_opts.c) finds engines by
-	 * name, so an engine does not call back into it. */
-	bool writes = o->rw == LOAD_RW_WRITE || o->rw == LOAD_RW_RANDWRITE ||
-		      o->rw == LOAD_RW_RW || o->rw == LOAD_RW_RANDRW;
-	int prot = PROT_READ | (writes ? PROT_WRITE : 0);
+	int prot = PROT_READ | (t->target->writes ? PROT_WRITE : 0);
 
 	m->start = o->offset & ~4095ULL;
 	m->len = o->offset + o->size - m->start;

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a job thread's next I/O goes (load/job.h): its direction, length
+ * and offset, from fio's --rw, block sizes, random map, random_distribution
+ * and rw=read:SIZE steps; and the thread's random numbers.
+ */
+#include <string.h>
+#include "load/dist.h"
+#include "load/engine.h"
+#include "load/job.h"
+#include "load/load.h"
+#include "load/opts.h"
+#include "load/target.h"
+
+static __u64 splitmix(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+__u64 load_rnd(struct load_thread *t)
+{
+	__u64 x = t->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	t->rng = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* A uniform number below n without division's bias worth speaking of. */
+static __u64 below(struct load_thread *t, __u64 n)
+{
+	return (__u64)(((unsigned __int128)load_rnd(t) * n) >> 64);
+}
+
+/*
+ * The random map: rather than a bitmap of blocks done (fio's axmap), a
+ * keyed permutation of 0..nblocks-1, so that each block comes exactly once
+ * per pass with O(1) memory and work.  A four-round Feistel network is a
+ * bijection on 2^(2 * half) values; values past nblocks are walked on
+ * through the permutation until one falls inside (fewer than four steps
+ * on average, as the domain is under four times nblocks).
+ */
+static __u64 feistel(const struct load_thread *t, __u64 x)
+{
+	unsigned int h = t->feistel_half;
+	__u64 mask = (1ULL << h) - 1, l = x >> h, r = x & mask;
+
+	for (int i = 0; i < 4; i++) {
+		__u64 f = (r ^ t->feistel_keys[i]) * 0x9e3779b97f4a7c15ULL;
+		__u64 nl = r;
+
+		f ^= f >> 29;
+		r = (l ^ f) & mask;
+		l = nl;
+	}
+	return l << h | r;
+}
+
+void load_offsets_pass(struct load_thread *t)
+{
+	t->perm_pos = 0;
+	for (int i = 0; i < 4; i++)
+		t->feistel_keys[i] = load_rnd(t);
+}
+
+static __u64 perm_next(struct load_thread *t)
+{
+	__u64 x;
+
+	if (t->perm_pos >= t->nblocks)
+		load_offsets_pass(t);
+	x = feistel(t, t->perm_pos++);
+	while (x >= t->nblocks)
+		x = feistel(t, x);
+	return x;
+}
+
+int load_pick_dir(struct load_thread *t)
+{
+	switch (t->o->rw) {
+	case LOAD_RW_READ:
+	case LOAD_RW_RANDREAD:
+		return LOAD_READ;
+	case LOAD_RW_WRITE:
+	case LOAD_RW_RANDWRITE:
+		return LOAD_WRITE;
+	case LOAD_RW_TRIM:
+	case LOAD_RW_RANDTRIM:
+		return LOAD_TRIM;
+	default:
+		return below(t, 100) < t->o->rwmixread ? LOAD_READ : LOAD_WRITE;
+	}
+}
+
+/*
+ * bssplit: every 100 I/Os of a direction have exactly the split's shares,
+ * in random order.  fio draws each size on its own; the shares are the
+ * same, and here the counts are exact rather than near.
+ */
+static __u64 split_len(struct load_thread *t, int dir)
+{
+	const struct load_bs *b = &t->o->bsz[dir];
+	__u8 *deck = t->deck[dir];
+
+	if (!t->deck_pos[dir]) {
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			for (unsigned int k = 0; k < b->split[i].perc; k++)
+				deck[n++] = i;
+		}
+		for (unsigned int i = n - 1; i > 0; i--) {
+			unsigned int j = below(t, i + 1);
+			__u8 x = deck[i];
+
+			deck[i] = deck[j];
+			deck[j] = x;
+		}
+	}
+	{
+		unsigned int i = deck[t->deck_pos[dir]];
+
+		t->deck_pos[dir] = (t->deck_pos[dir] + 1) % 100;
+		return b->split[i].bs;
+	}
+}
+
+/*
+ * The length of the next I/O of `dir`, at most `room` bytes; 0 if not
+ * even the smallest size fits.  bsrange is fio's draw: MIN + MAX * U, down
+ * to a multiple of MIN, at most MAX.  Where the drawn size does not fit
+ * (the end of a sequential pass), the largest one that does.
+ */
+static __u64 pick_len(struct load_thread *t, int dir, __u64 room)
+{
+	const struct load_bs *b = &t->o->bsz[dir];
+	__u64 len, best = 0;
+
+	if (room < b->min)
+		return 0;
+	if (b->min == b->max)
+		return b->min;
+	if (b->nsplit) {
+		len = split_len(t, dir);
+		if (len <= room)
+			return len;
+		for (unsigned int i = 0; i < b->nsplit; i++) {
+			if (b->split[i].bs <= room && b->split[i].bs > best)
+				best = b->split[i].bs;
+		}
+		return best;
+	}
+	len = b->min + (__u64)(((unsigned __int128)load_rnd(t) * b->max) >> 64);
+	len -= len % b->min;
+	if (len > b->max)
+		len = b->max;
+	if (len > room)
+		len = room - room % b->min;
+	return len;
+}
+
+/*
+ * fio's rw=read:SIZE: the next sequential offset is SIZE past the end of
+ * the last I/O (before it, when negative), from the second I/O on.  Going
+ * backwards past the start it wraps to the end less the step.  Going
+ * forwards, as fio 3.33 does: an I/O that ended at the file's end ends the
+ * pass, a step past the file's end wraps to the start, one past the end of
+ * a range that is shorter than the file ends the pass.  *pos is where the
+ * last I/O ended, then where the next starts; false: the pass is over.
+ */
+static bool step_seq(const struct load_thread *t, __u64 *pos)
+{
+	const struct load_job_opts *o = t->o;
+	__u64 file = t->target->dev_size ? t->target->dev_size : o->offset + o->size;
+	__s64 p;
+
+	if (!o->seq_add || !*pos)
+		return true;
+	if (o->seq_add < 0) {
+		p = (__s64)*pos + o->seq_add;
+		if (p < 0)
+			p = (__s64)o->size + o->seq_add;
+		*pos = p < 0 ? 0 : (__u64)p;
+		return true;
+	}
+	if (o->offset + *pos >= file)
+		return false;
+	*pos += o->seq_add;
+	if (o->offset + *pos >= file)
+		*pos = 0;
+	return *pos < o->size;
+}
+
+/*
+ * Places io (its dir set): offset and length.  Random offsets with one
+ * block size come from the permutation (each block once per pass); with
+ * several sizes or a --blockalign other than the size they are drawn on
+ * their own, on the alignment, as fio's without its random map.  Returns
+ * false when the range is done and the job is not to go round again.
+ */
+bool load_pick_io(struct load_thread *t, struct load_io *io)
+{
+	const struct load_job_opts *o = t->o;
+	/* Round the range again: in the ramp, for time, for more bytes
+	 * than it holds. */
+	bool again = t->ramping || o->time_based || t->budget > o->size;
+	int dir = io->dir;
+	__u64 pos, len, ba;
+
+	if (load_rw_random(o->rw) && t->randommap) {
+		if (t->perm_pos >= t->nblocks && !again)
+			return false;
+		len = o->bsz[dir].min;
+		pos = perm_next(t) * len;
+	} else if (load_rw_random(o->rw)) {
+		ba = load_blockalign(o, dir);
+		len = pick_len(t, dir, o->size);
+		if (o->dist.kind == LOAD_DIST_RANDOM) {
+			pos = below(t, (o->size - len) / ba + 1) * ba;
+		} else {
+			__u64 r = load_rnd(t);
+
+			pos = load_dist_next(&o->dist, &t->dist, r, load_rnd(t)) * ba;
+			if (pos + len > o->size)
+				pos = (o->size - len) / ba * ba;
+		}
+	} else {
+		/* Each direction walks the range on its own, as fio's last
+		 * position per direction. */
+		pos = t->seq_pos[dir];
+		len = step_seq(t, &pos) ? pick_len(t, dir, o->size - pos) : 0;
+		if (!len) {
+			if (!again)
+				return false;
+			pos = 0;
+			len = pick_len(t, dir, o->size);
+		}
+		t->seq_pos[dir] = pos + len;
+	}
+	io->offset = o->offset + pos;
+	io->len = len;
+	return true;
+}
+
+void load_offsets_seed(struct load_thread *t, __u64 *seed)
+{
+	t->rng = splitmix(seed) | 1;
+}
+
+void load_offsets_map(struct load_thread *t)
+{
+	t->nblocks = t->o->size / load_bs_min(t->o);
+	t->feistel_half = 1;
+	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
+		t->feistel_half++;
+}
