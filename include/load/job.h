@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "load/dist.h"
+#include "load/iolog.h"
 #include "load/load.h"
 
 /*
@@ -93,6 +94,8 @@ struct load_thread {
 	__u64 *written;		/* verify: a bit per block written */
 	__u64 verify_writes;	/* verify: the header's numberio */
 	__u64 verify_nonce;	/* verify: this run's, in every block's seed */
+	bool logging;		/* a log of load_iolog.c is open */
+	struct load_log log[LOAD_LOG_KINDS];
 };
 
 /* ---- where the next I/O goes: load_offsets.c ---- */

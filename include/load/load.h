@@ -183,6 +183,13 @@ struct load_job_opts {
 	unsigned int think_blocks;
 	int think_on_issue;	/* thinktime_blocks_type: 0 complete, 1 issue */
 	char *wait_for;		/* start once every thread of this job ended */
+	/* fio's logs (load_iolog.c): the prefix of each file ("": the
+	 * job's name), NULL none. */
+	char *bw_log, *iops_log, *lat_log;
+	unsigned int log_avg_ms;	/* 0: a line per I/O */
+	bool log_max;		/* log_max_value: a window's largest */
+	bool log_offset;	/* each line with its I/O's offset */
+	bool log_prio;		/* the priority as fio's hex ioprio */
 	bool exitall;		/* when it ends, stop others (exit_what) */
 	int exit_what;		/* enum load_exit_what */
 	/* Engine options, as fio's of the same names. */

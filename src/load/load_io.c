@@ -9,6 +9,7 @@
 #include <string.h>
 #include "load/engine.h"
 #include "lib/hist.h"
+#include "load/iolog.h"
 #include "load/job.h"
 #include "load/load.h"
 #include "load/stats.h"
@@ -51,4 +52,6 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	load_lat_add(&d->clat, clat);
 	load_lat_add(&d->lat, now - io->t_start);
 	d->clat_hist[hist_index(clat)]++;
+	if (t->logging)
+		load_iolog_io(t, io, res, now);
 }

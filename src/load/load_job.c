@@ -559,6 +559,12 @@ static void thread_body(struct load_thread *t)
 		t->st.majf = u.majf - t->ru0.majf;
 		t->st.minf = u.minf - t->ru0.minf;
 	}
+	if (load_iolog_close(t, now) < 0) {
+		fprintf(stderr, "iolens load: job '%s': its logs could not be written: %s\n",
+			t->o->name, strerror(EIO));
+		if (!t->st.error)
+			t->st.error = EIO;
+	}
 	engine_stop(t);
 }
 

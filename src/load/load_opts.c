@@ -30,6 +30,7 @@ enum opt_type {
 	T_DIST,		/* random_distribution (load_dist.c) */
 	T_RW,		/* an rw choice and fio's ":SIZE" step after it */
 	T_USEC,		/* a time whose bare number is microseconds */
+	T_LOGNAME,	/* a string that may be left out in a job file */
 };
 
 struct choice {
@@ -154,6 +155,20 @@ static const struct opt opts[] = {
 	  "when this job ends, stop others (--exit_what)" },
 	{ "exit_what", T_ENUM, OFF(exit_what), exit_what_choices, 0, 0, "WHOM",
 	  "group (default): its group; stonewall: all running; all" },
+	{ "write_bw_log", T_LOGNAME, OFF(bw_log), NULL, 0, 0, "PREFIX",
+	  "log each I/O's bandwidth in PREFIX_bw.N.log, as fio's" },
+	{ "write_iops_log", T_LOGNAME, OFF(iops_log), NULL, 0, 0, "PREFIX",
+	  "log each I/O in PREFIX_iops.N.log, as fio's" },
+	{ "write_lat_log", T_LOGNAME, OFF(lat_log), NULL, 0, 0, "PREFIX",
+	  "log each I/O's latencies in PREFIX_{lat,slat,clat}.N.log" },
+	{ "log_avg_msec", T_UINT, OFF(log_avg_ms), NULL, 0, ~0U, "MSEC",
+	  "a log line per window of MSEC and direction (default 0: per I/O)" },
+	{ "log_max_value", T_BOOL, OFF(log_max), NULL, 0, 0, "0|1",
+	  "a window's largest latency instead of its mean" },
+	{ "log_offset", T_BOOL, OFF(log_offset), NULL, 0, 0, "0|1",
+	  "each log line with the I/O's offset" },
+	{ "log_prio", T_BOOL, OFF(log_prio), NULL, 0, 0, "0|1",
+	  "the priority column as fio's ioprio value (iolens sets none: 0)" },
 	{ "startdelay", T_TIME, OFF(startdelay_ns), NULL, 0, 0, "TIME",
 	  "start the job this long after its turn (seconds, or 500ms...)" },
 	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",
@@ -561,6 +576,9 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		return -1;
 	}
 	p = (char *)o + op->off;
+	/* A bare write_bw_log in a job file: the file named after the job. */
+	if (!value && op->type == T_LOGNAME)
+		value = "";
 	if (!value && op->type != T_BOOL && op->type != T_NOT) {
 		*err = "needs a value";
 		return -2;
@@ -570,6 +588,9 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 	case T_STR:
 		if (!*value)
 			return -2;
+		*(char **)p = (char *)value;
+		break;
+	case T_LOGNAME:
 		*(char **)p = (char *)value;
 		break;
 	case T_SIZE:

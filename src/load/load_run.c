@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "load/engine.h"
 #include "load/files.h"
+#include "load/iolog.h"
 #include "load/job.h"
 #include "load/load.h"
 #include "lib/log.h"
@@ -130,6 +131,9 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			t->target = &targets[i];
 			t->eng = t->o->ioengine;
 			t->job_index = nth;
+			rc = load_iolog_open(t);
+			if (rc)
+				goto out;
 			if (t->eng->diskless)
 				continue;
 			t->fd = load_target_open(t->o, t->target);
@@ -203,6 +207,7 @@ out:
 		free(th[i].queued);
 		free(th[i].bufs);
 		free(th[i].written);
+		load_iolog_close(&th[i], th[i].start_ns);
 	}
 	for (int i = 0; i < nclaimed; i++)
 		close(claimed[i]);

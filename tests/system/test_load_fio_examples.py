@@ -48,14 +48,13 @@ FIO_CANNOT = {
 
 # What iolens does not take yet: the option of its one-line refusal.
 NOT_YET = {
-    "cmdprio-bssplit": "write_lat_log",
-    "cmdprio-percentage": "write_lat_log",
+    "cmdprio-bssplit": "cmdprio_bssplit",
+    "cmdprio-percentage": "prioclass",
     "dedupe-global": "dedupe_mode",
     "disk-zone-profile": "zonemode",
     "fixed-rate-submission": "io_submit_mode",
     "flow": "flow_sleep",
     "latency-profile": "latency_target",
-    "ssd-steadystate": "write_bw_log",
     "surface-scan": "verify=meta",
     "steadystate": "ss",
     "xnvme-compare": "$-variables",
