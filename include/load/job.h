@@ -59,6 +59,8 @@ struct load_thread {
 
 	/* Offsets in [offset, offset + size): bytes from offset. */
 	__u64 seq_pos[LOAD_DIRS];
+	__u64 zone_start;	/* zonemode=strided: the zone, from offset */
+	__u64 zone_bytes;	/* issued in it */
 	bool randommap;		/* one block size: the permutation below */
 	__u64 nblocks;		/* of that size, for the permutation */
 	__u64 perm_pos;		/* next index of the permutation */

@@ -72,6 +72,13 @@ enum load_exit_what {
 	LOAD_EXIT_ALL,		/* every job, those not started too */
 };
 
+/* fio's zonemode. */
+enum load_zonemode {
+	LOAD_ZONE_NONE,
+	LOAD_ZONE_STRIDED,	/* zonesize bytes in each zone of zonerange,
+				 * then zoneskip bytes on */
+};
+
 /* What the user set, as text, for "job options" / "global options". */
 #define LOAD_MAX_GIVEN 48
 struct load_given {
@@ -187,6 +194,8 @@ struct load_job_opts {
 	 * job's name), NULL none. */
 	char *bw_log, *iops_log, *lat_log;
 	unsigned int log_avg_ms;	/* 0: a line per I/O */
+	int zonemode;		/* enum load_zonemode */
+	__u64 zone_size, zone_range, zone_skip;
 	bool log_max;		/* log_max_value: a window's largest */
 	bool log_offset;	/* each line with its I/O's offset */
 	bool log_prio;		/* the priority as fio's hex ioprio */

@@ -62,6 +62,18 @@ void load_jobs_free(struct load_jobs *js)
 	free(js->texts);
 }
 
+/* fio 3.33's zone options once all are read: zonesize only with
+ * zonemode=strided, and there needed; zonerange defaults to zonesize; -1
+ * where they contradict. */
+static int zones_settle(struct load_job_opts *o)
+{
+	if ((o->zonemode == LOAD_ZONE_NONE) != !o->zone_size)
+		return -1;
+	if (o->zonemode == LOAD_ZONE_STRIDED && !o->zone_range)
+		o->zone_range = o->zone_size;
+	return 0;
+}
+
 /* The job before js->v[i] named `name`, as fio looks up a waitee. */
 static bool named_before(const struct load_jobs *js, int i, const char *name)
 {
@@ -89,6 +101,11 @@ int load_jobs_group(struct load_jobs *js)
 			return usage_err(CMD, "job '%s': wait_for=%s: no job of that name before it",
 					 log_excerpt(js->v[i].name, job, sizeof(job)),
 					 log_excerpt(w, waitee, sizeof(waitee)));
+		if (zones_settle(&js->v[i]))
+			return usage_err(CMD, "job '%s': %s",
+					 log_excerpt(js->v[i].name, job, sizeof(job)),
+					 js->v[i].zone_size ? "zonemode=none and zonesize do not go together"
+							    : "zonemode=strided needs zonesize");
 	}
 	return 0;
 }

@@ -204,46 +204,84 @@ static bool step_seq(const struct load_thread *t, __u64 *pos)
  * their own, on the alignment, as fio's without its random map.  Returns
  * false when the range is done and the job is not to go round again.
  */
+/*
+ * fio's zonemode=strided: once zonesize bytes are done in a zone, the next
+ * starts zonerange + zoneskip further on (back at the start past the
+ * file's end), each direction from its start and the random map anew.
+ * The part of the range the next I/O goes in, from its start: *span bytes
+ * from *base.
+ */
+static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
+{
+	const struct load_job_opts *o = t->o;
+	__u64 end = t->target->dev_size > o->offset ? t->target->dev_size - o->offset : o->size;
+
+	if (o->zonemode != LOAD_ZONE_STRIDED) {
+		*base = 0;
+		*span = o->size;
+		return;
+	}
+	if (t->zone_bytes >= o->zone_size) {
+		t->zone_bytes = 0;
+		t->zone_start += o->zone_range + o->zone_skip;
+		/* Back at the start past the end, or where too little of
+		 * the zone is left for an I/O. */
+		if (t->zone_start >= end || end - t->zone_start < load_bs_max(o))
+			t->zone_start = 0;
+		memset(t->seq_pos, 0, sizeof(t->seq_pos));
+		load_offsets_pass(t);
+	}
+	*base = t->zone_start;
+	/* A zone the file's end cuts short is used as far as it goes. */
+	*span = end - t->zone_start < o->zone_range ? end - t->zone_start : o->zone_range;
+}
+
 bool load_pick_io(struct load_thread *t, struct load_io *io)
 {
 	const struct load_job_opts *o = t->o;
-	/* Round the range again: in the ramp, for time, for more bytes
-	 * than it holds. */
-	bool again = t->ramping || o->time_based || t->budget > o->size;
+	/* Round the range (or a strided zone) again: in the ramp, for
+	 * time, for more bytes than it holds. */
+	bool again = t->ramping || o->time_based || t->budget > o->size ||
+		     o->zonemode == LOAD_ZONE_STRIDED;
 	int dir = io->dir;
-	__u64 pos, len, ba;
+	__u64 pos, len, ba, base, span;
 
+	zone_of(t, &base, &span);
 	if (load_rw_random(o->rw) && t->randommap) {
 		if (t->perm_pos >= t->nblocks && !again)
 			return false;
 		len = o->bsz[dir].min;
 		pos = perm_next(t) * len;
+		/* A zone the file's end cuts short: its blocks alone. */
+		if (pos + len > span)
+			pos = below(t, span / len) * len;
 	} else if (load_rw_random(o->rw)) {
 		ba = load_blockalign(o, dir);
-		len = pick_len(t, dir, o->size);
+		len = pick_len(t, dir, span);
 		if (o->dist.kind == LOAD_DIST_RANDOM) {
-			pos = below(t, (o->size - len) / ba + 1) * ba;
+			pos = below(t, (span - len) / ba + 1) * ba;
 		} else {
 			__u64 r = load_rnd(t);
 
 			pos = load_dist_next(&o->dist, &t->dist, r, load_rnd(t)) * ba;
-			if (pos + len > o->size)
-				pos = (o->size - len) / ba * ba;
+			if (pos + len > span)
+				pos = (span - len) / ba * ba;
 		}
 	} else {
 		/* Each direction walks the range on its own, as fio's last
 		 * position per direction. */
 		pos = t->seq_pos[dir];
-		len = step_seq(t, &pos) ? pick_len(t, dir, o->size - pos) : 0;
+		len = step_seq(t, &pos) && pos < span ? pick_len(t, dir, span - pos) : 0;
 		if (!len) {
 			if (!again)
 				return false;
 			pos = 0;
-			len = pick_len(t, dir, o->size);
+			len = pick_len(t, dir, span);
 		}
 		t->seq_pos[dir] = pos + len;
 	}
-	io->offset = o->offset + pos;
+	t->zone_bytes += len;
+	io->offset = o->offset + base + pos;
 	io->len = len;
 	return true;
 }
@@ -255,7 +293,11 @@ void load_offsets_seed(struct load_thread *t, __u64 *seed)
 
 void load_offsets_map(struct load_thread *t)
 {
-	t->nblocks = t->o->size / load_bs_min(t->o);
+	const struct load_job_opts *o = t->o;
+
+	/* A strided zone is what the random map covers, as fio's. */
+	t->nblocks = (o->zonemode == LOAD_ZONE_STRIDED && o->zone_range < o->size ?
+		      o->zone_range : o->size) / load_bs_min(o);
 	t->feistel_half = 1;
 	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
 		t->feistel_half++;

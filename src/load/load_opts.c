@@ -86,6 +86,11 @@ static const struct choice exit_what_choices[] = {
 	{ "all", LOAD_EXIT_ALL }, { NULL, 0 },
 };
 
+/* fio's zbd, for zoned block devices, is not taken: refused by name. */
+static const struct choice zonemode_choices[] = {
+	{ "none", LOAD_ZONE_NONE }, { "strided", LOAD_ZONE_STRIDED }, { NULL, 0 },
+};
+
 static const struct choice rate_process_choices[] = {
 	{ "linear", 0 }, { "poisson", 1 }, { NULL, 0 },
 };
@@ -169,6 +174,14 @@ static const struct opt opts[] = {
 	  "each log line with the I/O's offset" },
 	{ "log_prio", T_BOOL, OFF(log_prio), NULL, 0, 0, "0|1",
 	  "the priority column as fio's ioprio value (iolens sets none: 0)" },
+	{ "zonemode", T_ENUM, OFF(zonemode), zonemode_choices, 0, 0, "MODE",
+	  "strided: zonesize bytes in each zone, then on to the next" },
+	{ "zonesize", T_SIZE, OFF(zone_size), NULL, 0, 0, "SIZE",
+	  "zonemode=strided: bytes done in a zone before the next" },
+	{ "zonerange", T_SIZE, OFF(zone_range), NULL, 0, 0, "SIZE",
+	  "the size of a zone (default: zonesize)" },
+	{ "zoneskip", T_SIZE, OFF(zone_skip), NULL, 0, 0, "SIZE",
+	  "bytes left out between a zone and the next" },
 	{ "startdelay", T_TIME, OFF(startdelay_ns), NULL, 0, 0, "TIME",
 	  "start the job this long after its turn (seconds, or 500ms...)" },
 	{ "offset", T_OFFSET, OFF(offset), NULL, 0, 0, "SIZE|N%",

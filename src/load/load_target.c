@@ -494,6 +494,14 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 			o->name, LOAD_VERIFY_MIN_BS);
 		return REFUSED;
 	}
+	/* A strided zone moves the job over the device: the verify map,
+	 * a distribution's ranks and rw's steps are of the range itself. */
+	if (o->zonemode == LOAD_ZONE_STRIDED &&
+	    (o->verify || o->dist.kind != LOAD_DIST_RANDOM || o->seq_add)) {
+		fprintf(stderr, "iolens load: job '%s': zonemode=strided with --verify, --random_distribution or rw=PATTERN:SIZE is not supported\n",
+			o->name);
+		return REFUSED;
+	}
 	if (o->verify && !t->writes && !o->verify_only) {
 		fprintf(stderr, "iolens load: job '%s': --verify checks what the job writes; for blocks written before, give --verify_only\n",
 			o->name);

@@ -51,7 +51,6 @@ NOT_YET = {
     "cmdprio-bssplit": "cmdprio_bssplit",
     "cmdprio-percentage": "prioclass",
     "dedupe-global": "dedupe_mode",
-    "disk-zone-profile": "zonemode",
     "fixed-rate-submission": "io_submit_mode",
     "flow": "flow_sleep",
     "latency-profile": "latency_target",

@@ -274,6 +274,31 @@ def test_random_distribution_as_fios(iolens, root, dist):
     assert ks(ours, flat) > crit
 
 
+@pytest.mark.parametrize("rw", ["read", "randread"])
+def test_strided_zones_as_fios(iolens, root, rw):
+    """zonemode=strided: 256 KiB done in each zone of 128 KiB (twice over),
+    then 1 MiB on, back at the start past the device's end.  Sequential:
+    the very same requests as fio's, in the same order; random: the same
+    zones in the same order, each block of a zone once per pass over it."""
+    lo = Loop(size_mb=8)
+    try:
+        args = ["--name=z", "--filename=" + lo.dev, "--rw=" + rw, "--bs=64k",
+                "--size=2m", "--direct=1", "--zonemode=strided", "--zonesize=256k",
+                "--zonerange=128k", "--zoneskip=1m"]
+        ours = issued_sectors([IOLENS, "load"], lo, args)
+        theirs = issued_sectors(["fio"], lo, args)
+    finally:
+        lo.close()
+    assert len(ours) == len(theirs) == 32
+    if rw == "read":
+        assert ours == theirs
+    else:
+        zone = 128 << 10 >> 9
+        assert [s // zone for s in ours] == [s // zone for s in theirs]
+        for k in range(0, 32, 4):
+            assert sorted(ours[k:k + 4]) == sorted(theirs[k:k + 4])
+
+
 def issue_gaps(lo, args):
     """The gaps, in seconds, between the requests iolens load issues to
     `lo`, from the block layer's own time stamps."""
@@ -406,6 +431,10 @@ def test_directory_holds_a_named_file_too(iolens, fs):
     (["--rw=randread", "--size=1m", "--random_distribution=zoned:150/5:50/"], "zoned:"),
     (["--rw=randread", "--size=1m", "--random_distribution=zipf:nan"], "theta"),
     (["--rw=randread:8", "--size=1m"], "rw_sequencer"),
+    (["--rw=read", "--size=1m", "--zonesize=128k"], "zonemode=none and zonesize"),
+    (["--rw=read", "--size=1m", "--zonemode=strided"], "needs zonesize"),
+    (["--rw=write", "--size=1m", "--zonemode=strided", "--zonesize=128k",
+      "--verify=crc32c"], "zonemode=strided with --verify"),
     (["--rw=read", "--size=1m", "--wait_for=j2", "--name=j2", "--rw=read", "--size=1m"],
      "wait_for=j2: no job of that name before it"),
 ])
