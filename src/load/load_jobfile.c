@@ -192,10 +192,74 @@ static void reset_global(struct load_jobs *js)
 	}
 }
 
+/* Keeps `s` for as long as the jobs, whose options point into it. */
+static int keep_text(struct load_jobs *js, char *s)
+{
+	char **texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
+
+	if (!texts) {
+		free(s);
+		return -1;
+	}
+	js->texts = texts;
+	js->texts[js->ntexts++] = s;
+	return 0;
+}
+
+/*
+ * fio's environment variables in a value: each ${NAME} becomes the
+ * variable's value, or nothing where it is not set (fio then refuses the
+ * value, as iolens does).  *val is replaced by the expanded copy; 0, or
+ * the exit code after one line.  fio's other $ words ($pagesize,
+ * $mb_memory, $ncpus) are refused by name; filename_format's $jobname and
+ * the like are its own.
+ */
+static int expand_env(struct load_jobs *js, const char *where, const char *key,
+		      char **val)
+{
+	char *in = *val, *out = NULL, k[LOG_EXCERPT_LEN];
+	size_t len = 0;
+	FILE *f;
+
+	if (!in || !strchr(in, '$') || !strcmp(key, "filename_format"))
+		return 0;
+	f = open_memstream(&out, &len);
+	if (!f) {
+		pr_err("out of memory");
+		return 1;
+	}
+	while (*in) {
+		char *end;
+
+		if (in[0] != '$') {
+			fputc(*in++, f);
+			continue;
+		}
+		end = in[1] == '{' ? strchr(in + 2, '}') : NULL;
+		if (!end) {
+			fclose(f);
+			free(out);
+			return usage_err(CMD, "%s: %s: fio's $-words ($pagesize, $mb_memory, $ncpus) are not supported: write the value out; ${NAME} takes an environment variable",
+					 where, log_excerpt(key, k, sizeof(k)));
+		}
+		*end = '\0';
+		if (getenv(in + 2))
+			fputs(getenv(in + 2), f);
+		*end = '}';
+		in = end + 1;
+	}
+	if (fclose(f) || keep_text(js, out)) {
+		pr_err("out of memory");
+		return 1;
+	}
+	*val = out;
+	return 0;
+}
+
 static int set_option(struct load_jobs *js, struct load_job_opts *o,
 		      const char *where, char *line)
 {
-	char *eq = strchr(line, '='), *key = line, *val = NULL;
+	char *eq = strchr(line, '='), *key = line, *val = NULL, *raw;
 	const char *err;
 	int rc;
 
@@ -206,10 +270,13 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 	key = trim(key);
 	char k[LOG_EXCERPT_LEN], v[LOG_EXCERPT_LEN];
 
-	/* filename_format's $jobname and the like are its own keywords. */
-	if (strchr(key, '$') || (val && strchr(val, '$') && strcmp(key, "filename_format")))
-		return usage_err(CMD, "%s: %s: $-variables are not supported: write the value out",
+	if (strchr(key, '$'))
+		return usage_err(CMD, "%s: %s: a $ in an option's name: write the name out",
 				 where, log_excerpt(key, k, sizeof(k)));
+	raw = val;
+	rc = expand_env(js, where, key, &val);
+	if (rc)
+		return rc;
 	if (!load_opt_known(key))
 		return usage_err(CMD, "%s: unknown option '%s'", where,
 				 log_excerpt(key, k, sizeof(k)));
@@ -220,6 +287,12 @@ static int set_option(struct load_jobs *js, struct load_job_opts *o,
 	/* As on the command line: group_reporting of any job is the run's. */
 	if (!rc && o != &js->global && load_opt_run_wide(key))
 		rc = load_opt_set(&js->global, key, val, &err);
+	if (rc && raw != val) {
+		char e[LOG_EXCERPT_LEN];
+
+		return usage_err(CMD, "%s: %s=%s (from the environment: '%s'): %s", where, key,
+				 log_excerpt(raw, v, sizeof(v)), log_excerpt(val, e, sizeof(e)), err);
+	}
 	if (rc)
 		return usage_err(CMD, "%s: %s%s%s: %s", where, key, val ? "=" : "",
 				 val ? log_excerpt(val, v, sizeof(v)) : "", err);
@@ -230,7 +303,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 {
 	struct load_job_opts *cur = NULL;
 	bool first_job = true;
-	char **texts, *text, *line, *next, *nul, where[512], shown[LOG_EXCERPT_LEN];
+	char *text, *line, *next, *nul, where[512], shown[LOG_EXCERPT_LEN];
 	int lineno = 0, rc;
 	size_t len;
 
@@ -249,14 +322,10 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 		free(text);
 		return usage_err(CMD, "%s:%d: a NUL byte: not a text job file", path, lineno + 1);
 	}
-	texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
-	if (!texts) {
-		free(text);
+	if (keep_text(js, text)) {
 		pr_err("out of memory");
 		return 1;
 	}
-	js->texts = texts;
-	js->texts[js->ntexts++] = text;
 	if (index > 0)
 		reset_global(js);
 

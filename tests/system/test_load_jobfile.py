@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import Loop, TraceInstance, digest, run, wait_idle, load_json, fio_json
+from helpers import Loop, TraceInstance, digest, fio_doc, run, wait_idle, load_json, fio_json
 
 
 @pytest.fixture
@@ -170,7 +170,9 @@ BAD = [
     ("bs=4q\n", 8, "bs=4q: bad value"),
     ("iodepth=0\n", 8, "iodepth=0"),
     ("rw\n", 8, "rw: needs a value"),
-    ("size=${SIZE}\n", 8, "$-variables are not supported"),
+    ("size=${IOLENS_TEST_UNSET}\n", 8,
+     "size=${IOLENS_TEST_UNSET} (from the environment: ''): bad value"),
+    ("size=$mb_memory\n", 8, "$mb_memory"),
     ("include other.fio\n", 8, "include is not supported"),
     ("output-format=json\n", 8, "only on the command line"),
     ("allow-destroy\n", 8, "only on the command line"),
@@ -201,6 +203,20 @@ rw=write
     assert what in lines[0], lines[0]
     assert digest(loop.backing) == before
     assert loop.diskstats()["w_ios"] == stats["w_ios"]
+
+
+def test_environment_variables_as_fios(iolens, loop, jobfile):
+    """${NAME} in a value is the environment variable's, as fio reads it."""
+    path = jobfile("[j]\nfilename=%s\nrw=${IOLENS_T_RW}\nbs=${IOLENS_T_BS}k\nsize=1m\n"
+                   "direct=1\n" % loop.dev)
+    env = dict(os.environ, IOLENS_T_RW="randread", IOLENS_T_BS="8")
+    ours = run(["load", "--output-format=json", path], env=env)
+    theirs = subprocess.run(["fio", "--output-format=json", path], env=env,
+                            capture_output=True, text=True)
+    assert ours.returncode == theirs.returncode == 0, (ours.stderr, theirs.stderr)
+    for p in (ours, theirs):
+        job = fio_doc(p.stdout)["jobs"][0]
+        assert job["read"]["total_ios"] == 128 and job["write"]["total_ios"] == 0
 
 
 def test_option_outside_a_section(iolens, jobfile):
@@ -236,4 +252,4 @@ def test_help_describes_job_files(iolens):
     p = run(["load", "--help"])
     assert p.returncode == 0
     assert "JOBFILE" in p.stdout and "stonewall" in p.stdout
-    assert "include" in p.stdout and "$" in p.stdout
+    assert "include" in p.stdout and "${NAME}" in p.stdout
