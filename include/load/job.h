@@ -29,6 +29,18 @@ struct load_gate {
 	unsigned int n;
 };
 
+/* fio's flow_id groups (load_flow.c): the I/Os of their threads so far
+ * and the weights of those running. */
+struct load_flow {
+	unsigned int id;
+	__u64 count, weight;
+};
+
+struct load_flows {
+	struct load_flow *v;
+	unsigned int n;
+};
+
 struct load_usage {
 	__u64 usr_ns, sys_ns, ctx, majf, minf;
 };
@@ -76,6 +88,9 @@ struct load_thread {
 	__u64 think_issued, think_done;	/* I/Os issued, completed: thinktime */
 	__u64 think_last;	/* the count at the last pause */
 	bool think_pending;	/* a pause is due once the queue is drained */
+	struct load_flow *flow;	/* fio's flow: its group, or NULL */
+	__u64 flow_count;	/* its I/Os counted in the group */
+	bool flow_held;		/* ahead of its share: wait, then try again */
 	/* Under the gate's lock, but terminate: set by another thread's
 	 * exitall, read without it. */
 	bool running, ended, terminate;
@@ -120,6 +135,17 @@ bool load_pick_io(struct load_thread *t, struct load_io *io);
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);
+
+/* ---- fio's flow between threads: load_flow.c ---- */
+
+/* Puts each thread with --flow in the group of its flow_id; 0, -ENOMEM. */
+int load_flows_init(struct load_flows *f, struct load_thread *th, unsigned int n);
+void load_flows_free(struct load_flows *f);
+/* The thread starts, or ends: its weight in its group, or out. */
+void load_flow_join(struct load_thread *t);
+void load_flow_leave(struct load_thread *t);
+/* Whether the thread may issue one more I/O (then counted). */
+bool load_flow_allows(struct load_thread *t);
 
 /* ---- the order of the threads: load_gate.c ---- */
 

@@ -195,6 +195,9 @@ struct load_job_opts {
 	char *bw_log, *iops_log, *lat_log;
 	unsigned int log_avg_ms;	/* 0: a line per I/O */
 	int zonemode;		/* enum load_zonemode */
+	unsigned int flow;	/* fio's flow: its weight in flow_id's group */
+	unsigned int flow_id;
+	__u64 flow_sleep_ns;	/* the wait of a thread ahead of its share */
 	__u64 zone_size, zone_range, zone_skip;
 	bool log_max;		/* log_max_value: a window's largest */
 	bool log_offset;	/* each line with its I/O's offset */

@@ -7,6 +7,7 @@
  * reads would otherwise be a good part of the cost per I/O.
  */
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -232,6 +233,25 @@ static void think(struct load_thread *t)
 	t->think_pending = false;
 }
 
+/* Ahead of its flow's share: as fio's, the queue drained and flow_sleep
+ * asleep, or without one a yield before trying again. */
+static void flow_wait(struct load_thread *t)
+{
+	__u64 ns = t->o->flow_sleep_ns;
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	t->flow_held = false;
+	if (!ns) {
+		sched_yield();
+		return;
+	}
+	while (!t->eng->sync && t->nfree < t->depth) {
+		if (t->eng->reap(t, 1) < 0)
+			return;
+	}
+	nanosleep(&ts, NULL);
+}
+
 /* A trim is the BLKDISCARD ioctl, done at once whatever the engine, as
  * fio 3.33 does; *res is the byte count or -errno. */
 static void trim(struct load_thread *t, struct load_io *io, long *res)
@@ -250,6 +270,7 @@ static void trim(struct load_thread *t, struct load_io *io, long *res)
 static __u64 fill(struct load_thread *t, __u64 now)
 {
 	t->wake_ns = 0;
+	t->flow_held = false;
 	while (t->nfree && may_issue(t)) {
 		struct load_io *io;
 		int dir = load_pick_dir(t);
@@ -257,6 +278,10 @@ static __u64 fill(struct load_thread *t, __u64 now)
 
 		if (!rate_allows(t, &dir, now))
 			break;
+		if (!load_flow_allows(t)) {
+			t->flow_held = true;
+			break;
+		}
 		io = t->free[--t->nfree];
 		io->dir = dir;
 		if (!load_pick_io(t, io)) {
@@ -344,6 +369,11 @@ static void run_loop(struct load_thread *t)
 			break;
 		if (t->think_pending && more_to_do(t)) {
 			think(t);
+			now = mono_ns();
+			continue;
+		}
+		if (t->flow_held && (t->o->flow_sleep_ns || t->nfree == t->depth)) {
+			flow_wait(t);
 			now = mono_ns();
 			continue;
 		}
@@ -538,8 +568,10 @@ static void thread_body(struct load_thread *t)
 		t->deadline_ns = now + t->o->ramp_ns + t->o->runtime_ns;
 	if (!t->ramping)
 		stats_start(t, now);
+	load_flow_join(t);
 	if (!t->o->verify_only)
 		run_loop(t);
+	load_flow_leave(t);
 	if (t->o->end_fsync && !t->st.error && !stop_requested()) {
 		t->sync_pending = LOAD_SYNC_FSYNC;
 		do_sync(t);

@@ -84,6 +84,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_thread *th = NULL;
 	struct load_result *res = NULL;
 	struct load_gate gate = {};
+	struct load_flows flows = {};
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
 	int nres = 0;
@@ -144,7 +145,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			}
 		}
 	}
-	if (load_gate_init(&gate, th, nth)) {
+	if (load_gate_init(&gate, th, nth) || load_flows_init(&flows, th, nth)) {
 		pr_err("out of memory");
 		rc = 1;
 		goto out;
@@ -213,6 +214,7 @@ out:
 		close(claimed[i]);
 	rc |= load_output_close(out, &js->global);
 	load_gate_free(&gate);
+	load_flows_free(&flows);
 	free(th);
 	free(res);
 	load_disks_free(disks);

@@ -53,7 +53,6 @@ NOT_YET = {
     "cmdprio-percentage": "prioclass",
     "dedupe-global": "dedupe_mode",
     "fixed-rate-submission": "io_submit_mode",
-    "flow": "flow_sleep",
     "latency-profile": "latency_target",
     "surface-scan": "verify=meta",
     "steadystate": "ss",

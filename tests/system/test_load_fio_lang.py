@@ -81,6 +81,9 @@ def folder(where):
 
 
 def run_tool(cmd, lo, where):
+    # What the tool before left dirty is written back first, not while
+    # this one runs (an end_fsync would wait for it).
+    os.sync()
     trace = TraceInstance(lo)
     try:
         before = lo.diskstats()
@@ -388,27 +391,43 @@ def test_verify_finds_the_flipped_byte(iolens, loop, tmp_path):
 @pytest.mark.parametrize("what", ["wait_for", "exitall"])
 def test_jobs_start_and_end_as_fios(iolens, fs, what):
     """wait_for: b starts once a has ended (two half-second jobs take a
-    second, not half); exitall: a short job ending stops a long one of its
-    group (four seconds' worth at its rate) at once."""
+    second, not half); exitall: a short job ending (a quarter second) stops
+    a long one of its group (four seconds' worth at its rate) at once."""
     lo, mnt = fs
     if what == "wait_for":
         args = ["--name=a", "--rw=read", "--size=1m", "--rate=2m",
                 "--name=b", "--rw=read", "--size=1m", "--rate=2m", "--wait_for=a"]
     else:
         args = ["--name=a", "--rw=read", "--size=1m", "--rate=256k",
-                "--name=b", "--rw=read", "--size=64k", "--exitall"]
+                "--name=b", "--rw=read", "--size=256k", "--rate=1m", "--exitall"]
     took = {}
     for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
         folder(mnt / tool)
         doc, _, took[tool], _ = run_tool(cmd + args, lo, mnt / tool)
         a, b = doc["jobs"]
-        assert b["read"]["total_ios"] == (16 if what == "exitall" else 256), tool
+        assert b["read"]["total_ios"] == (64 if what == "exitall" else 256), tool
         if what == "exitall":
             assert 0 < a["read"]["total_ios"] < 128, tool
     if what == "wait_for":
         assert min(took.values()) >= 0.95, took
     else:
         assert max(took.values()) < 2.0, took
+
+
+@pytest.mark.parametrize("sleep", ["0", "500"])
+def test_flow_shares_ios_by_weight(iolens, fs, sleep):
+    """flow: two jobs of one flow_id with weights 1 and 3 do their I/Os
+    1:3, as fio's, whether the one ahead sleeps (flow_sleep) or retries."""
+    lo, mnt = fs
+    args = ["--filename=f", "--size=4m", "--time_based", "--runtime=1", "--direct=1",
+            "--ioengine=libaio", "--iodepth=16", "--flow_sleep=" + sleep,
+            "--name=a", "--rw=randread", "--flow=1",
+            "--name=b", "--rw=randread", "--flow=3"]
+    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
+        folder(mnt / tool)
+        doc, _, _, _ = run_tool(cmd + args, lo, mnt / tool)
+        a, b = (j["read"]["total_ios"] for j in doc["jobs"])
+        assert a > 100 and 2.4 < b / a < 3.6, (tool, a, b)
 
 
 def test_directory_holds_a_named_file_too(iolens, fs):
