@@ -242,16 +242,23 @@ def ks(a, b):
     return d
 
 
-def issued_sectors(tool, lo, args):
+def issues_of(tool, lo, args):
+    """(stamp, rwbs, sector) of each request issued to `lo` while `tool`
+    ran with `args`, from the block layer's own events."""
     trace = TraceInstance(lo)
     try:
         p = subprocess.run(tool + args, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stderr
-        got = [e[2] for e in trace.read() if e[0] == "block_rq_issue" and "R" in e[1]]
+        got = [(e[0], e[2], e[3]) for e in trace.read_timed() if e[1] == "block_rq_issue"]
         assert trace.overruns() == 0
     finally:
         trace.close()
     return got
+
+
+def issued_sectors(tool, lo, args):
+    """The sectors of the reads `tool` issued to `lo`, in order."""
+    return [sector for _, rwbs, sector in issues_of(tool, lo, args) if "R" in rwbs]
 
 
 @pytest.mark.parametrize("dist", ["zipf:1.2", "pareto:0.2", "zoned:50/5:30/15:20/"])
@@ -305,15 +312,7 @@ def test_strided_zones_as_fios(iolens, root, rw):
 def issue_gaps(lo, args):
     """The gaps, in seconds, between the requests iolens load issues to
     `lo`, from the block layer's own time stamps."""
-    trace = TraceInstance(lo)
-    try:
-        p = subprocess.run([IOLENS, "load"] + args, capture_output=True, text=True,
-                           timeout=60)
-        assert p.returncode == 0, p.stderr
-        stamps = [e[0] for e in trace.read_timed() if e[1] == "block_rq_issue"]
-        assert trace.overruns() == 0
-    finally:
-        trace.close()
+    stamps = [stamp for stamp, _, _ in issues_of([IOLENS, "load"], lo, args)]
     return [b - a for a, b in zip(stamps, stamps[1:])]
 
 
