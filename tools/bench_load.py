@@ -16,7 +16,7 @@ job thread on one CPU (cpus_allowed_policy=split), fio lets the scheduler
 move it (shared).  The last two rows run io_uring QD1 with the same
 placement for both, to show what the placement is worth.
 
-usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH]
+usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH] [--only TEXT]
 Needs root and fio; tools/install-deps.sh bench installs them.
 """
 import json
@@ -75,11 +75,13 @@ def one_run(cmd):
 
 
 def main():
-    args = parse_args(__doc__, "bench_load", "loop devices")
+    args = parse_args(__doc__, "bench_load", "loop devices", only=True)
 
     rows = []
     with bench_device() as (dev, _):
         for name, extra, fio_own, iolens_own in WORKLOADS:
+            if args.only not in name:
+                continue
             tools = {"fio": ["fio"] + fio_own,
                      "iolens": [args.iolens, "load"] + iolens_own}
             one_run(["fio"] + job(dev, 1, extra))  # warm up

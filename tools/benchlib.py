@@ -116,9 +116,10 @@ def medians(rs, base_iops):
             statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs))
 
 
-def parse_args(doc, name, why="BPF, loop devices", baseline=False):
-    """The options every benchmark takes (and --baseline where it runs a
-    second build), and the root check."""
+def parse_args(doc, name, why="BPF, loop devices", baseline=False, only=False):
+    """The options every benchmark takes (--baseline where it runs a
+    second build, --only where it has rows to choose from), and the root
+    check."""
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
@@ -127,6 +128,9 @@ def parse_args(doc, name, why="BPF, loop devices", baseline=False):
     if baseline:
         ap.add_argument("--baseline", metavar="PATH",
                         help="another iolens build, run in the same rounds")
+    if only:
+        ap.add_argument("--only", metavar="TEXT", default="",
+                        help="only the rows whose name holds TEXT")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("%s: needs root (%s)" % (name, why))

@@ -48,6 +48,8 @@ struct load_engine {
 	const char *help;	/* one line for --help */
 	bool sync;		/* queue() does the I/O: no slat, depth 1 */
 	bool diskless;		/* no file: nothing opened, checked or made */
+	bool own_threads;	/* the I/O runs on threads the engine's library
+				 * starts from the job's (glibc's AIO) */
 	/* The private data (t->engine_data) and its per-slot arrays: the job
 	 * thread allocates them zeroed before init, in one block with the
 	 * arrays' pointers set, and frees them after exit, so that an engine

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "load/cpus.h"
+#include "load/engine.h"
 #include "load/load.h"
 
 /* "names a CPU this process may not run on (it may: 0-1,4)" */
@@ -95,7 +96,10 @@ int load_cpus_place(const struct load_job_opts *o, int index)
 	int k, cpu;
 
 	if (!CPU_COUNT(&set)) {
-		if (o->cpus_policy == LOAD_CPUS_SHARED)
+		/* The C library's AIO threads take the mask of the job
+		 * thread that starts them: pinned by iolens's default they
+		 * would all share its one CPU, where fio's run anywhere. */
+		if (o->cpus_policy == LOAD_CPUS_SHARED || o->ioengine->own_threads)
 			return 0;
 		/* A new thread has the mask of the process's main thread,
 		 * which nothing here narrows. */

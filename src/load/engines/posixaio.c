@@ -98,6 +98,7 @@ static void paio_exit(struct load_thread *t)
 
 const struct load_engine load_engine_posixaio = {
 	.name = "posixaio", .help = "POSIX AIO (aio_read/aio_write, aio_suspend)",
+	.own_threads = true,
 	.priv_size = sizeof(struct paio),
 	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, inflight) },
 	.queue = paio_queue, .reap = paio_reap, .exit = paio_exit,
