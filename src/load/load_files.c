@@ -89,19 +89,6 @@ static char *in_directory(const struct load_job_opts *o)
 	return s;
 }
 
-static int keep_text(struct load_jobs *js, char *text)
-{
-	char **t = realloc(js->texts, (js->ntexts + 1) * sizeof(*t));
-
-	if (!t) {
-		free(text);
-		return -1;
-	}
-	js->texts = t;
-	js->texts[js->ntexts++] = text;
-	return 0;
-}
-
 static bool needs_file(const struct load_job_opts *o)
 {
 	return !o->filename && !o->ioengine->diskless;
@@ -123,7 +110,7 @@ int load_files_name(struct load_jobs *js)
 
 		if (f == o->filename)
 			continue;
-		if (!f || keep_text(js, f)) {
+		if (!f || load_jobs_keep(js, f)) {
 			pr_err("out of memory");
 			return 1;
 		}
@@ -153,7 +140,7 @@ int load_files_name(struct load_jobs *js)
 			c->clone = k;
 			c->stonewall = o->stonewall && !k;
 			c->filename = expand(o, k);
-			if (!c->filename || keep_text(js, c->filename)) {
+			if (!c->filename || load_jobs_keep(js, c->filename)) {
 				free(v);
 				pr_err("out of memory");
 				return 1;

@@ -192,8 +192,7 @@ static void reset_global(struct load_jobs *js)
 	}
 }
 
-/* Keeps `s` for as long as the jobs, whose options point into it. */
-static int keep_text(struct load_jobs *js, char *s)
+int load_jobs_keep(struct load_jobs *js, char *s)
 {
 	char **texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
 
@@ -248,7 +247,7 @@ static int expand_env(struct load_jobs *js, const char *where, const char *key,
 		*end = '}';
 		in = end + 1;
 	}
-	if (fclose(f) || keep_text(js, out)) {
+	if (fclose(f) || load_jobs_keep(js, out)) {
 		pr_err("out of memory");
 		return 1;
 	}
@@ -322,7 +321,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 		free(text);
 		return usage_err(CMD, "%s:%d: a NUL byte: not a text job file", path, lineno + 1);
 	}
-	if (keep_text(js, text)) {
+	if (load_jobs_keep(js, text)) {
 		pr_err("out of memory");
 		return 1;
 	}

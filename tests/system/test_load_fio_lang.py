@@ -98,13 +98,22 @@ def run_tool(cmd, lo, where):
     return doc, dev, took, sorted(os.listdir(where))
 
 
+def run_both(fs, args):
+    """fio's run of `args`, then iolens's, each in a folder of its own on
+    the file system `fs`: {tool: what run_tool() gives}."""
+    lo, mnt = fs
+    out = {}
+    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
+        folder(mnt / tool)
+        out[tool] = run_tool(cmd + args, lo, mnt / tool)
+    return out
+
+
 @pytest.mark.parametrize("name,args,bounded", TUTORIALS, ids=[t[0] for t in TUTORIALS])
 def test_tutorial_runs_as_fio_runs_it(iolens, fs, name, args, bounded):
-    lo, mnt = fs
-    folder(mnt / "fio")
-    folder(mnt / "iolens")
-    theirs, fio_dev, fio_took, fio_files = run_tool(["fio"] + args, lo, mnt / "fio")
-    ours, our_dev, our_took, our_files = run_tool([IOLENS, "load"] + args, lo, mnt / "iolens")
+    runs = run_both(fs, args)
+    theirs, fio_dev, fio_took, fio_files = runs["fio"]
+    ours, our_dev, our_took, our_files = runs["iolens"]
     # The same jobs, by name, and the same files made, by name.
     assert [j["jobname"] for j in ours["jobs"]] == [j["jobname"] for j in theirs["jobs"]]
     assert our_files == fio_files
@@ -189,11 +198,9 @@ OPTIONS = [
 
 @pytest.mark.parametrize("name,args,what", OPTIONS, ids=[o[0] for o in OPTIONS])
 def test_option_as_fio_has_it(iolens, fs, name, args, what):
-    lo, mnt = fs
-    folder(mnt / "fio")
-    folder(mnt / "iolens")
-    theirs, _, _, fio_files = run_tool(["fio"] + args, lo, mnt / "fio")
-    ours, _, _, our_files = run_tool([IOLENS, "load"] + args, lo, mnt / "iolens")
+    runs = run_both(fs, args)
+    theirs, _, _, fio_files = runs["fio"]
+    ours, _, _, our_files = runs["iolens"]
     assert our_files == fio_files
     assert [j["jobname"] for j in ours["jobs"]] == [j["jobname"] for j in theirs["jobs"]]
     for a, b in zip(ours["jobs"], theirs["jobs"]):
@@ -392,7 +399,6 @@ def test_jobs_start_and_end_as_fios(iolens, fs, what):
     """wait_for: b starts once a has ended (two half-second jobs take a
     second, not half); exitall: a short job ending (a quarter second) stops
     a long one of its group (four seconds' worth at its rate) at once."""
-    lo, mnt = fs
     if what == "wait_for":
         args = ["--name=a", "--rw=read", "--size=1m", "--rate=2m",
                 "--name=b", "--rw=read", "--size=1m", "--rate=2m", "--wait_for=a"]
@@ -400,9 +406,7 @@ def test_jobs_start_and_end_as_fios(iolens, fs, what):
         args = ["--name=a", "--rw=read", "--size=1m", "--rate=256k",
                 "--name=b", "--rw=read", "--size=256k", "--rate=1m", "--exitall"]
     took = {}
-    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
-        folder(mnt / tool)
-        doc, _, took[tool], _ = run_tool(cmd + args, lo, mnt / tool)
+    for tool, (doc, _, took[tool], _) in run_both(fs, args).items():
         a, b = doc["jobs"]
         assert b["read"]["total_ios"] == (64 if what == "exitall" else 256), tool
         if what == "exitall":
@@ -417,14 +421,11 @@ def test_jobs_start_and_end_as_fios(iolens, fs, what):
 def test_flow_shares_ios_by_weight(iolens, fs, sleep):
     """flow: two jobs of one flow_id with weights 1 and 3 do their I/Os
     1:3, as fio's, whether the one ahead sleeps (flow_sleep) or retries."""
-    lo, mnt = fs
     args = ["--filename=f", "--size=4m", "--time_based", "--runtime=1", "--direct=1",
             "--ioengine=libaio", "--iodepth=16", "--flow_sleep=" + sleep,
             "--name=a", "--rw=randread", "--flow=1",
             "--name=b", "--rw=randread", "--flow=3"]
-    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
-        folder(mnt / tool)
-        doc, _, _, _ = run_tool(cmd + args, lo, mnt / tool)
+    for tool, (doc, _, _, _) in run_both(fs, args).items():
         a, b = (j["read"]["total_ios"] for j in doc["jobs"])
         assert a > 100 and 2.4 < b / a < 3.6, (tool, a, b)
 

@@ -57,18 +57,45 @@ class Tool:
             self.proc.wait()
 
 
-def traced_fio(loop, filters, cgroup=None):
-    """fio started by a shell that waits for stat and lat (filtered by
-    `filters`, given the shell's pid) to attach, with a dd reading the same
-    device meanwhile: (fio's jobs, fio's pid, stat reports, lat report,
-    the device's merges during the run by op)."""
+def gated_fio(loop, cgroup=None):
+    """fio started by a shell (moved into `cgroup` first) that waits for
+    a file to appear, so that the tools watching it attach before: (the
+    shell, the file's path)."""
     go = tempfile.mktemp(prefix=OWN, dir="/tmp")
     script = ""
     if cgroup:
         script += "echo $$ > %s/cgroup.procs; " % cgroup
     script += "while [ ! -e %s ]; do sleep 0.05; done; exec %s" % (go, fio_cmd(loop.dev))
-    sh = subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(["sh", "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True), go
+
+
+def run_gated(sh, go, loop):
+    """Lets fio go, with a dd reading the same device meanwhile: fio's
+    output once it has ended."""
+    open(go, "w").close()
+    dd = subprocess.run(["dd", "if=" + loop.dev, "of=/dev/null", "bs=4k",
+                         "count=300", "iflag=direct"], capture_output=True)
+    assert dd.returncode == 0
+    out, err = sh.communicate(timeout=60)
+    assert sh.returncode == 0, err
+    return out
+
+
+def end_gated(sh, go):
+    if sh.poll() is None:
+        sh.kill()
+        sh.wait()
+    if os.path.exists(go):
+        os.unlink(go)
+
+
+def traced_fio(loop, filters, cgroup=None):
+    """fio started by a shell that waits for stat and lat (filtered by
+    `filters`, given the shell's pid) to attach, with a dd reading the same
+    device meanwhile: (fio's jobs, fio's pid, stat reports, lat report,
+    the device's merges during the run by op)."""
+    sh, go = gated_fio(loop, cgroup)
     tools = []
     try:
         f = filters(sh.pid)
@@ -79,12 +106,7 @@ def traced_fio(loop, filters, cgroup=None):
         st.wait_attached(first_report=True)
         lat.wait_attached()
         before = diskstats(loop.name)
-        open(go, "w").close()
-        dd = subprocess.run(["dd", "if=" + loop.dev, "of=/dev/null", "bs=4k",
-                             "count=300", "iflag=direct"], capture_output=True)
-        assert dd.returncode == 0
-        out, err = sh.communicate(timeout=60)
-        assert sh.returncode == 0, err
+        out = run_gated(sh, go, loop)
         after = diskstats(loop.name)
         merges = {op: after[op[0] + "_merges"] - before[op[0] + "_merges"]
                   for op in ("read", "write")}
@@ -94,11 +116,7 @@ def traced_fio(loop, filters, cgroup=None):
     finally:
         for t in tools:
             t.kill()
-        if sh.poll() is None:
-            sh.kill()
-            sh.wait()
-        if os.path.exists(go):
-            os.unlink(go)
+        end_gated(sh, go)
     return json.loads(out)["jobs"], sh.pid, reps, lats[-1], merges
 
 
@@ -195,27 +213,16 @@ def test_filter_usage(root):
 def test_snoop_pid_follows_children(loop):
     """snoop -p, live, takes in the children: one line per request of each
     fio job process, as many as fio reports."""
-    go = tempfile.mktemp(prefix=OWN, dir="/tmp")
-    sh = subprocess.Popen(["sh", "-c", "while [ ! -e %s ]; do sleep 0.05; done; exec %s"
-                           % (go, fio_cmd(loop.dev))],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sh, go = gated_fio(loop)
     sn = Tool(["snoop", "-j", "-d", loop.name, "-p", str(sh.pid)])
     try:
         sn.wait_attached()
-        open(go, "w").close()
-        subprocess.run(["dd", "if=" + loop.dev, "of=/dev/null", "bs=4k", "count=300",
-                        "iflag=direct"], capture_output=True, check=True)
-        out, err = sh.communicate(timeout=60)
-        assert sh.returncode == 0, err
+        out = run_gated(sh, go, loop)
         time.sleep(0.3)
         lines = sn.stop()
     finally:
         sn.kill()
-        if sh.poll() is None:
-            sh.kill()
-            sh.wait()
-        if os.path.exists(go):
-            os.unlink(go)
+        end_gated(sh, go)
     jobs = json.loads(out)["jobs"]
     per = {}
     for r in lines:
