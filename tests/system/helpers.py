@@ -199,9 +199,11 @@ def load_json(args):
 
 
 def fio_json(args):
-    """fio 3.33's JSON for the same `args`."""
-    p = subprocess.run(["fio"] + args + ["--output-format=json"],
-                       capture_output=True, text=True)
+    """fio 3.33's JSON for the same `args`, run in a folder of its own:
+    fio leaves a verify job's state file where it runs."""
+    with tempfile.TemporaryDirectory(prefix=OWN, dir=TMPFS) as where:
+        p = subprocess.run(["fio"] + args + ["--output-format=json"],
+                           capture_output=True, text=True, cwd=where)
     assert p.returncode == 0, p.stderr
     return fio_doc(p.stdout)
 
