@@ -16,4 +16,8 @@
  */
 int tracefs_ensure(bool *mounted_now);
 
+/* The tracefs folder libbpf reads event ids from: through a mounted
+ * debugfs where there is one, else TRACEFS_DIR. */
+const char *tracefs_dir(void);
+
 #endif

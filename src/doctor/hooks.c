@@ -45,7 +45,9 @@ static enum presence present(const struct doctor *d, const char *kind,
 		*how = "tracefs";
 		if (!d->tracefs)
 			return d->tracefs_why[0] ? UNKNOWN : ABSENT;
-		return doctor_path_exists(TRACEFS_DIR "/events/syscalls/sys_enter_write");
+		snprintf(name, sizeof(name), "%s/events/syscalls/sys_enter_write",
+			 tracefs_dir());
+		return doctor_path_exists(name);
 	}
 	snprintf(name, sizeof(name), "btf_trace_%s", point);
 	*how = "BTF";
@@ -74,17 +76,21 @@ static void one_hook(const char *kind, const char *point,
 
 	snprintf(check, sizeof(check), "%s:%s", os->o->name, point);
 	if (pr == UNKNOWN) {
+		char what[128];
+
 		/* Not absent: it cannot attach as this user, and the user
 		 * may change that. */
+		snprintf(what, sizeof(what),
+			 "cannot attach as this user: run as root, or let it read %s",
+			 tracefs_dir());
 		if (required) {
 			os->loads = false;
 			os->unreadable = true;
 		} else if (note) {
 			append(os->lost, sizeof(os->lost), note->without);
 		}
-		doctor_row(d, check, st,
-			   "cannot attach as this user: run as root, or let it read " TRACEFS_DIR,
-			   "%s unknown: tracefs %s", kind, d->tracefs_why);
+		doctor_row(d, check, st, what, "%s unknown: tracefs %s", kind,
+			   d->tracefs_why);
 		return;
 	}
 	if (!here && required) {

@@ -102,6 +102,7 @@ static void check_tracefs(struct doctor *d)
 {
 	bool mounted_now;
 	int err = tracefs_ensure(&mounted_now);
+	char events[128];
 
 	if (err) {
 		if (err != -ENODEV)
@@ -112,19 +113,25 @@ static void check_tracefs(struct doctor *d)
 			"not mounted, cannot mount: %s", doctor_errno(-err));
 		return;
 	}
-	/* Mode 0700 by default: mounted is not the same as usable. */
-	if (access(TRACEFS_DIR "/events", R_OK | X_OK)) {
+	/* Mode 0700 by default: mounted is not the same as usable.  Where
+	 * libbpf reads it: through debugfs if that is mounted. */
+	snprintf(events, sizeof(events), "%s/events", tracefs_dir());
+	if (access(events, R_OK | X_OK)) {
+		char what[128];
+
 		snprintf(d->tracefs_why, sizeof(d->tracefs_why), "could not be read (%s)",
 			 strerror(errno));
-		doctor_row(d, "tracefs", ST_NOPRIV,
-			"syscall tracepoints cannot attach as this user: run as root, or let it read " TRACEFS_DIR,
-			"%s mounted, %s", TRACEFS_DIR, doctor_errno(errno));
+		snprintf(what, sizeof(what),
+			 "syscall tracepoints cannot attach as this user: run as root, or let it read %s",
+			 tracefs_dir());
+		doctor_row(d, "tracefs", ST_NOPRIV, what, "%s mounted, %s", tracefs_dir(),
+			   doctor_errno(errno));
 		return;
 	}
 	d->tracefs = true;
 	doctor_row(d, "tracefs", ST_OK,
 		"syscall tracepoints' event ids (top's syscall level, check, bench)",
-		"%s%s", TRACEFS_DIR, mounted_now ? " (was not mounted: iolens mounted it)" : "");
+		"%s%s", tracefs_dir(), mounted_now ? " (was not mounted: iolens mounted it)" : "");
 }
 
 /* ---- kernel structures ---- */

@@ -68,7 +68,7 @@ static struct probe probe_tracepoint(const struct doctor *d)
 {
 	struct probe p = { 0 };
 	struct perf_event_attr attr;
-	char buf[32];
+	char buf[32], path[128];
 	int fd, pfd, idfd;
 	ssize_t n;
 
@@ -81,8 +81,8 @@ static struct probe probe_tracepoint(const struct doctor *d)
 		p.ok_detail = "loaded; attach needs tracefs";
 		goto out;
 	}
-	idfd = open(TRACEFS_DIR "/events/block/block_rq_complete/id",
-		    O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%s/events/block/block_rq_complete/id", tracefs_dir());
+	idfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (idfd < 0)
 		goto out;
 	n = read(idfd, buf, sizeof(buf) - 1);
@@ -266,6 +266,7 @@ static void check_programs(struct doctor *d)
 	struct probe tp, raw, btf, iter, kp, fentry;
 	enum status st_btf, st_raw;
 	bool pmu, kprobe_events;
+	char path[128];
 
 	tp = probe_tracepoint(d);
 	probe_row(d, "tracepoint", &tp, ST_MISSING,
@@ -311,7 +312,8 @@ static void check_programs(struct doctor *d)
 	 * kprobe_events; the program type itself loads without either. */
 	kp = probe_kprobe();
 	pmu = doctor_path_exists(KPROBE_PMU);
-	kprobe_events = d->tracefs && doctor_path_exists(TRACEFS_DIR "/kprobe_events");
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs_dir());
+	kprobe_events = d->tracefs && doctor_path_exists(path);
 	if (!kp.load_err && !pmu && !kprobe_events)
 		doctor_row(d, "kprobe", ST_MISSING,
 			"not needed: iolens runs on tracepoints only",

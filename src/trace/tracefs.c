@@ -20,6 +20,11 @@ static bool is_tracefs(const char *path)
 	return !statfs(path, &sfs) && (unsigned long)sfs.f_type == TRACEFS_MAGIC;
 }
 
+const char *tracefs_dir(void)
+{
+	return access(DEBUGFS_TRACING, F_OK) ? TRACEFS_DIR : DEBUGFS_TRACING;
+}
+
 int tracefs_ensure(bool *mounted_now)
 {
 	if (mounted_now)

@@ -69,3 +69,20 @@ def test_check_and_doctor_mount_tracefs(iolens):
     r = run(["doctor", "-j"], timeout=60)
     row = next(c for c in json.loads(r.stdout)["checks"] if c["check"] == "tracefs")
     assert row["status"] == "ok" and "mounted it" not in row["detail"], row
+
+
+def test_tracefs_through_debugfs(iolens):
+    """A machine that mounts debugfs but not /sys/kernel/tracing (libbpf
+    then reads event ids through /sys/kernel/debug/tracing): doctor finds
+    tracefs there, and top's syscall level is whole."""
+    assert not tracefs_mounted()
+    subprocess.run(["mount", "-t", "debugfs", "none", DEBUGFS], check=True)
+    try:
+        r = run(["doctor", "-j"], timeout=60)
+        doc = json.loads(r.stdout)
+        row = next(c for c in doc["checks"] if c["check"] == "tracefs")
+        assert row["status"] == "ok" and DEBUGFS + "/tracing" in row["detail"], row
+        assert doc["commands"]["top"]["verdict"] == "ok", doc["commands"]["top"]
+        assert not tracefs_mounted()
+    finally:
+        subprocess.run(["umount", "-l", DEBUGFS], check=False)
