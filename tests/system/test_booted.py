@@ -82,7 +82,10 @@ def test_tracefs_through_debugfs(iolens):
         doc = json.loads(r.stdout)
         row = next(c for c in doc["checks"] if c["check"] == "tracefs")
         assert row["status"] == "ok" and DEBUGFS + "/tracing" in row["detail"], row
-        assert doc["commands"]["top"]["verdict"] == "ok", doc["commands"]["top"]
+        # Whatever else a kernel lacks (6.1: block_io_start), not the
+        # syscall level.
+        top = doc["commands"]["top"]
+        assert top["verdict"] in ("ok", "degraded") and "syscall" not in top["lost"], top
         assert not tracefs_mounted()
     finally:
         subprocess.run(["umount", "-l", DEBUGFS], check=False)
