@@ -168,23 +168,48 @@ static bool rate_allows(struct load_thread *t, int *dir, __u64 now)
 	return false;
 }
 
-/* Sleeps towards t->wake_ns; at most 100 ms at a time, so that Ctrl-C,
- * the end of the ramp and the deadline are seen in time. */
-static void rate_sleep(struct load_thread *t, __u64 now)
+/*
+ * Asleep until the monotonic clock reads until (never past the deadline),
+ * in steps of at most 100 ms so that Ctrl-C and exitall are seen in time;
+ * false when one of them ended the wait early.
+ */
+static bool sleep_until(struct load_thread *t, __u64 until)
 {
-	__u64 until = t->wake_ns;
-	struct timespec ts;
-
-	if (until > now + 100000000ULL)
-		until = now + 100000000ULL;
 	if (t->deadline_ns && until > t->deadline_ns)
 		until = t->deadline_ns;
+	for (;;) {
+		__u64 now = mono_ns(), step = until;
+		struct timespec ts;
+
+		if (stop_requested() || load_thread_terminated(t))
+			return false;
+		if (now >= until)
+			return true;
+		if (step > now + 100000000ULL)
+			step = now + 100000000ULL;
+		ts.tv_sec = step / 1000000000ULL;
+		ts.tv_nsec = step % 1000000000ULL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+/* Every I/O in flight collected: before a pause, and at the end. */
+static void drain(struct load_thread *t)
+{
+	while (!t->eng->sync && t->nfree < t->depth) {
+		if (t->eng->reap(t, 1) < 0)
+			return;
+	}
+}
+
+/* A paced job asleep until its next I/O is due, or the ramp ends. */
+static void rate_sleep(struct load_thread *t)
+{
+	__u64 until = t->wake_ns;
+
 	if (t->ramping && until > t->ramp_end_ns)
 		until = t->ramp_end_ns;
-	ts.tv_sec = until / 1000000000ULL;
-	ts.tv_nsec = until % 1000000000ULL;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
+	sleep_until(t, until);
 }
 
 /*
@@ -205,31 +230,22 @@ static bool think_due(struct load_thread *t)
 }
 
 /* The pause: the queue drained, thinktime_spin on the CPU, the rest
- * asleep, in steps that see a stop; never past the deadline. */
+ * asleep; never past the deadline. */
 static void think(struct load_thread *t)
 {
 	__u64 now, spin_end, end;
 
-	while (!t->eng->sync && t->nfree < t->depth) {
-		if (t->eng->reap(t, 1) < 0)
-			break;
-	}
+	drain(t);
 	now = mono_ns();
 	spin_end = now + t->o->think_spin_ns;
 	end = now + t->o->think_ns;
-	if (t->deadline_ns && end > t->deadline_ns)
-		end = t->deadline_ns;
 	if (spin_end > end)
 		spin_end = end;
-	while ((now = mono_ns()) < spin_end)
+	if (t->deadline_ns && spin_end > t->deadline_ns)
+		spin_end = t->deadline_ns;
+	while (mono_ns() < spin_end)
 		;
-	while (now < end && !stop_requested() && !load_thread_terminated(t)) {
-		__u64 step = end - now < 100000000ULL ? end - now : 100000000ULL;
-		struct timespec ts = { step / 1000000000ULL, step % 1000000000ULL };
-
-		nanosleep(&ts, NULL);
-		now = mono_ns();
-	}
+	sleep_until(t, end);
 	t->think_pending = false;
 }
 
@@ -237,19 +253,13 @@ static void think(struct load_thread *t)
  * asleep, or without one a yield before trying again. */
 static void flow_wait(struct load_thread *t)
 {
-	__u64 ns = t->o->flow_sleep_ns;
-	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
-
 	t->flow_held = false;
-	if (!ns) {
+	if (!t->o->flow_sleep_ns) {
 		sched_yield();
 		return;
 	}
-	while (!t->eng->sync && t->nfree < t->depth) {
-		if (t->eng->reap(t, 1) < 0)
-			return;
-	}
-	nanosleep(&ts, NULL);
+	drain(t);
+	sleep_until(t, mono_ns() + t->o->flow_sleep_ns);
 }
 
 /* A trim is the BLKDISCARD ioctl, done at once whatever the engine, as
@@ -278,7 +288,7 @@ static __u64 fill(struct load_thread *t, __u64 now)
 
 		if (!rate_allows(t, &dir, now))
 			break;
-		if (!load_flow_allows(t)) {
+		if (t->flow && !load_flow_allows(t)) {
 			t->flow_held = true;
 			break;
 		}
@@ -383,7 +393,7 @@ static void run_loop(struct load_thread *t)
 			if (t->sync_pending && more_to_do(t)) {
 				do_sync(t);
 			} else if (t->wake_ns && more_to_do(t)) {
-				rate_sleep(t, now);
+				rate_sleep(t);
 			} else if (!may_issue(t)) {
 				break;
 			}
@@ -398,10 +408,7 @@ static void run_loop(struct load_thread *t)
 		now = mono_ns();
 	}
 	/* After an error or a failed submit, still collect what is out. */
-	while (t->nfree < t->depth && !t->eng->sync) {
-		if (t->eng->reap(t, 1) < 0)
-			break;
-	}
+	drain(t);
 }
 
 /* Rounded up for whatever follows it in the engine's block. */
@@ -600,23 +607,11 @@ static void thread_body(struct load_thread *t)
 	engine_stop(t);
 }
 
-/* fio's startdelay: the job waits this long after its turn comes, in
- * steps short enough to see a stop; false when one came. */
+/* fio's startdelay: the job waits this long after its turn comes; false
+ * when a stop came first. */
 static bool start_delay(struct load_thread *t)
 {
-	__u64 until = mono_ns() + t->o->startdelay_ns;
-	struct timespec ts = { 0, 100000000 };
-
-	while (!stop_requested() && !load_thread_terminated(t)) {
-		__u64 now = mono_ns();
-
-		if (now >= until)
-			return true;
-		if (until - now < 100000000ULL)
-			ts.tv_nsec = until - now;
-		nanosleep(&ts, NULL);
-	}
-	return false;
+	return sleep_until(t, mono_ns() + t->o->startdelay_ns);
 }
 
 void *load_thread_run(void *arg)

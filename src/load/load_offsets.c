@@ -214,13 +214,14 @@ static bool step_seq(const struct load_thread *t, __u64 *pos)
 static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
 {
 	const struct load_job_opts *o = t->o;
-	__u64 end = t->target->dev_size > o->offset ? t->target->dev_size - o->offset : o->size;
+	__u64 end;
 
 	if (o->zonemode != LOAD_ZONE_STRIDED) {
 		*base = 0;
 		*span = o->size;
 		return;
 	}
+	end = t->target->dev_size > o->offset ? t->target->dev_size - o->offset : o->size;
 	if (t->zone_bytes >= o->zone_size) {
 		t->zone_bytes = 0;
 		t->zone_start += o->zone_range + o->zone_skip;
