@@ -19,6 +19,8 @@ struct load_io {
 	__u16 index;		/* slot number, the fixed-buffer index */
 	__u8 dir;		/* enum load_dir */
 	bool counted;		/* issued after the ramp: goes in the stats */
+	__u16 ioprio;		/* fio's: 0, the thread's (load_prio.c) */
+	__u8 prio_stat;		/* its clat's per priority, in t->st.prios */
 	__u64 t_start;		/* before it was prepared */
 	__u64 t_issue;		/* after the submit call returned */
 	void *engine_priv;
@@ -50,6 +52,7 @@ struct load_engine {
 	bool diskless;		/* no file: nothing opened, checked or made */
 	bool own_threads;	/* the I/O runs on threads the engine's library
 				 * starts from the job's (glibc's AIO) */
+	bool prio_per_io;	/* sets io->ioprio on each I/O (cmdprio) */
 	/* The private data (t->engine_data) and its per-slot arrays: the job
 	 * thread allocates them zeroed before init, in one block with the
 	 * arrays' pointers set, and frees them after exit, so that an engine

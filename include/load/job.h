@@ -13,6 +13,7 @@
 #include "load/dist.h"
 #include "load/iolog.h"
 #include "load/load.h"
+#include "load/prio.h"
 
 /*
  * The order of the job threads (load_gate.c): the threads of wave w (the
@@ -88,6 +89,7 @@ struct load_thread {
 	__u64 think_issued, think_done;	/* I/Os issued, completed: thinktime */
 	__u64 think_last;	/* the count at the last pause */
 	bool think_pending;	/* a pause is due once the queue is drained */
+	struct load_prio_pick prio;	/* fio's prio and cmdprio */
 	struct load_flow *flow;	/* fio's flow: its group, or NULL */
 	__u64 flow_count;	/* its I/Os counted in the group */
 	bool flow_held;		/* ahead of its share: wait, then try again */

@@ -26,7 +26,7 @@
  *   load_job.c      one thread per job: its loop, pacing, thinktime;
  *                   load_offsets.c where its next I/O goes; load_gate.c
  *                   when it starts and ends: stonewall, wait_for, exitall
- *                   (job.h)
+ *                   (job.h); load_prio.c fio's I/O priorities (prio.h)
  *   engines.c       the engine table; engines/ one file per engine
  *                   (sync.c the sync family, posixaio, libaio,
  *                   io_uring, mmap, null); load_io.c the completions
@@ -114,6 +114,21 @@ struct load_dist {
 		unsigned int access, range;
 	} zone[LOAD_MAX_DIST_ZONES];
 };
+
+/* fio's cmdprio_bssplit of one direction: I/Os of size bs are issued at
+ * ioprio perc percent of the time (load_prio.c). */
+#define LOAD_MAX_PRIO_SPLIT 16
+
+struct load_prio_split {
+	unsigned int n;
+	struct load_prio_entry {
+		__u64 bs;
+		unsigned int perc;
+		int ioprio;	/* -1: cmdprio_class and cmdprio's */
+	} e[LOAD_MAX_PRIO_SPLIT];
+};
+
+#define LOAD_PRIO_UNSET (~0U)	/* prio, prioclass: not given */
 
 /* One job's options; the fields the table in load_opts.c writes into. */
 struct load_job_opts {
@@ -204,6 +219,12 @@ struct load_job_opts {
 	bool log_prio;		/* the priority as fio's hex ioprio */
 	bool exitall;		/* when it ends, stop others (exit_what) */
 	int exit_what;		/* enum load_exit_what */
+	/* fio's I/O priorities (load_prio.c): the job's, and a share of its
+	 * I/Os at another (libaio, io_uring), by direction. */
+	unsigned int prio, prioclass;	/* LOAD_PRIO_UNSET: not given */
+	unsigned int cmdprio_pct[LOAD_DIRS];
+	unsigned int cmdprio_class[LOAD_DIRS], cmdprio_level[LOAD_DIRS];
+	struct load_prio_split cmdprio_split[LOAD_DIRS];
 	/* Engine options, as fio's of the same names. */
 	bool hipri;		/* pvsync2: RWF_HIPRI; io_uring: IOPOLL */
 	bool fixedbufs;		/* io_uring: registered buffers */
@@ -290,8 +311,20 @@ struct load_dir_stats {
 /* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64. */
 #define LOAD_DEPTH_BUCKETS 7
 
+/* fio's clat per I/O priority, kept by a job that sets one per I/O. */
+struct load_prio_stats {
+	int dir;
+	__u16 ioprio;			/* class << 13 | level */
+	struct load_lat clat;
+	__u64 hist[HIST_BUCKETS];
+};
+
 struct load_stats {
 	struct load_dir_stats dir[LOAD_DIRS];
+	/* Allocated (load_stats_free()), NULL where the job sets no
+	 * priority per I/O; in fio's order: each direction's own first. */
+	struct load_prio_stats *prios;
+	unsigned int nprios;
 	__u64 depth[LOAD_DEPTH_BUCKETS];	/* submits by depth after them */
 	__u64 runtime_ns;
 	__u64 thread_ns;		/* summed over threads: CPU % is of it */
@@ -299,7 +332,10 @@ struct load_stats {
 	int error;			/* first errno, 0 none */
 };
 
+/* Adds src's figures to dst's, the per-priority ones by direction and
+ * priority (allocated in dst). */
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
+void load_stats_free(struct load_stats *st);
 
 /* "read", "write", "trim": fio's names of enum load_dir. */
 const char *load_dir_name(int dir);

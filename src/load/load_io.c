@@ -52,6 +52,12 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	load_lat_add(&d->clat, clat);
 	load_lat_add(&d->lat, now - io->t_start);
 	d->clat_hist[hist_index(clat)]++;
+	if (io->prio_stat != LOAD_PRIO_NO_STATS) {
+		struct load_prio_stats *p = &t->st.prios[io->prio_stat];
+
+		load_lat_add(&p->clat, clat);
+		p->hist[hist_index(clat)]++;
+	}
 	if (t->logging)
 		load_iolog_io(t, io, res, now);
 }

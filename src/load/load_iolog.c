@@ -6,7 +6,8 @@
  * log_avg_msec one line per window and direction: the mean (or with
  * log_max_value the largest) latency, the bandwidth or IOPS over the
  * window, with block size and offset 0, as fio 3.33 writes them.  The
- * priority is 0: iolens sets no I/O priority (0x0000 with log_prio).
+ * priority is the I/O's (load_prio.c): with log_prio its ioprio value in
+ * hex, else 1 for the real-time class and 0 for any other; a window's, 0.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -71,7 +72,7 @@ int load_iolog_open(struct load_thread *t)
 }
 
 static void line(struct load_thread *t, int k, __u64 ms, __u64 val, int dir, __u64 bs,
-		 __u64 offset)
+		 __u64 offset, __u16 ioprio)
 {
 	const struct load_job_opts *o = t->o;
 	FILE *f = t->log[k].f;
@@ -80,7 +81,10 @@ static void line(struct load_thread *t, int k, __u64 ms, __u64 val, int dir, __u
 		(unsigned long long)val, dir, (unsigned long long)bs);
 	if (o->log_offset)
 		fprintf(f, "%llu, ", (unsigned long long)offset);
-	fputs(o->log_prio ? "0x0000\n" : "0\n", f);
+	if (o->log_prio)
+		fprintf(f, "0x%04x\n", ioprio);
+	else
+		fputs(ioprio >> 13 == 1 ? "1\n" : "0\n", f);
 }
 
 /* A latency kind's window, written once it has lasted log_avg_msec (or
@@ -94,21 +98,22 @@ static void window_lat(struct load_thread *t, int k, int dir, __u64 ms, bool flu
 		return;
 	if (l->n[dir])
 		line(t, k, ms, t->o->log_max ? l->max[dir]
-					     : (__u64)(l->sum[dir] / l->n[dir] + 0.5), dir, 0, 0);
+					     : (__u64)(l->sum[dir] / l->n[dir] + 0.5), dir, 0, 0, 0);
 	l->sum[dir] = 0;
 	l->n[dir] = l->max[dir] = 0;
 	l->from_ms[dir] = ms - ms % avg;
 }
 
-static void add_lat(struct load_thread *t, int k, int dir, __u64 ms, __u64 ns, __u64 bs,
-		    __u64 offset)
+static void add_lat(struct load_thread *t, int k, const struct load_io *io, __u64 ms,
+		    __u64 ns, __u64 bs)
 {
+	int dir = io->dir;
 	struct load_log *l = &t->log[k];
 
 	if (!l->f)
 		return;
 	if (!t->o->log_avg_ms) {
-		line(t, k, ms, ns, dir, bs, offset);
+		line(t, k, ms, ns, dir, bs, io->offset, io->ioprio);
 		return;
 	}
 	l->sum[dir] += ns;
@@ -130,7 +135,7 @@ static void window_rate(struct load_thread *t, int k, int dir, __u64 ms, bool fl
 		return;
 	if (now > l->done[dir] && spent)
 		line(t, k, ms, k == LOAD_LOG_BW ? (now - l->done[dir]) * 1000 / spent / 1024
-						: (now - l->done[dir]) * 1000 / spent, dir, 0, 0);
+						: (now - l->done[dir]) * 1000 / spent, dir, 0, 0, 0);
 	l->done[dir] = now;
 	l->from_ms[dir] = ms;
 }
@@ -140,12 +145,12 @@ void load_iolog_io(struct load_thread *t, const struct load_io *io, long res, __
 	__u64 ms = (now - t->start_ns) / 1000000, clat = now - io->t_issue;
 	int dir = io->dir;
 
-	add_lat(t, LOAD_LOG_LAT, dir, ms, now - io->t_start, res, io->offset);
+	add_lat(t, LOAD_LOG_LAT, io, ms, now - io->t_start, res);
 	/* As the statistics: no submission time for a sync engine or a
 	 * trim, done at once. */
 	if (!t->eng->sync && dir != LOAD_TRIM)
-		add_lat(t, LOAD_LOG_SLAT, dir, ms, io->t_issue - io->t_start, res, io->offset);
-	add_lat(t, LOAD_LOG_CLAT, dir, ms, clat, res, io->offset);
+		add_lat(t, LOAD_LOG_SLAT, io, ms, io->t_issue - io->t_start, res);
+	add_lat(t, LOAD_LOG_CLAT, io, ms, clat, res);
 	if (t->o->log_avg_ms) {
 		window_rate(t, LOAD_LOG_BW, dir, ms, false);
 		window_rate(t, LOAD_LOG_IOPS, dir, ms, false);
@@ -153,9 +158,9 @@ void load_iolog_io(struct load_thread *t, const struct load_io *io, long res, __
 	}
 	if (t->log[LOAD_LOG_BW].f)
 		line(t, LOAD_LOG_BW, ms, clat ? (__u64)res * 1000000 / clat : 0, dir, res,
-		     io->offset);
+		     io->offset, io->ioprio);
 	if (t->log[LOAD_LOG_IOPS].f)
-		line(t, LOAD_LOG_IOPS, ms, 1, dir, res, io->offset);
+		line(t, LOAD_LOG_IOPS, ms, 1, dir, res, io->offset, io->ioprio);
 }
 
 int load_iolog_close(struct load_thread *t, __u64 now)

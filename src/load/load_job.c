@@ -61,6 +61,7 @@ static void stats_start(struct load_thread *t, __u64 now)
 {
 	memset(t->st.dir, 0, sizeof(t->st.dir));
 	memset(t->st.depth, 0, sizeof(t->st.depth));
+	load_prio_reset(&t->st);
 	t->issued = 0;
 	t->nissued = 0;
 	memset(t->seq_pos, 0, sizeof(t->seq_pos));
@@ -298,6 +299,12 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			t->free[t->nfree++] = io;
 			t->exhausted = true;
 			break;
+		}
+		if (t->prio.per_io) {
+			load_prio_pick(t, io);
+		} else {
+			io->ioprio = t->prio.ioprio;
+			io->prio_stat = LOAD_PRIO_NO_STATS;
 		}
 		io->counted = !t->ramping;
 		t->issued += io->counted ? io->len : 0;
@@ -557,6 +564,15 @@ static void thread_body(struct load_thread *t)
 	if (rc < 0) {
 		t->st.error = -rc;
 		fprintf(stderr, "iolens load: job '%s': cannot set its CPUs: %s\n",
+			t->o->name, strerror(-rc));
+		return;
+	}
+	/* Before the engine: a ring's kernel thread (sqthread_poll) takes
+	 * the priority of the thread that makes it. */
+	rc = load_prio_start(t);
+	if (rc < 0) {
+		t->st.error = -rc;
+		fprintf(stderr, "iolens load: job '%s': cannot set its I/O priority: %s\n",
 			t->o->name, strerror(-rc));
 		return;
 	}

@@ -24,6 +24,7 @@
 #include "load/load.h"
 #include "lib/log.h"
 #include "load/opts.h"
+#include "load/prio.h"
 
 #define CMD LOAD_CMD
 
@@ -85,14 +86,15 @@ static bool named_before(const struct load_jobs *js, int i, const char *name)
 }
 
 /* fio's add_job(): a stonewall or new_group after some job opens a group;
- * a job waits_for one before it, as fio's (no forward references). */
+ * a job waits_for one before it, as fio's (no forward references); and
+ * the options that go together or not, once all of a job's are read. */
 int load_jobs_group(struct load_jobs *js)
 {
 	char job[64], waitee[64];
 	int group = 0;
 
 	for (int i = 0; i < js->n; i++) {
-		const char *w = js->v[i].wait_for;
+		const char *w = js->v[i].wait_for, *why = load_prio_check(&js->v[i]);
 
 		if (i && (js->v[i].stonewall || js->v[i].new_group))
 			group++;
@@ -101,6 +103,9 @@ int load_jobs_group(struct load_jobs *js)
 			return usage_err(CMD, "job '%s': wait_for=%s: no job of that name before it",
 					 log_excerpt(js->v[i].name, job, sizeof(job)),
 					 log_excerpt(w, waitee, sizeof(waitee)));
+		if (why)
+			return usage_err(CMD, "job '%s': %s",
+					 log_excerpt(js->v[i].name, job, sizeof(job)), why);
 		if (zones_settle(&js->v[i]))
 			return usage_err(CMD, "job '%s': %s",
 					 log_excerpt(js->v[i].name, job, sizeof(job)),

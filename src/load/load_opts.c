@@ -16,6 +16,7 @@
 #include "load/engine.h"
 #include "load/load.h"
 #include "load/opts.h"
+#include "load/prio.h"
 #include "lib/parse.h"
 
 enum opt_type {
@@ -25,6 +26,7 @@ enum opt_type {
 	T_CPUS,		/* a CPU list */
 	/* One value per direction, fio's "read,write,trim" form: */
 	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT, T_DIRRATE,
+	T_PRIOSPLIT,	/* cmdprio_bssplit (load_prio.c) */
 	T_NOT,		/* a bool stored inverted: buffered is !direct */
 	T_PCT_OTHER,	/* a percentage stored as 100 - it: rwmixwrite */
 	T_DIST,		/* random_distribution (load_dist.c) */
@@ -173,7 +175,19 @@ static const struct opt opts[] = {
 	{ "log_offset", T_BOOL, OFF(log_offset), NULL, 0, 0, "0|1",
 	  "each log line with the I/O's offset" },
 	{ "log_prio", T_BOOL, OFF(log_prio), NULL, 0, 0, "0|1",
-	  "the priority column as fio's ioprio value (iolens sets none: 0)" },
+	  "the priority column as the ioprio value, not 1 for real-time" },
+	{ "prio", T_UINT, OFF(prio), NULL, 0, 7, "LEVEL",
+	  "the job's I/O priority level, 0 (highest) to 7, as ionice -n" },
+	{ "prioclass", T_UINT, OFF(prioclass), NULL, 0, 3, "CLASS",
+	  "its class: 1 real-time, 2 best-effort (0 too), 3 idle" },
+	{ "cmdprio_percentage", T_DIRUINT, OFF(cmdprio_pct), NULL, 0, 100, "PCT[,..]",
+	  "libaio, io_uring: this share of I/Os at cmdprio_class (r,w)" },
+	{ "cmdprio_class", T_DIRUINT, OFF(cmdprio_class), NULL, 1, 3, "CLASS[,..]",
+	  "the class of those I/Os (default 1, real-time)" },
+	{ "cmdprio", T_DIRUINT, OFF(cmdprio_level), NULL, 0, 7, "LEVEL[,..]",
+	  "their level (default 0)" },
+	{ "cmdprio_bssplit", T_PRIOSPLIT, OFF(cmdprio_split), NULL, 0, 0,
+	  "BS/PCT[/C/L]:..[,..]", "libaio, io_uring: a share of I/Os of a size at a priority" },
 	{ "flow", T_UINT, OFF(flow), NULL, 0, ~0U, "WEIGHT",
 	  "share the I/Os of the jobs of one flow_id by these weights" },
 	{ "flow_id", T_UINT, OFF(flow_id), NULL, 0, ~0U, "N",
@@ -328,6 +342,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->fixedbufs = true;
 	o->registerfiles = true;
 	o->nonvectored = true;
+	o->prio = o->prioclass = LOAD_PRIO_UNSET;
 	/* fio's default seed, so that runs repeat as fio's do. */
 	o->randseed = 0x89;
 }
@@ -453,12 +468,14 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			if (load_bs_parse_range(part[d], &o->bsz[d], err))
 				return -1;
 			break;
-		case T_BSSPLIT: {
+		case T_BSSPLIT:
+		case T_PRIOSPLIT: {
 			/* The same text may be all three parts: parse a copy. */
 			char one[sizeof(buf)];
 
 			snprintf(one, sizeof(one), "%s", part[d]);
-			if (load_bs_parse_split(one, &o->bsz[d], err))
+			if (op->type == T_BSSPLIT ? load_bs_parse_split(one, &o->bsz[d], err) :
+			    load_prio_parse_split(one, &o->cmdprio_split[d], err))
 				return -1;
 			break;
 		}
@@ -474,11 +491,11 @@ static int set_dirs(struct load_job_opts *o, const struct opt *op,
 			errno = 0;
 			v = strtoul(part[d], &end, 10);
 			if (errno || *end || !isdigit((unsigned char)*part[d]) ||
-			    v > op->max) {
+			    v < op->min || v > op->max) {
 				*err = "must be a whole number in range";
 				return -1;
 			}
-			o->rate_iops[d] = v;
+			((unsigned int *)((char *)o + op->off))[d] = v;
 			break;
 		}
 	}
@@ -684,6 +701,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 	case T_DIRSIZE:
 	case T_DIRUINT:
 	case T_DIRRATE:
+	case T_PRIOSPLIT:
 		if (set_dirs(o, op, value, err))
 			return -2;
 		break;

@@ -105,7 +105,7 @@ static void show_lat(FILE *f, const char *name, const struct load_lat *l)
 		name, unit, min, max, mean, dev);
 }
 
-static void show_pcts(FILE *f, const __u64 *hist)
+static void show_pcts(FILE *f, const char *title, const __u64 *hist)
 {
 	__u64 v[NPCTS];
 	unsigned int scale = 0;
@@ -122,7 +122,7 @@ static void show_pcts(FILE *f, const __u64 *hist)
 	} else if (v[0] >= 1000) {
 		scale = 1000, unit = "usec";
 	}
-	fprintf(f, "    clat percentiles (%s):\n", unit);
+	fprintf(f, "    %s percentiles (%s):\n", title, unit);
 	for (size_t i = 0; i < NPCTS; i++) {
 		fprintf(f, "%s%5.2fth=[%5llu]%s", i % 4 ? " " : "     | ",
 			pcts[i], (unsigned long long)(scale ? v[i] / scale : v[i]),
@@ -193,10 +193,43 @@ static void show_rates(FILE *f, const struct load_dir_stats *ds, __u64 agg)
 			io->mean, rate_dev(io), (unsigned long long)io->n);
 }
 
+/* The priorities of direction d with samples in turn, *i from 0; NULL
+ * after the last. */
+static const struct load_prio_stats *prio_next(const struct load_stats *st, int d,
+					       unsigned int *i)
+{
+	while (*i < st->nprios) {
+		const struct load_prio_stats *p = &st->prios[(*i)++];
+
+		if (p->dir == d && p->clat.n)
+			return p;
+	}
+	return NULL;
+}
+
+/* fio's clat per priority shows where two priorities or more of the
+ * direction have samples. */
+static bool by_prio(const struct load_stats *st, int d)
+{
+	unsigned int i = 0;
+
+	return prio_next(st, d, &i) && prio_next(st, d, &i);
+}
+
+/* "clat prio 1/0", with ios the share of the direction's I/Os. */
+static void prio_name(char *buf, size_t len, const struct load_prio_stats *p, __u64 ios)
+{
+	int n = snprintf(buf, len, "clat prio %u/%u", p->ioprio >> 13, p->ioprio & 7);
+
+	if (ios && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (%.2f%% of IOs)", 100.0 * p->clat.n / ios);
+}
+
 static void show_dir(FILE *f, const struct load_stats *st, int d, __u64 agg)
 {
 	const struct load_dir_stats *ds = &st->dir[d];
-	char iops[32], bw[80], io[32];
+	const struct load_prio_stats *p;
+	char iops[32], bw[80], io[32], name[64];
 
 	if (!ds->ios)
 		return;
@@ -208,7 +241,15 @@ static void show_dir(FILE *f, const struct load_stats *st, int d, __u64 agg)
 	show_lat(f, "slat", &ds->slat);
 	show_lat(f, "clat", &ds->clat);
 	show_lat(f, "lat", &ds->lat);
-	show_pcts(f, ds->clat_hist);
+	for (unsigned int i = 0; by_prio(st, d) && (p = prio_next(st, d, &i));) {
+		prio_name(name, sizeof(name), p, 0);
+		show_lat(f, name, &p->clat);
+	}
+	show_pcts(f, "clat", ds->clat_hist);
+	for (unsigned int i = 0; by_prio(st, d) && (p = prio_next(st, d, &i));) {
+		prio_name(name, sizeof(name), p, ds->ios);
+		show_pcts(f, name, p->hist);
+	}
 	show_rates(f, ds, agg);
 }
 
@@ -382,6 +423,19 @@ static void json_dir(struct json *j, const struct load_stats *st, int d,
 	json_lat(j, "slat_ns", &ds->slat, NULL);
 	json_lat(j, "clat_ns", &ds->clat, ds->clat_hist);
 	json_lat(j, "lat_ns", &ds->lat, NULL);
+	if (by_prio(st, d)) {
+		const struct load_prio_stats *p;
+
+		json_arr_open(j, "prios");
+		for (unsigned int i = 0; (p = prio_next(st, d, &i));) {
+			json_obj_open(j, NULL);
+			json_u64(j, "prioclass", p->ioprio >> 13);
+			json_u64(j, "prio", p->ioprio & 7);
+			json_lat(j, "clat_ns", &p->clat, p->hist);
+			json_obj_close(j);
+		}
+		json_arr_close(j);
+	}
 	json_rates(j, ds, agg);
 	json_obj_close(j);
 }

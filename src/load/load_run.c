@@ -208,6 +208,7 @@ out:
 		free(th[i].queued);
 		free(th[i].bufs);
 		free(th[i].written);
+		load_stats_free(&th[i].st);
 		load_iolog_close(&th[i], th[i].start_ns);
 	}
 	for (int i = 0; i < nclaimed; i++)
@@ -216,6 +217,8 @@ out:
 	load_gate_free(&gate);
 	load_flows_free(&flows);
 	free(th);
+	for (int i = 0; res && i < nres; i++)
+		load_stats_free(&res[i].st);
 	free(res);
 	load_disks_free(disks);
 	free(targets);

@@ -4,6 +4,8 @@
  * the sampler its bw and IOPS samples, and a group's or a run's threads
  * are summed as fio's group_reporting sums them.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include "lib/hist.h"
 #include "load/load.h"
 #include "load/stats.h"
@@ -71,8 +73,44 @@ static void lat_merge(struct load_lat *d, const struct load_lat *s)
 	d->sumsq += s->sumsq;
 }
 
+/* fio's group_reporting of clat per priority: the same direction and
+ * priority add up, a new one is appended.  Out of memory, the figures
+ * that could not be kept are dropped with the error set. */
+static void prios_merge(struct load_stats *dst, const struct load_stats *src)
+{
+	for (unsigned int i = 0; i < src->nprios; i++) {
+		const struct load_prio_stats *s = &src->prios[i];
+		struct load_prio_stats *d = NULL, *grown;
+
+		for (unsigned int k = 0; k < dst->nprios && !d; k++) {
+			if (dst->prios[k].dir == s->dir && dst->prios[k].ioprio == s->ioprio)
+				d = &dst->prios[k];
+		}
+		if (!d) {
+			grown = realloc(dst->prios, (dst->nprios + 1) * sizeof(*grown));
+			if (!grown) {
+				dst->error = dst->error ? dst->error : ENOMEM;
+				return;
+			}
+			dst->prios = grown;
+			d = &grown[dst->nprios++];
+			*d = (struct load_prio_stats){ .dir = s->dir, .ioprio = s->ioprio };
+		}
+		lat_merge(&d->clat, &s->clat);
+		hist_add(d->hist, s->hist);
+	}
+}
+
+void load_stats_free(struct load_stats *st)
+{
+	free(st->prios);
+	st->prios = NULL;
+	st->nprios = 0;
+}
+
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
 {
+	prios_merge(dst, src);
 	for (int i = 0; i < LOAD_DIRS; i++) {
 		struct load_dir_stats *d = &dst->dir[i];
 		const struct load_dir_stats *s = &src->dir[i];

@@ -160,6 +160,8 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	if (!rc)
 		pthread_join(th.tid, NULL);
 	*st = th.st;
+	/* A step's figures are its totals, none by priority. */
+	load_stats_free(st);
 	close(th.fd);
 	free(th.ios);
 	free(th.free);

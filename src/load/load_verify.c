@@ -155,6 +155,9 @@ void load_verify_pass(struct load_thread *t)
 		io->offset = o->offset + b * load_bs_min(o);
 		io->len = load_bs_min(o);
 		io->counted = true;
+		/* A pread at the thread's priority, none of cmdprio's. */
+		io->ioprio = t->prio.ioprio;
+		io->prio_stat = LOAD_PRIO_NO_STATS;
 		io->t_start = io->t_issue = mono_ns();
 		res = pread(t->fd, io->buf, io->len, io->offset);
 		res = res < 0 ? -errno : res;

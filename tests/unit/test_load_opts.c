@@ -77,6 +77,48 @@ static void test_load_opt_numbers(void **state)
 	assert_int_equal(o.runtime_ns, 90000000000ULL);
 }
 
+/* fio's cmdprio_bssplit: by direction, 0% entries dropped, by block size
+ * with one size's entries in their order, a class and level or none. */
+static void test_load_cmdprio(void **state)
+{
+	struct load_job_opts o;
+	const struct load_prio_split *r, *w;
+	const char *err = NULL;
+
+	(void)state;
+	load_opts_init(&o);
+	assert_int_equal(o.prio, LOAD_PRIO_UNSET);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit",
+				      "1m/10:64k/25/1/1:4k/0:64k/75/3/2,1m/0", &err), 0);
+	r = &o.cmdprio_split[LOAD_READ];
+	w = &o.cmdprio_split[LOAD_WRITE];
+	assert_int_equal(r->n, 3);
+	assert_int_equal(r->e[0].bs, 65536);
+	assert_int_equal(r->e[0].perc, 25);
+	assert_int_equal(r->e[0].ioprio, 1 << 13 | 1);
+	assert_int_equal(r->e[1].bs, 65536);
+	assert_int_equal(r->e[1].ioprio, 3 << 13 | 2);
+	assert_int_equal(r->e[2].bs, 1 << 20);
+	assert_int_equal(r->e[2].ioprio, -1);
+	assert_int_equal(w->n, 0);
+	/* fio's class 0 is best-effort. */
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/50/0/4", &err), 0);
+	assert_int_equal(o.cmdprio_split[LOAD_WRITE].e[0].ioprio, 2 << 13 | 4);
+	assert_int_equal(load_opt_set(&o, "cmdprio_percentage", "20,30", &err), 0);
+	assert_int_equal(o.cmdprio_pct[LOAD_READ], 20);
+	assert_int_equal(o.cmdprio_pct[LOAD_WRITE], 30);
+
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/60:4k/41", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/10/1", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/10/4/0", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/10/1/8", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "4k/101", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_bssplit", "0/10", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_class", "0", &err), -2);
+	assert_int_equal(load_opt_set(&o, "cmdprio_percentage", "101", &err), -2);
+	assert_int_equal(load_opt_set(&o, "prio", "8", &err), -2);
+}
+
 /* Engines are found by name from one table; the first is the default,
  * and what --help lists is what --ioengine takes. */
 static void test_engines(void **state)
@@ -128,6 +170,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_opt_numbers),
+		cmocka_unit_test(test_load_cmdprio),
 		cmocka_unit_test(test_engines),
 	};
 

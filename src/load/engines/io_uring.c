@@ -99,6 +99,10 @@ static int uring_queue(struct load_thread *t, struct load_io *io, long *res)
 		io_uring_prep_read(sqe, fd, io->buf, io->len, io->offset);
 	if (u->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	/* The job's or cmdprio's, carried even under sqthread_poll, where
+	 * the kernel's thread submits; 0 where the job sets none: the
+	 * kernel takes the submitting task's. */
+	sqe->ioprio = io->ioprio;
 	io_uring_sqe_set_data(sqe, io);
 	return LOAD_Q_QUEUED;
 }
@@ -147,6 +151,7 @@ static void uring_exit(struct load_thread *t)
 
 const struct load_engine load_engine_io_uring = {
 	.name = "io_uring", .help = "a ring per job, registered file and buffers",
+	.prio_per_io = true,
 	.priv_size = sizeof(struct uring),
 	.slots = { LOAD_SLOTS(struct uring, iov) },
 	.init = uring_init, .queue = uring_queue, .commit = uring_commit,

@@ -7,6 +7,12 @@
 #include "load/job.h"
 #include "load/load.h"
 
+/* linux/aio_abi.h has it (Linux 4.18) but also a struct iocb of its own,
+ * which libaio.h's conflicts with. */
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)
+#endif
+
 struct aio {
 	io_context_t ctx;
 	struct iocb *iocbs;	/* one per slot */
@@ -32,6 +38,12 @@ static int aio_queue(struct load_thread *t, struct load_io *io, long *res)
 		io_prep_pwrite(cb, t->fd, io->buf, io->len, io->offset);
 	else
 		io_prep_pread(cb, t->fd, io->buf, io->len, io->offset);
+	/* A priority of its own (cmdprio); without the flag the kernel
+	 * gives it the thread's (Linux 4.18, IOCB_FLAG_IOPRIO). */
+	if (io->ioprio) {
+		cb->aio_reqprio = io->ioprio;
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
+	}
 	cb->data = io;
 	a->batch[a->nbatch++] = cb;
 	return LOAD_Q_QUEUED;
@@ -87,6 +99,7 @@ static void aio_exit(struct load_thread *t)
 
 const struct load_engine load_engine_libaio = {
 	.name = "libaio", .help = "Linux native AIO (io_submit)",
+	.prio_per_io = true,
 	.priv_size = sizeof(struct aio),
 	.slots = { LOAD_SLOTS(struct aio, iocbs), LOAD_SLOTS(struct aio, batch),
 		   LOAD_SLOTS(struct aio, events) },
