@@ -90,6 +90,7 @@ struct load_thread {
 	__u64 think_last;	/* the count at the last pause */
 	bool think_pending;	/* a pause is due once the queue is drained */
 	struct load_prio_pick prio;	/* fio's prio and cmdprio */
+	struct load_steady *ss;	/* fio's steady state, where it is kept */
 	struct load_flow *flow;	/* fio's flow: its group, or NULL */
 	__u64 flow_count;	/* its I/Os counted in the group */
 	bool flow_held;		/* ahead of its share: wait, then try again */

@@ -31,7 +31,8 @@
  *                   (sync.c the sync family, posixaio, libaio,
  *                   io_uring, mmap, null); load_io.c the completions
  *                   they call back (engine.h)
- *   load_stats.c    adding up statistics (stats.h)
+ *   load_stats.c    adding up statistics (stats.h); load_steady.c fio's
+ *                   steady state, judged by the monitor (steady.h)
  *   load_monitor.c  while the jobs run: load_samples.c the bw and IOPS
  *                   samples, load_progress.c the progress line (monitor.h)
  *   load_report.c   fio's normal text and JSON; load_diskutil.c the disks'
@@ -130,6 +131,13 @@ struct load_prio_split {
 
 #define LOAD_PRIO_UNSET (~0U)	/* prio, prioclass: not given */
 
+/* fio's steady state criterion (load_steady.c): IOPS rather than
+ * bandwidth, the slope rather than the largest deviation, the limit a
+ * percentage of the mean. */
+enum { LOAD_SS_IOPS = 1, LOAD_SS_SLOPE = 2, LOAD_SS_PCT = 4 };
+
+struct load_steady;
+
 /* One job's options; the fields the table in load_opts.c writes into. */
 struct load_job_opts {
 	char *name;
@@ -225,6 +233,10 @@ struct load_job_opts {
 	unsigned int cmdprio_pct[LOAD_DIRS];
 	unsigned int cmdprio_class[LOAD_DIRS], cmdprio_level[LOAD_DIRS];
 	struct load_prio_split cmdprio_split[LOAD_DIRS];
+	/* fio's steady state (load_steady.c): off where ss_dur is 0. */
+	unsigned int ss_flags;	/* LOAD_SS_* */
+	double ss_limit;
+	__u64 ss_dur_ns, ss_ramp_ns;
 	/* Engine options, as fio's of the same names. */
 	bool hipri;		/* pvsync2: RWF_HIPRI; io_uring: IOPOLL */
 	bool fixedbufs;		/* io_uring: registered buffers */
@@ -348,6 +360,7 @@ struct load_result {
 	int groupid;
 	unsigned int nthreads;	/* folded into it by group_reporting */
 	struct load_stats st;
+	const struct load_steady *ss;	/* ss_dur: load/steady.h; or NULL */
 };
 
 /* Given the results of a run instead of printing them. */

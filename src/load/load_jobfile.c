@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "load/opts.h"
 #include "load/prio.h"
+#include "load/steady.h"
 
 #define CMD LOAD_CMD
 
@@ -99,6 +100,9 @@ int load_jobs_group(struct load_jobs *js)
 		if (i && (js->v[i].stonewall || js->v[i].new_group))
 			group++;
 		js->v[i].groupid = group;
+		if (!why)
+			why = load_steady_conflict(&js->v[i], i && js->v[i - 1].groupid == group ?
+							       &js->v[i - 1] : NULL);
 		if (w && !named_before(js, i, w))
 			return usage_err(CMD, "job '%s': wait_for=%s: no job of that name before it",
 					 log_excerpt(js->v[i].name, job, sizeof(job)),

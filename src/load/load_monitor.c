@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the main thread of iolens load does while the jobs run, the part
- * fio gives its helper thread: it sleeps until the next bw/IOPS sample or
- * progress line is due, or until a job ends, and does that.  The jobs
+ * fio gives its helper thread: it sleeps until the next bw/IOPS sample,
+ * steady state check or progress line is due, or until a job ends, and
+ * does that.  The jobs
  * never wait for it.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "load/job.h"
 #include "lib/log.h"
 #include "load/monitor.h"
+#include "load/steady.h"
 #include "lib/stop.h"
 
 #define PROGRESS_NS 1000000000ULL
@@ -76,6 +78,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 {
 	struct load_sampler *smp = load_samples_new(th, n);
 	struct load_progress *prog = load_progress_new(global, out, n);
+	struct load_steady_run *steady = load_steady_new(th, n, global->group_reporting);
 	bool *seen = calloc(n ? n : 1, sizeof(*seen));
 	__u64 *next = calloc(n ? n : 1, sizeof(*next));
 	__u64 now = mono_ns(), next_prog = now + PROGRESS_NS, wake;
@@ -101,6 +104,12 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 			if (next[i] < wake)
 				wake = next[i];
 		}
+		if (steady) {
+			__u64 next_ss = load_steady_check(steady, seen, now);
+
+			if (next_ss < wake)
+				wake = next_ss;
+		}
 		if (prog && now >= next_prog) {
 			load_progress_show(prog, th, seen, now);
 			next_prog += PROGRESS_NS;
@@ -119,6 +128,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 	for (unsigned int i = 0; i < n; i++)
 		pthread_join(th[i].tid, NULL);
 	load_progress_end(prog);
+	load_steady_end(steady);
 	if (smp)
 		load_samples_store(smp);
 	free(seen);

@@ -17,6 +17,7 @@
 #include "load/load.h"
 #include "load/opts.h"
 #include "load/prio.h"
+#include "load/steady.h"
 #include "lib/parse.h"
 
 enum opt_type {
@@ -27,6 +28,7 @@ enum opt_type {
 	/* One value per direction, fio's "read,write,trim" form: */
 	T_BSRANGE, T_BSSPLIT, T_DIRSIZE, T_DIRUINT, T_DIRRATE,
 	T_PRIOSPLIT,	/* cmdprio_bssplit (load_prio.c) */
+	T_STEADY,	/* ss (load_steady.c) */
 	T_NOT,		/* a bool stored inverted: buffered is !direct */
 	T_PCT_OTHER,	/* a percentage stored as 100 - it: rwmixwrite */
 	T_DIST,		/* random_distribution (load_dist.c) */
@@ -188,6 +190,12 @@ static const struct opt opts[] = {
 	  "their level (default 0)" },
 	{ "cmdprio_bssplit", T_PRIOSPLIT, OFF(cmdprio_split), NULL, 0, 0,
 	  "BS/PCT[/C/L]:..[,..]", "libaio, io_uring: a share of I/Os of a size at a priority" },
+	{ "ss", T_STEADY, OFF(ss_flags), NULL, 0, 0, "KIND:LIMIT",
+	  "steady when: iops, bw (deviation) or iops_slope, bw_slope, below LIMIT[%]" },
+	{ "ss_dur", T_TIME, OFF(ss_dur_ns), NULL, 0, 0, "TIME",
+	  "the seconds that must be steady; the job then ends (default 0: off)" },
+	{ "ss_ramp", T_TIME, OFF(ss_ramp_ns), NULL, 0, 0, "TIME",
+	  "measure steadiness from this long after the start" },
 	{ "flow", T_UINT, OFF(flow), NULL, 0, ~0U, "WEIGHT",
 	  "share the I/Os of the jobs of one flow_id by these weights" },
 	{ "flow_id", T_UINT, OFF(flow_id), NULL, 0, ~0U, "N",
@@ -311,7 +319,8 @@ static const struct alias {
 	{ "readwrite", "rw" }, { "threads", "thread" }, { "blocksize", "bs" },
 	{ "blocksize_range", "bsrange" }, { "ba", "blockalign" },
 	{ "timeout", "runtime" }, { "wait_for_previous", "stonewall" },
-	{ "io_limit", "io_size" },
+	{ "io_limit", "io_size" }, { "steadystate", "ss" },
+	{ "steadystate_duration", "ss_dur" }, { "steadystate_ramp_time", "ss_ramp" },
 };
 
 #define NALIASES (sizeof(aliases) / sizeof(aliases[0]))
@@ -343,6 +352,9 @@ void load_opts_init(struct load_job_opts *o)
 	o->registerfiles = true;
 	o->nonvectored = true;
 	o->prio = o->prioclass = LOAD_PRIO_UNSET;
+	/* fio's default criterion, used once ss_dur is given. */
+	o->ss_flags = LOAD_SS_IOPS | LOAD_SS_SLOPE | LOAD_SS_PCT;
+	o->ss_limit = 0.01;
 	/* fio's default seed, so that runs repeat as fio's do. */
 	o->randseed = 0x89;
 }
@@ -681,6 +693,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		break;
 	case T_DIST:
 		if (load_dist_parse(value, p, err))
+			return -2;
+		break;
+	case T_STEADY:
+		if (load_steady_parse(value, o, err))
 			return -2;
 		break;
 	case T_NOT:

@@ -18,6 +18,7 @@
 #include "lib/log.h"
 #include "lib/outfile.h"
 #include "load/report.h"
+#include "load/steady.h"
 
 /* fio's default percentile list. */
 static const double pcts[] = {
@@ -267,6 +268,19 @@ static __u64 depth_total(const struct load_stats *st)
 	return n;
 }
 
+/* fio's steady state line: the means of the ring and the criterion. */
+static void show_steady(FILE *f, const struct load_steady *ss)
+{
+	char bw[80], iops[32];
+
+	bw_pair(bw, sizeof(bw), load_steady_mean(ss, false));
+	load_num2str(iops, sizeof(iops), load_steady_mean(ss, true), 1000, load_iops_units);
+	fprintf(f, "  steadystate  : attained=%s, bw=%s, iops=%s, %s%s=%.3f%s\n",
+		ss->attained ? "yes" : "no", bw, iops, ss->flags & LOAD_SS_IOPS ? "iops" : "bw",
+		ss->flags & LOAD_SS_SLOPE ? " slope" : " mean dev", ss->criterion,
+		ss->flags & LOAD_SS_PCT ? "%" : "");
+}
+
 static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 {
 	const struct load_stats *st = &r->st;
@@ -295,6 +309,8 @@ static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 		(unsigned long long)st->dir[0].short_ios,
 		(unsigned long long)st->dir[1].short_ios,
 		(unsigned long long)st->dir[2].short_ios);
+	if (r->ss)
+		show_steady(f, r->ss);
 	fputc('\n', f);
 }
 
@@ -449,6 +465,39 @@ static void json_given(struct json *j, const char *key,
 	json_obj_close(j);
 }
 
+/* fio's "steadystate": the criterion, and the ring's samples oldest
+ * first (its head, or the one after it where fio's tail has moved on). */
+static void json_steady(struct json *j, const struct load_steady *ss)
+{
+	const char *pct = ss->flags & LOAD_SS_PCT ? "%" : "";
+	unsigned int first = ss->head;
+	char text[64];
+
+	if (!ss->attained && ss->full)
+		first = ss->head ? ss->head - 1 : ss->dur - 1;
+	json_obj_open(j, "steadystate");
+	snprintf(text, sizeof(text), "%s%s:%f%s", ss->flags & LOAD_SS_IOPS ? "iops" : "bw",
+		 ss->flags & LOAD_SS_SLOPE ? "_slope" : "", (float)ss->limit, pct);
+	json_str(j, "ss", text);
+	json_u64(j, "duration", ss->dur);
+	json_u64(j, "attained", ss->attained);
+	snprintf(text, sizeof(text), "%f%s", (float)ss->criterion, pct);
+	json_str(j, "criterion", text);
+	json_f64(j, "max_deviation", ss->deviation, 6);
+	json_f64(j, "slope", ss->slope, 6);
+	json_obj_open(j, "data");
+	json_u64(j, "bw_mean", load_steady_mean(ss, false));
+	json_u64(j, "iops_mean", load_steady_mean(ss, true));
+	for (int k = 0; k < 2; k++) {
+		json_arr_open(j, k ? "bw" : "iops");
+		for (unsigned int i = 0; i < ss->dur; i++)
+			json_u64(j, NULL, (k ? ss->bw : ss->iops)[(first + i) % ss->dur]);
+		json_arr_close(j);
+	}
+	json_obj_close(j);
+	json_obj_close(j);
+}
+
 static void json_job(struct json *j, const struct load_result *r,
 		     const __u64 *agg)
 {
@@ -477,6 +526,8 @@ static void json_job(struct json *j, const struct load_result *r,
 	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
 		json_f64(j, depth_names[i], pct_of(st->depth[i], nd), 6);
 	json_obj_close(j);
+	if (r->ss)
+		json_steady(j, r->ss);
 	json_obj_close(j);
 }
 

@@ -23,6 +23,7 @@
 #include "load/opts.h"
 #include "load/report.h"
 #include "lib/stop.h"
+#include "load/steady.h"
 #include "load/sweep.h"
 #include "load/target.h"
 
@@ -190,6 +191,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		}
 		r->nthreads++;
 		load_stats_merge(&r->st, &th[i].st);
+		if (th[i].ss)
+			r->ss = th[i].ss;
 		if (th[i].st.error)
 			rc = 1;
 	}
@@ -209,6 +212,7 @@ out:
 		free(th[i].bufs);
 		free(th[i].written);
 		load_stats_free(&th[i].st);
+		load_steady_free(th[i].ss);
 		load_iolog_close(&th[i], th[i].start_ns);
 	}
 	for (int i = 0; i < nclaimed; i++)

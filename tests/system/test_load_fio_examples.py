@@ -53,7 +53,6 @@ NOT_YET = {
     "fixed-rate-submission": "io_submit_mode",
     "latency-profile": "latency_target",
     "surface-scan": "verify=meta",
-    "steadystate": "ss",
 }
 
 # Run under both, with bytes that differ by the last I/O of a bssplit job:
@@ -157,6 +156,11 @@ def test_example_runs_as_fio_runs_it(iolens, place, name):
     for x, y in zip(a, b):
         dirs = [d for d in ("read", "write", "trim") if y[d]["total_ios"]]
         assert [d for d in ("read", "write", "trim") if x[d]["total_ios"]] == dirs, x["jobname"]
+        # Steady state: the criterion, its seconds and whether it came.
+        assert ({k: x["steadystate"][k] for k in ("ss", "duration", "attained")}
+                if "steadystate" in x else None) == \
+            ({k: y["steadystate"][k] for k in ("ss", "duration", "attained")}
+             if "steadystate" in y else None), x["jobname"]
         if not bounded or name in COUNTS_DIFFER:
             continue
         if len(dirs) > 1:
