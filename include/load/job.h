@@ -42,6 +42,22 @@ struct load_flows {
 	unsigned int n;
 };
 
+/*
+ * fio's latency_target (load_latgoal.c): the depth a job may use, found by
+ * doubling and bisection window by window; the job loop acts on the flags.
+ */
+struct load_latgoal {
+	unsigned int qd;	/* the depth the job may use now */
+	unsigned int low, high, stable;
+	__u64 window_ns, ios0, failed;
+	bool end_run;		/* at the depth found: the final window */
+	bool quiesce;		/* drain before issuing more */
+	bool restart;		/* the statistics start again, at that depth */
+	bool done;		/* the final window kept it: the job ends */
+	bool fatal;		/* over the target at depth 1 (percentile 100) */
+	__u64 fatal_ns;		/* by this long */
+};
+
 struct load_usage {
 	__u64 usr_ns, sys_ns, ctx, majf, minf;
 };
@@ -90,6 +106,7 @@ struct load_thread {
 	__u64 think_last;	/* the count at the last pause */
 	bool think_pending;	/* a pause is due once the queue is drained */
 	struct load_prio_pick prio;	/* fio's prio and cmdprio */
+	struct load_latgoal lat;	/* fio's latency_target */
 	struct load_steady *ss;	/* fio's steady state, where it is kept */
 	struct load_flow *flow;	/* fio's flow: its group, or NULL */
 	__u64 flow_count;	/* its I/Os counted in the group */
@@ -149,6 +166,16 @@ void load_flow_join(struct load_thread *t);
 void load_flow_leave(struct load_thread *t);
 /* Whether the thread may issue one more I/O (then counted). */
 bool load_flow_allows(struct load_thread *t);
+
+/* ---- fio's latency_target: load_latgoal.c ---- */
+
+/* The search from depth 1 (or, without latency_target, the whole depth);
+ * again where the statistics start, unless at the final window. */
+void load_latgoal_start(struct load_thread *t, __u64 now);
+/* A read or write of the statistics completed `ns` after it started. */
+void load_latgoal_io(struct load_thread *t, __u64 ns);
+/* At the end of each window of latency_window: up or down. */
+void load_latgoal_check(struct load_thread *t, __u64 now);
 
 /* ---- the order of the threads: load_gate.c ---- */
 

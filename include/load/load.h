@@ -26,7 +26,8 @@
  *   load_job.c      one thread per job: its loop, pacing, thinktime;
  *                   load_offsets.c where its next I/O goes; load_gate.c
  *                   when it starts and ends: stonewall, wait_for, exitall
- *                   (job.h); load_prio.c fio's I/O priorities (prio.h)
+ *                   (job.h); load_prio.c fio's I/O priorities (prio.h);
+ *                   load_latgoal.c fio's latency_target (job.h)
  *   engines.c       the engine table; engines/ one file per engine
  *                   (sync.c the sync family, posixaio, libaio,
  *                   io_uring, mmap, null); load_io.c the completions
@@ -233,6 +234,10 @@ struct load_job_opts {
 	unsigned int cmdprio_pct[LOAD_DIRS];
 	unsigned int cmdprio_class[LOAD_DIRS], cmdprio_level[LOAD_DIRS];
 	struct load_prio_split cmdprio_split[LOAD_DIRS];
+	/* fio's latency_target (load_latgoal.c): off where it is 0. */
+	__u64 latency_target_ns, latency_window_ns;
+	double latency_pct;	/* latency_percentile, default 100 */
+	bool latency_run;	/* keep searching after the depth is found */
 	/* fio's steady state (load_steady.c): off where ss_dur is 0. */
 	unsigned int ss_flags;	/* LOAD_SS_* */
 	double ss_limit;
@@ -342,6 +347,7 @@ struct load_stats {
 	__u64 thread_ns;		/* summed over threads: CPU % is of it */
 	__u64 usr_ns, sys_ns, ctx, majf, minf;
 	int error;			/* first errno, 0 none */
+	unsigned int latency_depth;	/* latency_target's, or iodepth */
 };
 
 /* Adds src's figures to dst's, the per-priority ones by direction and

@@ -24,6 +24,7 @@ enum opt_type {
 	T_RW,		/* an rw choice and fio's ":SIZE" step after it */
 	T_USEC,		/* a time whose bare number is microseconds */
 	T_LOGNAME,	/* a string that may be left out in a job file */
+	T_PCT_F,	/* a percentage with a fraction, 0 to 100, a double */
 };
 
 struct load_choice {

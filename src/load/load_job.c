@@ -56,16 +56,17 @@ static struct load_usage thread_usage(void)
 	};
 }
 
-/* The statistics start here: after the ramp, or at the start. */
-static void stats_start(struct load_thread *t, __u64 now)
+/* The statistics start again from here: at the start, after the ramp,
+ * or (latency_target) for the final window at the depth found; as fio's
+ * reset_all_stats(), the job's bytes and its runtime too. */
+static void stats_reset(struct load_thread *t, __u64 now)
 {
 	memset(t->st.dir, 0, sizeof(t->st.dir));
 	memset(t->st.depth, 0, sizeof(t->st.depth));
 	load_prio_reset(&t->st);
+	load_latgoal_start(t, now);
 	t->issued = 0;
 	t->nissued = 0;
-	memset(t->seq_pos, 0, sizeof(t->seq_pos));
-	load_offsets_pass(t);
 	t->rate_start_ns = now;
 	memset(t->rate_bytes, 0, sizeof(t->rate_bytes));
 	memset(t->poisson_ns, 0, sizeof(t->poisson_ns));
@@ -75,6 +76,14 @@ static void stats_start(struct load_thread *t, __u64 now)
 	__atomic_store_n(&t->start_ns, now, __ATOMIC_RELEASE);
 	if (t->o->runtime_ns)
 		t->deadline_ns = now + t->o->runtime_ns;
+}
+
+/* After the ramp, or at the start: the offsets from the start too. */
+static void stats_start(struct load_thread *t, __u64 now)
+{
+	memset(t->seq_pos, 0, sizeof(t->seq_pos));
+	load_offsets_pass(t);
+	stats_reset(t, now);
 }
 
 /* Whether the job has more to issue, a sync due before it aside: not
@@ -282,7 +291,7 @@ static __u64 fill(struct load_thread *t, __u64 now)
 {
 	t->wake_ns = 0;
 	t->flow_held = false;
-	while (t->nfree && may_issue(t)) {
+	while (t->nfree && t->depth - t->nfree < t->lat.qd && may_issue(t)) {
 		struct load_io *io;
 		int dir = load_pick_dir(t);
 		long res;
@@ -370,6 +379,37 @@ static int submit(struct load_thread *t)
 	return 0;
 }
 
+/* fio's latency_target between two turns of the loop: the window judged,
+ * and what that asks: drain, start the statistics again, end.  False
+ * when the job fails it. */
+static bool latgoal_turn(struct load_thread *t, __u64 now)
+{
+	struct load_latgoal *l = &t->lat;
+
+	if (!t->ramping)
+		load_latgoal_check(t, now);
+	if (l->quiesce) {
+		l->quiesce = false;
+		drain(t);
+		now = mono_ns();
+	}
+	if (l->fatal) {
+		if (!t->st.error)
+			t->st.error = ETIMEDOUT;
+		fprintf(stderr, "iolens load: job '%s': an I/O took %llu ns at depth 1, over latency_target (%llu ns): no depth meets it\n",
+			t->o->name, (unsigned long long)l->fatal_ns,
+			(unsigned long long)t->o->latency_target_ns);
+		return false;
+	}
+	if (l->restart) {
+		l->restart = false;
+		stats_reset(t, now);
+	}
+	if (l->done)
+		t->stop = true;
+	return true;
+}
+
 static void run_loop(struct load_thread *t)
 {
 	__u64 now = mono_ns();
@@ -381,6 +421,8 @@ static void run_loop(struct load_thread *t)
 			t->stop = true;
 		if (t->ramping && now >= t->ramp_end_ns)
 			stats_start(t, now);
+		if (t->o->latency_target_ns && !latgoal_turn(t, now))
+			break;
 		now = fill(t, now);
 		if (submit(t) < 0)
 			break;
@@ -587,6 +629,7 @@ static void thread_body(struct load_thread *t)
 	t->ramping = t->o->ramp_ns > 0;
 	t->ramp_end_ns = now + t->o->ramp_ns;
 	t->rate_start_ns = now;
+	load_latgoal_start(t, now);
 	if (t->o->runtime_ns)
 		t->deadline_ns = now + t->o->ramp_ns + t->o->runtime_ns;
 	if (!t->ramping)
@@ -607,6 +650,7 @@ static void thread_body(struct load_thread *t)
 	if (!t->ramping) {
 		u = thread_usage();
 		t->st.runtime_ns = now - t->start_ns;
+		t->st.latency_depth = t->lat.qd;
 		t->st.thread_ns = t->st.runtime_ns;
 		t->st.usr_ns = u.usr_ns - t->ru0.usr_ns;
 		t->st.sys_ns = u.sys_ns - t->ru0.sys_ns;

@@ -47,6 +47,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->registerfiles = true;
 	o->nonvectored = true;
 	o->prio = o->prioclass = LOAD_PRIO_UNSET;
+	o->latency_pct = 100.0;
 	/* fio's default criterion, used once ss_dur is given. */
 	o->ss_flags = LOAD_SS_IOPS | LOAD_SS_SLOPE | LOAD_SS_PCT;
 	o->ss_limit = 0.01;
@@ -390,6 +391,17 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		if (load_dist_parse(value, p, err))
 			return -2;
 		break;
+	case T_PCT_F: {
+		char *end;
+		double v = strtod(value, &end);
+
+		if (end == value || *end || !(v >= 0 && v <= 100)) {
+			*err = "want a percentage from 0 to 100, e.g. 99.9";
+			return -2;
+		}
+		*(double *)p = v;
+		break;
+	}
 	case T_STEADY:
 		if (load_steady_parse(value, o, err))
 			return -2;

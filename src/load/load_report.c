@@ -309,6 +309,11 @@ static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 		(unsigned long long)st->dir[0].short_ios,
 		(unsigned long long)st->dir[1].short_ios,
 		(unsigned long long)st->dir[2].short_ios);
+	/* fio's line of every job: latency_target in ns, its window in us. */
+	fprintf(f, "     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+		(unsigned long long)r->o->latency_target_ns,
+		(unsigned long long)(r->o->latency_window_ns / 1000), r->o->latency_pct,
+		st->latency_depth);
 	if (r->ss)
 		show_steady(f, r->ss);
 	fputc('\n', f);
@@ -526,6 +531,10 @@ static void json_job(struct json *j, const struct load_result *r,
 	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
 		json_f64(j, depth_names[i], pct_of(st->depth[i], nd), 6);
 	json_obj_close(j);
+	json_u64(j, "latency_depth", st->latency_depth);
+	json_u64(j, "latency_target", r->o->latency_target_ns);
+	json_f64(j, "latency_percentile", r->o->latency_pct, 6);
+	json_u64(j, "latency_window", r->o->latency_window_ns / 1000);
 	if (r->ss)
 		json_steady(j, r->ss);
 	json_obj_close(j);

@@ -13,6 +13,7 @@
  * early takes none; the last, partial interval of a job is dropped.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "load/job.h"
 #include "load/load.h"
 #include "load/monitor.h"
@@ -67,6 +68,9 @@ static __u64 take(struct clock *c, const __u64 *count, bool bytes, __u64 now)
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		__u64 cur = count[d];
 
+		/* Zeroed by a restart not yet seen (latency_target): none. */
+		if (cur < c->prev[d])
+			c->prev[d] = 0;
 		delta = cur - c->prev[d];
 		if (!delta)
 			continue;
@@ -106,13 +110,21 @@ __u64 load_samples_take(struct load_sampler *s, unsigned int i, __u64 now)
 	struct load_thread *t = &s->th[i];
 	__u64 since, a, b, bytes[LOAD_DIRS], ios[LOAD_DIRS];
 
-	if (!ts->since) {
-		/* The job publishes start_ns after zeroing its counters. */
-		since = __atomic_load_n(&t->start_ns, __ATOMIC_ACQUIRE);
-		if (!since)
-			return now + not_started_poll(ts);
+	/* The job publishes start_ns after zeroing its counters; a new one
+	 * (latency_target's final window) starts the samples again, as
+	 * fio's reset_io_stats(). */
+	since = __atomic_load_n(&t->start_ns, __ATOMIC_ACQUIRE);
+	if (!since)
+		return now + not_started_poll(ts);
+	if (since != ts->since) {
+		for (int k = 0; k < 2; k++) {
+			struct clock *c = k ? &ts->iops : &ts->bw;
+
+			memset(c->prev, 0, sizeof(c->prev));
+			memset(c->rate, 0, sizeof(c->rate));
+			c->last_ns = since;
+		}
 		ts->since = since;
-		ts->bw.last_ns = ts->iops.last_ns = since;
 	}
 	/* Both counters of a direction read together, so that the bw and
 	 * the IOPS of an interval count the same I/Os. */

@@ -137,4 +137,6 @@ void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
 	dst->minf += src->minf;
 	if (!dst->error)
 		dst->error = src->error;
+	/* fio's group shows its last thread's. */
+	dst->latency_depth = src->latency_depth;
 }

@@ -28,6 +28,7 @@
 
 /* What the check keeps of each thread between seconds. */
 struct seen {
+	__u64 start;		/* the thread's start_ns seen */
 	__u64 at_ns, ios, bytes;
 	bool ramp_over;
 };
@@ -271,8 +272,11 @@ __u64 load_steady_check(struct load_steady_run *r, const bool *ended, __u64 now)
 			ios += __atomic_load_n(&t->st.dir[d].ios, __ATOMIC_RELAXED);
 			bytes += __atomic_load_n(&t->st.dir[d].bytes, __ATOMIC_RELAXED);
 		}
-		if (!s->at_ns)
-			s->at_ns = start;
+		/* First seen, or its statistics started again: from then. */
+		if (s->start != start) {
+			s->start = s->at_ns = start;
+			s->ios = s->bytes = 0;
+		}
 		if (s->ramp_over && now - s->at_ns >= 1000000) {
 			__u64 ms = (now - s->at_ns) / 1000000;
 
