@@ -325,6 +325,11 @@ struct load_dir_stats {
 	struct load_rate bw_rate, iops_rate;	/* filled in after the run */
 };
 
+/* fio's latency distribution (io_u_lat_n, _u, _m): I/Os by clat, ten
+ * buckets of ns below 1 us, ten of us below 1 ms, then twelve of ms; each
+ * named by its upper end, "2" holding 0 and 1 (load_stats.c). */
+enum { LOAD_LAT_NS = 0, LOAD_LAT_US = 10, LOAD_LAT_MS = 20, LOAD_LAT_BUCKETS = 32 };
+
 /* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64. */
 #define LOAD_DEPTH_BUCKETS 7
 
@@ -343,6 +348,7 @@ struct load_stats {
 	struct load_prio_stats *prios;
 	unsigned int nprios;
 	__u64 depth[LOAD_DEPTH_BUCKETS];	/* submits by depth after them */
+	__u64 lat_dist[LOAD_LAT_BUCKETS];	/* I/Os by clat */
 	__u64 runtime_ns;
 	__u64 thread_ns;		/* summed over threads: CPU % is of it */
 	__u64 usr_ns, sys_ns, ctx, majf, minf;
@@ -354,6 +360,12 @@ struct load_stats {
  * priority (allocated in dst). */
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
 void load_stats_free(struct load_stats *st);
+
+/* The names of the buckets of a unit (LOAD_LAT_*): "2", ... ">=2000". */
+extern const char *const load_lat_names[12];
+/* Its buckets as fio's percentages of every I/O: 0.01 at least where
+ * there is one; n is 10 or 12. */
+void load_lat_pcts(const struct load_stats *st, int unit, int n, double *pct);
 
 /* "read", "write", "trim": fio's names of enum load_dir. */
 const char *load_dir_name(int dir);

@@ -52,6 +52,7 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 	load_lat_add(&d->clat, clat);
 	load_lat_add(&d->lat, now - io->t_start);
 	d->clat_hist[hist_index(clat)]++;
+	load_lat_mark(&t->st, clat);
 	if (t->o->latency_target_ns && io->dir != LOAD_TRIM)
 		load_latgoal_io(t, now - io->t_start);
 	if (io->prio_stat != LOAD_PRIO_NO_STATS) {

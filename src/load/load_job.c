@@ -63,6 +63,7 @@ static void stats_reset(struct load_thread *t, __u64 now)
 {
 	memset(t->st.dir, 0, sizeof(t->st.dir));
 	memset(t->st.depth, 0, sizeof(t->st.depth));
+	memset(t->st.lat_dist, 0, sizeof(t->st.lat_dist));
 	load_prio_reset(&t->st);
 	load_latgoal_start(t, now);
 	t->issued = 0;

@@ -268,6 +268,36 @@ static __u64 depth_total(const struct load_stats *st)
 	return n;
 }
 
+static const struct {
+	const char *unit;
+	int first, n;
+} lat_units[] = {
+	{ "nsec", LOAD_LAT_NS, 10 }, { "usec", LOAD_LAT_US, 10 }, { "msec", LOAD_LAT_MS, 12 },
+};
+
+/* fio's "lat (usec)   : 2=0.01%, ..." lines: the buckets with I/Os, five
+ * a line. */
+static void show_lat_dist(FILE *f, const struct load_stats *st)
+{
+	double pct[12];
+
+	for (size_t u = 0; u < sizeof(lat_units) / sizeof(lat_units[0]); u++) {
+		int shown = 0;
+
+		load_lat_pcts(st, lat_units[u].first, lat_units[u].n, pct);
+		for (int i = 0; i < lat_units[u].n; i++) {
+			if (pct[i] <= 0)
+				continue;
+			if (shown % 5 == 0)
+				fprintf(f, "%s  lat (%s)   : ", shown ? "\n" : "", lat_units[u].unit);
+			fprintf(f, "%s%s=%3.2f%%", shown % 5 ? ", " : "", load_lat_names[i], pct[i]);
+			shown++;
+		}
+		if (shown)
+			fputc('\n', f);
+	}
+}
+
 /* fio's steady state line: the means of the ring and the criterion. */
 static void show_steady(FILE *f, const struct load_steady *ss)
 {
@@ -293,6 +323,7 @@ static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 		r->o->name, r->groupid, r->nthreads, st->error, (int)getpid(), when);
 	for (int d = 0; d < LOAD_DIRS; d++)
 		show_dir(f, st, d, agg[d]);
+	show_lat_dist(f, st);
 	/* Of the summed run time of the threads, as fio's: a group of two
 	 * busy threads is at 100%, not 200%. */
 	fprintf(f, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu, majf=%llu, minf=%llu\n",
@@ -531,6 +562,17 @@ static void json_job(struct json *j, const struct load_result *r,
 	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
 		json_f64(j, depth_names[i], pct_of(st->depth[i], nd), 6);
 	json_obj_close(j);
+	for (size_t u = 0; u < sizeof(lat_units) / sizeof(lat_units[0]); u++) {
+		char key[16];
+		double pct[12];
+
+		snprintf(key, sizeof(key), "latency_%.2s", lat_units[u].unit);
+		load_lat_pcts(st, lat_units[u].first, lat_units[u].n, pct);
+		json_obj_open(j, key);
+		for (int i = 0; i < lat_units[u].n; i++)
+			json_f64(j, load_lat_names[i], pct[i], 6);
+		json_obj_close(j);
+	}
 	json_u64(j, "latency_depth", st->latency_depth);
 	json_u64(j, "latency_target", r->o->latency_target_ns);
 	json_f64(j, "latency_percentile", r->o->latency_pct, 6);

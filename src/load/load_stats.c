@@ -30,6 +30,37 @@ void load_lat_add(struct load_lat *l, __u64 ns)
 	l->sumsq += (unsigned __int128)ns * ns;
 }
 
+const char *const load_lat_names[12] = {
+	"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+};
+
+void load_lat_mark(struct load_stats *st, __u64 ns)
+{
+	static const unsigned int ends[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
+	int unit = ns < 1000 ? LOAD_LAT_NS : ns < 1000000 ? LOAD_LAT_US : LOAD_LAT_MS;
+	__u64 v = unit == LOAD_LAT_NS ? ns : unit == LOAD_LAT_US ? ns / 1000 : ns / 1000000;
+	int i = 0;
+
+	while (i < 11 && v >= ends[i])
+		i++;
+	st->lat_dist[unit + i]++;
+}
+
+void load_lat_pcts(const struct load_stats *st, int unit, int n, double *pct)
+{
+	__u64 total = 0;
+
+	for (int d = 0; d < LOAD_DIRS; d++)
+		total += st->dir[d].ios;
+	for (int i = 0; i < n; i++) {
+		__u64 c = st->lat_dist[unit + i];
+
+		pct[i] = total ? 100.0 * c / total : 0;
+		if (c && pct[i] < 0.01)
+			pct[i] = 0.01;
+	}
+}
+
 void load_rate_add(struct load_rate *r, __u64 v)
 {
 	double delta = (double)v - r->mean;
@@ -127,6 +158,8 @@ void load_stats_merge(struct load_stats *dst, const struct load_stats *src)
 	}
 	for (int i = 0; i < LOAD_DEPTH_BUCKETS; i++)
 		dst->depth[i] += src->depth[i];
+	for (int i = 0; i < LOAD_LAT_BUCKETS; i++)
+		dst->lat_dist[i] += src->lat_dist[i];
 	if (src->runtime_ns > dst->runtime_ns)
 		dst->runtime_ns = src->runtime_ns;
 	dst->thread_ns += src->thread_ns;

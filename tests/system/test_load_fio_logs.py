@@ -137,3 +137,48 @@ def test_a_link_where_a_log_goes_is_not_followed(iolens, tmp_path):
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "L_lat.1.log" in lines[0] and "link" in lines[0], lines
     assert victim.read_text() == "keep"
+
+
+def dist(ns_values):
+    """fio's latency distribution of these clats: {"latency_ns": {..},
+    "latency_us": {..}, "latency_ms": {..}} in percent of them, 0.01 at
+    least where a bucket has one."""
+    ends = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000]
+    names = [str(e) for e in ends] + [">=2000"]
+    counts = {"latency_ns": [0] * 10, "latency_us": [0] * 10, "latency_ms": [0] * 12}
+    for ns in ns_values:
+        key, v = (("latency_ns", ns) if ns < 1000 else
+                  ("latency_us", ns // 1000) if ns < 1000000 else ("latency_ms", ns // 1000000))
+        counts[key][sum(1 for e in ends if v >= e)] += 1
+    out = {}
+    for key, c in counts.items():
+        out[key] = {names[i]: (max(100.0 * n / len(ns_values), 0.01) if n else 0.0)
+                    for i, n in enumerate(c)}
+    return out
+
+
+def test_latency_distribution_is_the_clat_logs(iolens, runs):
+    """fio's latency_ns/us/ms (and the text's "lat (usec)" lines) count
+    every I/O by its clat: recounted here from the clat log, line by line,
+    they are the JSON's exactly, and the keys are fio's."""
+    r = runs(["--write_lat_log=l", "--rate_iops=0"])
+    job, logs, where = r["iolens"]
+    clats = [int(l[1]) for l in logs["l_clat.1.log"]]
+    assert len(clats) == job["read"]["total_ios"] == 256
+    want = dist(clats)
+    for key, buckets in want.items():
+        assert list(job[key]) == list(r["fio"][0][key]), key
+        for name, pct in buckets.items():
+            assert abs(job[key][name] - pct) < 1e-6, (key, name, job[key][name], pct)
+    # The text's lines, of another run: fio's form, every I/O in them.
+    text = run_in([IOLENS, "load"] + JOB + ["--rate_iops=0"], where).stdout
+    total = 0.0
+    for unit in ("nsec", "usec", "msec"):
+        for line in re.findall(r"^  lat \(%s\)   : (.*)$" % unit, text, re.M):
+            items = line.split(", ")
+            assert 1 <= len(items) <= 5, line
+            for item in items:
+                name, pct = re.fullmatch(r"(>?=?\d+)=(\d+\.\d\d)%", item).groups()
+                assert name in want["latency_ms"] and float(pct) > 0, item
+                total += float(pct)
+    assert abs(total - 100) < 0.2, text
