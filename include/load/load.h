@@ -36,8 +36,9 @@
  *                   steady state, judged by the monitor (steady.h)
  *   load_monitor.c  while the jobs run: load_samples.c the bw and IOPS
  *                   samples, load_progress.c the progress line (monitor.h)
- *   load_report.c   fio's normal text and JSON; load_diskutil.c the disks'
- *                   statistics over the run (report.h)
+ *   load_report.c   fio's normal text and JSON; load_terse.c its terse
+ *                   lines; load_diskutil.c the disks' statistics over
+ *                   the run (report.h)
  *   load_sweep.c    --sweep, beyond fio (sweep.h)
  */
 #ifndef IOLENS_LOAD_H
@@ -57,7 +58,7 @@ enum load_rw {
 
 struct load_engine;
 
-enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON };
+enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON, LOAD_FMT_TERSE };
 
 /* fio's fallocate=: how a file made or extended gets its blocks. */
 enum load_fallocate {
@@ -183,6 +184,8 @@ struct load_job_opts {
 	/* Settings of the whole run; read from the global section. */
 	bool group_reporting;
 	int format;		/* enum load_format */
+	unsigned int terse_version;	/* of LOAD_FMT_TERSE: 2 to 5 */
+	bool minimal;		/* fio's --minimal: the terse format */
 	int eta;		/* enum load_eta (load/opts.h) */
 	char *output;
 	bool allow_destroy;
@@ -360,6 +363,14 @@ struct load_stats {
  * priority (allocated in dst). */
 void load_stats_merge(struct load_stats *dst, const struct load_stats *src);
 void load_stats_free(struct load_stats *st);
+
+/* fio's default percentile list: 1, 5, ... 99.99. */
+#define LOAD_NPCTS 17
+extern const double load_pcts[LOAD_NPCTS];
+/* The mean and, as fio's, the sample standard deviation. */
+double load_lat_mean(const struct load_lat *l);
+double load_lat_stddev(const struct load_lat *l);
+double load_rate_dev(const struct load_rate *r);
 
 /* The names of the buckets of a unit (LOAD_LAT_*): "2", ... ">=2000". */
 extern const char *const load_lat_names[12];

@@ -23,6 +23,8 @@ struct load_disks *load_disks_start(const struct load_job_opts *jobs, int n);
 void load_disks_end(struct load_disks *d);
 void load_disks_json(struct load_disks *d, struct json *j);
 void load_disks_text(struct load_disks *d, FILE *f);
+/* fio's terse fields of each disk: ";name;ios;..;util%". */
+void load_disks_terse(struct load_disks *d, FILE *f);
 void load_disks_free(struct load_disks *d);
 
 /* ---- report: load_report.c ---- */
@@ -46,5 +48,13 @@ void load_report_normal(FILE *f, const struct load_result *r, int n,
 void load_report_json(FILE *f, const struct load_result *r, int n,
 		      const struct load_job_opts *global,
 		      struct load_disks *disks);
+/* fio's rs->agg of a group and direction, bytes/s. */
+__u64 load_group_agg(const struct load_result *r, int n, int groupid, int d);
+
+/* ---- fio's terse (minimal) lines: load_terse.c ---- */
+
+/* A line a job (or group), fio's terse format of `version` (2 to 5). */
+void load_report_terse(FILE *f, const struct load_result *r, int n,
+		       unsigned int version, struct load_disks *disks);
 
 #endif

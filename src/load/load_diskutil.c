@@ -244,6 +244,19 @@ void load_disks_text(struct load_disks *d, FILE *f)
 	}
 }
 
+void load_disks_terse(struct load_disks *d, FILE *f)
+{
+	if (!d)
+		return;
+	for_each_disk(k, d) {
+		fprintf(f, ";%s", k->name);
+		for (const struct disk_field *c = fields; c < fields + NFIELDS; c++)
+			for (int rw = 0; rw < c->n; rw++)
+				fprintf(f, ";%llu", field(k, c, rw));
+		fprintf(f, ";%3.2f%%", util(k));
+	}
+}
+
 void load_disks_free(struct load_disks *d)
 {
 	free(d);

@@ -64,7 +64,8 @@ static const struct load_choice generator_choices[] = {
 };
 
 static const struct load_choice format_choices[] = {
-	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON }, { NULL, 0 },
+	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON },
+	{ "terse", LOAD_FMT_TERSE }, { NULL, 0 },
 };
 
 #define OFF(f) offsetof(struct load_job_opts, f)
@@ -265,7 +266,11 @@ const struct load_opt load_opt_table[] = {
 	{ "group_reporting", T_BOOL, OFF(group_reporting), NULL, 0, 0, NULL,
 	  "one report for all jobs of a group" },
 	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
-	  "normal or json" },
+	  "normal, json or terse (fio's ';' fields, a line a job)" },
+	{ "terse-version", T_UINT, OFF(terse_version), NULL, 2, 5, "N",
+	  "the terse format's version (default 3)" },
+	{ "minimal", T_BOOL, OFF(minimal), NULL, 0, 0, NULL,
+	  "the terse format" },
 	{ "eta", T_ENUM, OFF(eta), eta_choices, 0, 0, "WHEN",
 	  "progress line: auto (stdout a terminal), always, never" },
 	{ "output", T_STR, OFF(output), NULL, 0, 0, "PATH",

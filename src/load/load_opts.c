@@ -48,6 +48,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->nonvectored = true;
 	o->prio = o->prioclass = LOAD_PRIO_UNSET;
 	o->latency_pct = 100.0;
+	o->terse_version = 3;
 	/* fio's default criterion, used once ss_dur is given. */
 	o->ss_flags = LOAD_SS_IOPS | LOAD_SS_SLOPE | LOAD_SS_PCT;
 	o->ss_limit = 0.01;
@@ -78,6 +79,7 @@ bool load_opt_known(const char *name)
 bool load_opt_cmdline_only(const char *name)
 {
 	return !strcmp(name, "output-format") || !strcmp(name, "output") ||
+	       !strcmp(name, "terse-version") || !strcmp(name, "minimal") ||
 	       !strcmp(name, "allow-destroy") || !strcmp(name, "sweep") ||
 	       !strcmp(name, "eta");
 }
@@ -442,6 +444,8 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		for (int d = 0; d < LOAD_DIRS; d++)
 			o->bsz[d] = (struct load_bs){ .min = o->bs, .max = o->bs };
 	}
+	if (op->off == offsetof(struct load_job_opts, minimal) && o->minimal)
+		o->format = LOAD_FMT_TERSE;
 	/* By the table's own name: it outlives the caller's text, and
 	 * the sweep asks for bs and direct by theirs. */
 	remember(o, op->name, value ? value : "1");

@@ -20,33 +20,10 @@
 #include "load/report.h"
 #include "load/steady.h"
 
-/* fio's default percentile list. */
-static const double pcts[] = {
-	1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99,
-};
-#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
-
 static const char *const dir_upper[LOAD_DIRS] = { "READ", "WRITE", "TRIM" };
 static const char *const depth_names[LOAD_DEPTH_BUCKETS] = {
 	"1", "2", "4", "8", "16", "32", ">=64",
 };
-
-static double lat_mean(const struct load_lat *l)
-{
-	return l->n ? (double)l->sum / l->n : 0;
-}
-
-/* Sample standard deviation, as fio's. */
-static double lat_stddev(const struct load_lat *l)
-{
-	long double s, var;
-
-	if (l->n < 2)
-		return 0;
-	s = (long double)l->sum;
-	var = ((long double)l->sumsq - s * s / l->n) / (l->n - 1);
-	return var > 0 ? sqrtl(var) : 0;
-}
 
 static double per_s(__u64 v, __u64 ns)
 {
@@ -90,7 +67,7 @@ static void bw_pair(char *buf, size_t len, double bytes_s)
  * for usec, and likewise for msec. */
 static void show_lat(FILE *f, const char *name, const struct load_lat *l)
 {
-	double min = l->min, max = l->max, mean = lat_mean(l), dev = lat_stddev(l);
+	double min = l->min, max = l->max, mean = load_lat_mean(l), dev = load_lat_stddev(l);
 	const char *unit = "nsec";
 
 	if (!l->n)
@@ -108,13 +85,13 @@ static void show_lat(FILE *f, const char *name, const struct load_lat *l)
 
 static void show_pcts(FILE *f, const char *title, const __u64 *hist)
 {
-	__u64 v[NPCTS];
+	__u64 v[LOAD_NPCTS];
 	unsigned int scale = 0;
 	const char *unit = "nsec";
 	bool over;
 
-	for (size_t i = 0; i < NPCTS; i++) {
-		if (!hist_percentile(hist, pcts[i], &v[i], &over))
+	for (size_t i = 0; i < LOAD_NPCTS; i++) {
+		if (!hist_percentile(hist, load_pcts[i], &v[i], &over))
 			return;
 	}
 	/* The unit of the smallest: none shows as 0 for being under it. */
@@ -124,17 +101,11 @@ static void show_pcts(FILE *f, const char *title, const __u64 *hist)
 		scale = 1000, unit = "usec";
 	}
 	fprintf(f, "    %s percentiles (%s):\n", title, unit);
-	for (size_t i = 0; i < NPCTS; i++) {
+	for (size_t i = 0; i < LOAD_NPCTS; i++) {
 		fprintf(f, "%s%5.2fth=[%5llu]%s", i % 4 ? " " : "     | ",
-			pcts[i], (unsigned long long)(scale ? v[i] / scale : v[i]),
-			i == NPCTS - 1 ? "\n" : i % 4 == 3 ? ",\n" : ",");
+			load_pcts[i], (unsigned long long)(scale ? v[i] / scale : v[i]),
+			i == LOAD_NPCTS - 1 ? "\n" : i % 4 == 3 ? ",\n" : ",");
 	}
-}
-
-/* fio's calc_lat() of samples: the sample standard deviation. */
-static double rate_dev(const struct load_rate *r)
-{
-	return r->n > 1 ? sqrt(r->S / (r->n - 1.0)) : 0;
 }
 
 /*
@@ -142,7 +113,7 @@ static double rate_dev(const struct load_rate *r)
  * direction, in bytes/s as fio's rs->agg: all its bytes over its longest
  * runtime in ms.
  */
-static __u64 group_agg(const struct load_result *r, int n, int groupid, int d)
+__u64 load_group_agg(const struct load_result *r, int n, int groupid, int d)
 {
 	__u64 bytes = 0, max_ms = 0, ms;
 
@@ -172,7 +143,7 @@ static void show_rates(FILE *f, const struct load_dir_stats *ds, __u64 agg)
 {
 	const struct load_rate *bw = &ds->bw_rate, *io = &ds->iops_rate;
 	unsigned long long min = bw->min, max = bw->max;
-	double mean = bw->mean, dev = rate_dev(bw);
+	double mean = bw->mean, dev = load_rate_dev(bw);
 	const char *unit = "KiB";
 
 	if (bw->n) {
@@ -191,7 +162,7 @@ static void show_rates(FILE *f, const struct load_dir_stats *ds, __u64 agg)
 	if (io->n)
 		fprintf(f, "   iops        : min=%5llu, max=%5llu, avg=%5.02f, stdev=%5.02f, samples=%llu\n",
 			(unsigned long long)io->min, (unsigned long long)io->max,
-			io->mean, rate_dev(io), (unsigned long long)io->n);
+			io->mean, load_rate_dev(io), (unsigned long long)io->n);
 }
 
 /* The priorities of direction d with samples in turn, *i from 0; NULL
@@ -395,7 +366,7 @@ void load_report_normal(FILE *f, const struct load_result *r, int n,
 
 	for (int i = 0; i < n; i++) {
 		for (int d = 0; d < LOAD_DIRS; d++)
-			agg[d] = group_agg(r, n, r[i].groupid, d);
+			agg[d] = load_group_agg(r, n, r[i].groupid, d);
 		show_job(f, &r[i], agg);
 	}
 	/* One status per group (stonewall, new_group); the results of a
@@ -420,15 +391,15 @@ static void json_lat(struct json *j, const char *key, const struct load_lat *l,
 	json_obj_open(j, key);
 	json_u64(j, "min", l->n ? l->min : 0);
 	json_u64(j, "max", l->max);
-	json_f64(j, "mean", lat_mean(l), 6);
-	json_f64(j, "stddev", lat_stddev(l), 6);
+	json_f64(j, "mean", load_lat_mean(l), 6);
+	json_f64(j, "stddev", load_lat_stddev(l), 6);
 	json_u64(j, "N", l->n);
 	/* fio has the percentiles only where there are samples. */
 	if (hist && l->n) {
 		json_obj_open(j, "percentile");
-		for (size_t i = 0; i < NPCTS; i++) {
-			snprintf(name, sizeof(name), "%f", pcts[i]);
-			if (hist_percentile(hist, pcts[i], &v, &over))
+		for (size_t i = 0; i < LOAD_NPCTS; i++) {
+			snprintf(name, sizeof(name), "%f", load_pcts[i]);
+			if (hist_percentile(hist, load_pcts[i], &v, &over))
 				json_u64(j, name, v);
 		}
 		json_obj_close(j);
@@ -446,12 +417,12 @@ static void json_rates(struct json *j, const struct load_dir_stats *ds,
 	json_u64(j, "bw_max", bw->max);
 	json_f64(j, "bw_agg", bw->n ? bw_per(bw, agg) : 0, 6);
 	json_f64(j, "bw_mean", bw->mean, 6);
-	json_f64(j, "bw_dev", rate_dev(bw), 6);
+	json_f64(j, "bw_dev", load_rate_dev(bw), 6);
 	json_u64(j, "bw_samples", bw->n);
 	json_u64(j, "iops_min", io->n ? io->min : 0);
 	json_u64(j, "iops_max", io->max);
 	json_f64(j, "iops_mean", io->mean, 6);
-	json_f64(j, "iops_stddev", rate_dev(io), 6);
+	json_f64(j, "iops_stddev", load_rate_dev(io), 6);
 	json_u64(j, "iops_samples", io->n);
 }
 
@@ -604,7 +575,7 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	json_arr_open(&j, "jobs");
 	for (int i = 0; i < n; i++) {
 		for (int d = 0; d < LOAD_DIRS; d++)
-			agg[d] = group_agg(r, n, r[i].groupid, d);
+			agg[d] = load_group_agg(r, n, r[i].groupid, d);
 		json_job(&j, &r[i], agg);
 	}
 	json_arr_close(&j);

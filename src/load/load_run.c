@@ -198,6 +198,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	}
 	if (done)
 		done(ctx, res, nres);
+	else if (js->global.format == LOAD_FMT_TERSE)
+		load_report_terse(out, res, nres, js->global.terse_version, disks);
 	else if (js->global.format == LOAD_FMT_JSON)
 		load_report_json(out, res, nres, &js->global, disks);
 	else

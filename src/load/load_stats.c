@@ -5,6 +5,7 @@
  * are summed as fio's group_reporting sums them.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include "lib/hist.h"
 #include "load/load.h"
@@ -28,6 +29,27 @@ void load_lat_add(struct load_lat *l, __u64 ns)
 	l->n++;
 	l->sum += ns;
 	l->sumsq += (unsigned __int128)ns * ns;
+}
+
+const double load_pcts[LOAD_NPCTS] = {
+	1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99,
+};
+
+double load_lat_mean(const struct load_lat *l)
+{
+	return l->n ? (double)l->sum / l->n : 0;
+}
+
+/* Sample standard deviation, as fio's. */
+double load_lat_stddev(const struct load_lat *l)
+{
+	long double s, var;
+
+	if (l->n < 2)
+		return 0;
+	s = (long double)l->sum;
+	var = ((long double)l->sumsq - s * s / l->n) / (l->n - 1);
+	return var > 0 ? sqrtl(var) : 0;
 }
 
 const char *const load_lat_names[12] = {
@@ -59,6 +81,11 @@ void load_lat_pcts(const struct load_stats *st, int unit, int n, double *pct)
 		if (c && pct[i] < 0.01)
 			pct[i] = 0.01;
 	}
+}
+
+double load_rate_dev(const struct load_rate *r)
+{
+	return r->n > 1 ? sqrt(r->S / (r->n - 1.0)) : 0;
 }
 
 void load_rate_add(struct load_rate *r, __u64 v)
