@@ -107,6 +107,11 @@ struct load_thread {
 	bool think_pending;	/* a pause is due once the queue is drained */
 	struct load_prio_pick prio;	/* fio's prio and cmdprio */
 	struct load_latgoal lat;	/* fio's latency_target */
+	/* What writes carry (load_buf.c). */
+	__u64 buf_rng, buf_prev;	/* the seeds, where the last unique began */
+	__u64 dedupe_rng;
+	__u64 buf_chunk;
+	bool buf_refill, buf_scramble, buf_unique;
 	struct load_steady *ss;	/* fio's steady state, where it is kept */
 	struct load_flow *flow;	/* fio's flow: its group, or NULL */
 	__u64 flow_count;	/* its I/Os counted in the group */

@@ -24,6 +24,7 @@
  *   load_run.c      a run: the checks of every job, the threads, the report
  *                   (load_run() here)
  *   load_job.c      one thread per job: its loop, pacing, thinktime;
+ *                   load_buf.c what its writes carry;
  *                   load_offsets.c where its next I/O goes; load_gate.c
  *                   when it starts and ends: stonewall, wait_for, exitall
  *                   (job.h); load_prio.c fio's I/O priorities (prio.h);
@@ -237,6 +238,16 @@ struct load_job_opts {
 	unsigned int cmdprio_pct[LOAD_DIRS];
 	unsigned int cmdprio_class[LOAD_DIRS], cmdprio_level[LOAD_DIRS];
 	struct load_prio_split cmdprio_split[LOAD_DIRS];
+	/* What writes carry (load_buf.c), fio's buffer options. */
+	unsigned int buf_compress_pct;	/* buffer_compress_percentage */
+	__u64 buf_compress_chunk;
+	bool refill_buffers, scramble_buffers, zero_buffers;
+	unsigned char buf_pattern[64];	/* buffer_pattern */
+	unsigned int buf_pattern_len;
+	unsigned int dedupe_pct;	/* dedupe_percentage */
+	int dedupe_working_set;		/* dedupe_mode: 0 repeat */
+	bool dedupe_global;
+	unsigned int dedupe_ws_pct;	/* dedupe_working_set_percentage */
 	/* fio's latency_target (load_latgoal.c): off where it is 0. */
 	__u64 latency_target_ns, latency_window_ns;
 	double latency_pct;	/* latency_percentile, default 100 */

@@ -25,6 +25,7 @@ enum opt_type {
 	T_USEC,		/* a time whose bare number is microseconds */
 	T_LOGNAME,	/* a string that may be left out in a job file */
 	T_PCT_F,	/* a percentage with a fraction, 0 to 100, a double */
+	T_PATTERN,	/* buffer_pattern (load_buf.c) */
 };
 
 struct load_choice {

@@ -16,6 +16,10 @@
 
 enum load_eta { LOAD_ETA_AUTO, LOAD_ETA_ALWAYS, LOAD_ETA_NEVER };
 
+/* Whether the job was given option `name` (by the table's name), fio's
+ * fio_option_is_set(). */
+bool load_opt_given(const struct load_job_opts *o, const char *name);
+
 /* Whether `name` is an option that takes no value (a flag). */
 bool load_opt_is_flag(const char *name);
 

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include "lib/clock.h"
 #include "load/cpus.h"
+#include "load/buf.h"
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
@@ -327,6 +328,8 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			count_write(t);
 		if (dir == LOAD_WRITE && t->o->verify)
 			load_verify_fill(t, io);
+		else if (dir == LOAD_WRITE && (t->buf_refill || t->buf_scramble))
+			load_buf_fill(t, io, now);
 		if (t->eng->sync || dir == LOAD_TRIM) {
 			/* The call is the I/O: its time is clat. */
 			io->t_start = io->t_issue = mono_ns();
@@ -533,12 +536,14 @@ static int thread_setup(struct load_thread *t)
 	       (__u64)t->job_index * 0x1000193ULL;
 	load_offsets_seed(t, &seed);
 	/* Data to write: random, so that compressing or deduplicating
-	 * devices are not flattered; the same every run. */
+	 * devices are not flattered; the same every run; then what fio's
+	 * buffer options make of it (load_buf.c). */
 	for (size_t i = 0; i + 8 <= len; i += 8) {
 		__u64 v = load_rnd(t);
 
 		memcpy((char *)t->bufs + i, &v, 8);
 	}
+	load_buf_start(t, seed);
 	for (unsigned int i = 0; i < t->depth; i++) {
 		t->ios[i].buf = (char *)t->bufs + (size_t)i * t->buf_len;
 		t->ios[i].index = i;

@@ -24,6 +24,7 @@
 #include "load/load.h"
 #include "lib/log.h"
 #include "load/opts.h"
+#include "load/buf.h"
 #include "load/prio.h"
 #include "load/steady.h"
 
@@ -96,6 +97,9 @@ int load_jobs_group(struct load_jobs *js)
 
 	for (int i = 0; i < js->n; i++) {
 		const char *w = js->v[i].wait_for, *why = load_prio_check(&js->v[i]);
+
+		if (!why)
+			why = load_buf_check(&js->v[i]);
 
 		if (i && (js->v[i].stonewall || js->v[i].new_group))
 			group++;

@@ -63,6 +63,10 @@ static const struct load_choice generator_choices[] = {
 	{ "tausworthe", 0 }, { "lfsr", 1 }, { "tausworthe64", 2 }, { NULL, 0 },
 };
 
+static const struct load_choice dedupe_mode_choices[] = {
+	{ "repeat", 0 }, { "working_set", 1 }, { NULL, 0 },
+};
+
 static const struct load_choice format_choices[] = {
 	{ "normal", LOAD_FMT_NORMAL }, { "json", LOAD_FMT_JSON },
 	{ "terse", LOAD_FMT_TERSE }, { NULL, 0 },
@@ -149,6 +153,26 @@ const struct load_opt load_opt_table[] = {
 	  "their level (default 0)" },
 	{ "cmdprio_bssplit", T_PRIOSPLIT, OFF(cmdprio_split), NULL, 0, 0,
 	  "BS/PCT[/C/L]:..[,..]", "libaio, io_uring: a share of I/Os of a size at a priority" },
+	{ "buffer_compress_percentage", T_UINT, OFF(buf_compress_pct), NULL, 0, 100, "PCT",
+	  "that share of every chunk of a write zeros (or the pattern)" },
+	{ "buffer_compress_chunk", T_SIZE, OFF(buf_compress_chunk), NULL, 0, 0, "SIZE",
+	  "the chunk (default 512)" },
+	{ "refill_buffers", T_BOOL, OFF(refill_buffers), NULL, 0, 0, "0|1",
+	  "new data for every write" },
+	{ "scramble_buffers", T_BOOL, OFF(scramble_buffers), NULL, 0, 0, "0|1",
+	  "each write's offset and time in each 512 bytes (default 1)" },
+	{ "zero_buffers", T_BOOL, OFF(zero_buffers), NULL, 0, 0, "0|1",
+	  "write zeros" },
+	{ "buffer_pattern", T_PATTERN, OFF(buf_pattern), NULL, 0, 0, "0xHEX|'TEXT'",
+	  "write this pattern over and over" },
+	{ "dedupe_percentage", T_UINT, OFF(dedupe_pct), NULL, 0, 100, "PCT",
+	  "that share of writes a copy of the last unique one" },
+	{ "dedupe_mode", T_ENUM, OFF(dedupe_working_set), dedupe_mode_choices, 0, 0, "MODE",
+	  "repeat (the last unique write); working_set is not supported" },
+	{ "dedupe_global", T_BOOL, OFF(dedupe_global), NULL, 0, 0, "0|1",
+	  "fio's copies across jobs: not supported" },
+	{ "dedupe_working_set_percentage", T_UINT, OFF(dedupe_ws_pct), NULL, 0, 100, "PCT",
+	  "of dedupe_mode=working_set" },
 	{ "latency_target", T_USEC, OFF(latency_target_ns), NULL, 0, 0, "TIME",
 	  "find the deepest queue whose I/Os take at most this (us, or 2ms...)" },
 	{ "latency_window", T_USEC, OFF(latency_window_ns), NULL, 0, 0, "TIME",

@@ -49,6 +49,8 @@ void load_opts_init(struct load_job_opts *o)
 	o->prio = o->prioclass = LOAD_PRIO_UNSET;
 	o->latency_pct = 100.0;
 	o->terse_version = 3;
+	o->scramble_buffers = true;
+	o->buf_compress_chunk = 512;
 	/* fio's default criterion, used once ss_dur is given. */
 	o->ss_flags = LOAD_SS_IOPS | LOAD_SS_SLOPE | LOAD_SS_PCT;
 	o->ss_limit = 0.01;
@@ -68,6 +70,15 @@ static const struct load_opt *find(const char *name)
 			return find(load_opt_aliases[i].of);
 	}
 	return NULL;
+}
+
+bool load_opt_given(const struct load_job_opts *o, const char *name)
+{
+	for (int i = 0; i < o->ngiven; i++) {
+		if (!strcmp(o->given[i].name, name))
+			return true;
+	}
+	return false;
 }
 
 bool load_opt_known(const char *name)
@@ -311,6 +322,36 @@ static int parse_rw(struct load_job_opts *o, const struct load_opt *op, const ch
 	return 0;
 }
 
+static int hexval(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/* fio's buffer_pattern: 0x and hex digits, or a quoted string. */
+static int parse_pattern(const char *value, struct load_job_opts *o, const char **err)
+{
+	size_t n = strlen(value);
+
+	*err = "want 0x and hex digits (0xdeadbeef) or a quoted string";
+	if (n >= 2 && (value[0] == '"' || value[0] == '\'') && value[n - 1] == value[0]) {
+		if (n - 2 == 0 || n - 2 > sizeof(o->buf_pattern))
+			return -1;
+		memcpy(o->buf_pattern, value + 1, n - 2);
+		o->buf_pattern_len = n - 2;
+		return 0;
+	}
+	if (n < 3 || value[0] != '0' || tolower((unsigned char)value[1]) != 'x' || n % 2 ||
+	    (n - 2) / 2 > sizeof(o->buf_pattern))
+		return -1;
+	for (size_t i = 2; i < n; i += 2) {
+		if (!isxdigit((unsigned char)value[i]) || !isxdigit((unsigned char)value[i + 1]))
+			return -1;
+		o->buf_pattern[(i - 2) / 2] = hexval(value[i]) << 4 | hexval(value[i + 1]);
+	}
+	o->buf_pattern_len = (n - 2) / 2;
+	return 0;
+}
+
 int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		 const char **err)
 {
@@ -404,6 +445,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		*(double *)p = v;
 		break;
 	}
+	case T_PATTERN:
+		if (parse_pattern(value, o, err))
+			return -2;
+		break;
 	case T_STEADY:
 		if (load_steady_parse(value, o, err))
 			return -2;

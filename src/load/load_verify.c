@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "lib/clock.h"
 #include "lib/stop.h"
+#include "load/buf.h"
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
@@ -58,18 +59,6 @@ static __u32 crc32c(const void *buf, size_t len)
 	return ~c;
 }
 
-static void fill_data(char *p, size_t len, __u64 seed)
-{
-	__u64 x = seed | 1;
-
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		memcpy(p + i, &x, 8);
-	}
-}
-
 int load_verify_init(struct load_thread *t)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -101,7 +90,7 @@ void load_verify_fill(struct load_thread *t, struct load_io *io)
 	h->numberio = t->verify_writes++;
 	h->crc = 0;
 	h->zero = 0;
-	fill_data((char *)io->buf + sizeof(*h), io->len - sizeof(*h), h->seed);
+	load_buf_random((char *)io->buf + sizeof(*h), io->len - sizeof(*h), h->seed);
 	h->crc = crc32c(io->buf, io->len);
 	t->written[block / 64] |= 1ULL << (block % 64);
 }

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the writes of a job carry, as fio 3.33 fills its buffers:
+ *   - by default random, filled once, and each write scrambled: its offset
+ *     and start time written into every 512-byte block, so that no two
+ *     writes are alike for a deduplicating device (scramble_buffers);
+ *   - zero_buffers: zeros; buffer_pattern: the pattern over and over;
+ *   - refill_buffers: new random data for every write;
+ *   - buffer_compress_percentage: in every chunk (buffer_compress_chunk,
+ *     512 bytes, or the smallest write if less) the first (100 - N)% of
+ *     bytes random, the rest zeros (or the pattern); refilled each write
+ *     unless refill_buffers=0 is given; 100 is zero_buffers;
+ *   - dedupe_percentage: that share of writes, drawn write by write, a
+ *     copy of the last unique one (dedupe_mode=repeat).
+ * Each chunk of a refilled buffer has a seed of its own, drawn from the
+ * thread's generator; a repeated write draws the same seeds again.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "load/buf.h"
+#include "load/engine.h"
+#include "load/job.h"
+#include "load/opts.h"
+
+/* xorshift64: the data generator; *x never 0. */
+static __u64 xorshift(__u64 *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x;
+}
+
+/* A seed for a chunk: xorshift64* of the thread's state. */
+static __u64 next_seed(__u64 *state)
+{
+	return xorshift(state) * 0x2545f4914f6cdd1dULL;
+}
+
+void load_buf_random(void *p, size_t len, __u64 seed)
+{
+	__u64 x = seed | 1, v;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		v = xorshift(&x);
+		memcpy((char *)p + i, &v, 8);
+	}
+	if (i < len) {
+		v = xorshift(&x);
+		memcpy((char *)p + i, &v, len - i);
+	}
+}
+
+const char *load_buf_check(const struct load_job_opts *o)
+{
+	if (o->dedupe_working_set)
+		return "dedupe_mode=working_set is not supported (repeat is)";
+	if (o->dedupe_global)
+		return "dedupe_global is not supported";
+	return NULL;
+}
+
+/* The pattern (or zeros) over len bytes, from the pattern's start. */
+static void pattern(const struct load_job_opts *o, char *p, size_t len)
+{
+	if (!o->buf_pattern_len) {
+		memset(p, 0, len);
+		return;
+	}
+	for (size_t i = 0; i < len; i += o->buf_pattern_len)
+		memcpy(p + i, o->buf_pattern,
+		       len - i < o->buf_pattern_len ? len - i : o->buf_pattern_len);
+}
+
+/*
+ * fio's __fill_random_buf_percentage(): chunk by chunk, (100 - pct)% of
+ * it random from the chunk's seed, then the pattern (or zeros); what is
+ * left after a chunk's random part within a word of the end is pattern.
+ */
+static void fill_compressible(const struct load_job_opts *o, char *p, size_t len,
+			      size_t chunk, __u64 *state)
+{
+	unsigned int pct = o->buf_compress_pct;
+
+	while (len) {
+		size_t seg = chunk < len ? chunk : len, rnd = seg * (100 - pct) / 100, rest;
+
+		load_buf_random(p, rnd, next_seed(state));
+		p += rnd;
+		len -= rnd;
+		if (!len)
+			break;
+		rest = seg - rnd;
+		if (len - rest <= sizeof(long))
+			rest = len;
+		pattern(o, p, rest);
+		p += rest;
+		len -= rest;
+	}
+}
+
+void load_buf_start(struct load_thread *t, __u64 seed)
+{
+	const struct load_job_opts *o = t->o;
+	size_t len = (size_t)t->depth * t->buf_len;
+	bool compress = o->buf_compress_pct && o->buf_compress_pct < 100;
+
+	t->buf_rng = seed | 1;
+	t->dedupe_rng = (seed ^ 0x9e3779b97f4a7c15ULL) | 1;
+	/* fio's: a chunk is buffer_compress_chunk or the smallest write. */
+	t->buf_chunk = o->bsz[LOAD_WRITE].min;
+	if (o->buf_compress_chunk && o->buf_compress_chunk < t->buf_chunk)
+		t->buf_chunk = o->buf_compress_chunk;
+	/* fio's: compressible data is refilled unless told not to be. */
+	t->buf_refill = o->refill_buffers ||
+			((compress || o->dedupe_pct) && !load_opt_given(o, "refill_buffers"));
+	/* And scrambled where it is neither that, nor zeros asked for,
+	 * nor verify's. */
+	t->buf_scramble = o->scramble_buffers && !t->buf_refill && !o->buf_compress_pct && !o->verify &&
+			  !(o->zero_buffers && !load_opt_given(o, "scramble_buffers"));
+	if (o->zero_buffers || o->buf_compress_pct == 100 || o->buf_pattern_len)
+		pattern(o, t->bufs, len);
+	else if (compress)
+		fill_compressible(o, t->bufs, len, t->buf_chunk, &t->buf_rng);
+}
+
+/* fio's small_content_scramble(): the write's offset at one of the eight
+ * cachelines of each 512-byte block (by its time and offset), its start
+ * time at the end of the first. */
+static void scramble(struct load_io *io, __u64 now)
+{
+	unsigned int line = (now ^ io->offset) & 7;
+	__u64 off = io->offset, t[2] = { now / 1000000000ULL, now % 1000000000ULL };
+	char *p = io->buf;
+
+	for (__u32 i = 0; i + 512 <= io->len; i += 512, off += 512) {
+		memcpy(p + i + line * 64, &off, 8);
+		memcpy(p + i + 64 - sizeof(t), t, sizeof(t));
+	}
+}
+
+void load_buf_fill(struct load_thread *t, struct load_io *io, __u64 now)
+{
+	const struct load_job_opts *o = t->o;
+	__u64 state;
+	bool repeat;
+
+	if (!t->buf_refill) {
+		if (t->buf_scramble)
+			scramble(io, now);
+		return;
+	}
+	if (o->zero_buffers || o->buf_pattern_len) {
+		pattern(o, io->buf, io->len);
+		return;
+	}
+	/* A repeat starts from where the last unique write started. */
+	repeat = o->dedupe_pct && t->buf_unique &&
+		 next_seed(&t->dedupe_rng) % 100 < o->dedupe_pct;
+	state = repeat ? t->buf_prev : t->buf_rng;
+	if (!repeat) {
+		t->buf_prev = t->buf_rng;
+		t->buf_unique = true;
+	}
+	if (o->buf_compress_pct)
+		fill_compressible(o, io->buf, io->len, t->buf_chunk, &state);
+	else
+		for (__u32 i = 0; i < io->len; i += t->buf_chunk)
+			load_buf_random((char *)io->buf + i,
+					io->len - i < t->buf_chunk ? io->len - i : t->buf_chunk,
+					next_seed(&state));
+	if (!repeat)
+		t->buf_rng = state;
+}
