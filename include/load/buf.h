@@ -23,8 +23,13 @@ void load_buf_random(void *p, size_t len, __u64 seed);
 /* What is wrong with the job's buffer options, NULL if nothing. */
 const char *load_buf_check(const struct load_job_opts *o);
 
-/* The thread's buffers filled before its first write; seed its own. */
-void load_buf_start(struct load_thread *t, __u64 seed);
+/* Before the threads start: each one's data seed, and the working sets
+ * of dedupe_mode=working_set (dedupe_global: from every thread's seeds).
+ * 0, or -ENOMEM. */
+int load_buf_plan(struct load_thread *th, unsigned int n);
+
+/* The thread's buffers filled before its first write. */
+void load_buf_start(struct load_thread *t);
 
 /* A write's buffer, just before it goes, at `now`. */
 void load_buf_fill(struct load_thread *t, struct load_io *io, __u64 now);

@@ -108,8 +108,11 @@ struct load_thread {
 	struct load_prio_pick prio;	/* fio's prio and cmdprio */
 	struct load_latgoal lat;	/* fio's latency_target */
 	/* What writes carry (load_buf.c). */
+	__u64 buf_seed;		/* set before the threads start */
 	__u64 buf_rng, buf_prev;	/* the seeds, where the last unique began */
 	__u64 dedupe_rng;
+	__u64 *dedupe_ws;	/* dedupe_mode=working_set: its pages' seeds */
+	__u64 dedupe_nws;
 	__u64 buf_chunk;
 	bool buf_refill, buf_scramble, buf_unique;
 	struct load_steady *ss;	/* fio's steady state, where it is kept */

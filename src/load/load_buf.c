@@ -11,12 +11,18 @@
  *     bytes random, the rest zeros (or the pattern); refilled each write
  *     unless refill_buffers=0 is given; 100 is zero_buffers;
  *   - dedupe_percentage: that share of writes, drawn write by write, a
- *     copy of the last unique one (dedupe_mode=repeat).
+ *     copy of the last unique one (dedupe_mode=repeat), or of one of the
+ *     first unique ones, dedupe_working_set_percentage of the job's size
+ *     (working_set); with dedupe_global those are taken in turn from
+ *     every thread's first unique writes, so that jobs repeat each
+ *     other's.
  * Each chunk of a refilled buffer has a seed of its own, drawn from the
  * thread's generator; a repeated write draws the same seeds again.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/clock.h"
 #include "load/buf.h"
 #include "load/engine.h"
 #include "load/job.h"
@@ -54,11 +60,59 @@ void load_buf_random(void *p, size_t len, __u64 seed)
 
 const char *load_buf_check(const struct load_job_opts *o)
 {
-	if (o->dedupe_working_set)
-		return "dedupe_mode=working_set is not supported (repeat is)";
-	if (o->dedupe_global)
-		return "dedupe_global is not supported";
+	if (!o->dedupe_pct || !o->dedupe_working_set)
+		return NULL;
+	if (!o->size)
+		return "dedupe_mode=working_set needs --size, of which the working set is a share";
+	if (o->dedupe_pct + o->dedupe_ws_pct > 100)
+		return "dedupe_percentage and dedupe_working_set_percentage add up to more than 100";
 	return NULL;
+}
+
+/* fio's chunk: buffer_compress_chunk, or the smallest write if less. */
+static __u64 chunk_of(const struct load_job_opts *o)
+{
+	__u64 c = o->bsz[LOAD_WRITE].min;
+
+	return o->buf_compress_chunk && o->buf_compress_chunk < c ? o->buf_compress_chunk : c;
+}
+
+int load_buf_plan(struct load_thread *th, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct load_job_opts *o = th[i].o;
+
+		th[i].buf_seed = ((o->randrepeat ? o->randseed : mono_ns()) ^ 0x6a09e667f3bcc909ULL) +
+				 (__u64)i * 0x9e3779b97f4a7c15ULL;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct load_job_opts *o = th[i].o;
+		struct load_thread *t = &th[i];
+		__u64 pages, per, state, steps, k = i;
+
+		if (!o->dedupe_pct || !o->dedupe_working_set)
+			continue;
+		pages = o->size * o->dedupe_ws_pct / 100 / o->bsz[LOAD_WRITE].min;
+		t->dedupe_ws = calloc(pages ? pages : 1, sizeof(*t->dedupe_ws));
+		if (!t->dedupe_ws)
+			return -ENOMEM;
+		t->dedupe_nws = pages;
+		/* Page p: the state the thread's p-th unique write starts
+		 * from; global, a run of pages from each thread in turn. */
+		steps = o->bsz[LOAD_WRITE].min / chunk_of(o);
+		per = pages / n ? pages / n : 1;
+		state = t->buf_seed | 1;
+		for (__u64 p = 0; p < pages; p++) {
+			if (p) {
+				for (__u64 s = 0; s < steps; s++)
+					next_seed(&state);
+				if (o->dedupe_global && p % per == 0)
+					state = th[++k % n].buf_seed | 1;
+			}
+			t->dedupe_ws[p] = state;
+		}
+	}
+	return 0;
 }
 
 /* The pattern (or zeros) over len bytes, from the pattern's start. */
@@ -100,18 +154,15 @@ static void fill_compressible(const struct load_job_opts *o, char *p, size_t len
 	}
 }
 
-void load_buf_start(struct load_thread *t, __u64 seed)
+void load_buf_start(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 	size_t len = (size_t)t->depth * t->buf_len;
 	bool compress = o->buf_compress_pct && o->buf_compress_pct < 100;
 
-	t->buf_rng = seed | 1;
-	t->dedupe_rng = (seed ^ 0x9e3779b97f4a7c15ULL) | 1;
-	/* fio's: a chunk is buffer_compress_chunk or the smallest write. */
-	t->buf_chunk = o->bsz[LOAD_WRITE].min;
-	if (o->buf_compress_chunk && o->buf_compress_chunk < t->buf_chunk)
-		t->buf_chunk = o->buf_compress_chunk;
+	t->buf_rng = t->buf_seed | 1;
+	t->dedupe_rng = (t->buf_seed ^ 0x9e3779b97f4a7c15ULL) | 1;
+	t->buf_chunk = chunk_of(o);
 	/* fio's: compressible data is refilled unless told not to be. */
 	t->buf_refill = o->refill_buffers ||
 			((compress || o->dedupe_pct) && !load_opt_given(o, "refill_buffers"));
@@ -155,10 +206,13 @@ void load_buf_fill(struct load_thread *t, struct load_io *io, __u64 now)
 		pattern(o, io->buf, io->len);
 		return;
 	}
-	/* A repeat starts from where the last unique write started. */
-	repeat = o->dedupe_pct && t->buf_unique &&
+	/* A repeat starts from where the last unique write started, or
+	 * where one of the working set's did. */
+	repeat = o->dedupe_pct && (t->buf_unique || t->dedupe_nws) &&
 		 next_seed(&t->dedupe_rng) % 100 < o->dedupe_pct;
-	state = repeat ? t->buf_prev : t->buf_rng;
+	state = !repeat ? t->buf_rng :
+		t->dedupe_nws ? t->dedupe_ws[next_seed(&t->dedupe_rng) % t->dedupe_nws] :
+		t->buf_prev;
 	if (!repeat) {
 		t->buf_prev = t->buf_rng;
 		t->buf_unique = true;

@@ -543,7 +543,7 @@ static int thread_setup(struct load_thread *t)
 
 		memcpy((char *)t->bufs + i, &v, 8);
 	}
-	load_buf_start(t, seed);
+	load_buf_start(t);
 	for (unsigned int i = 0; i < t->depth; i++) {
 		t->ios[i].buf = (char *)t->bufs + (size_t)i * t->buf_len;
 		t->ios[i].index = i;

@@ -51,6 +51,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->terse_version = 3;
 	o->scramble_buffers = true;
 	o->buf_compress_chunk = 512;
+	o->dedupe_ws_pct = 5;
 	/* fio's default criterion, used once ss_dur is given. */
 	o->ss_flags = LOAD_SS_IOPS | LOAD_SS_SLOPE | LOAD_SS_PCT;
 	o->ss_limit = 0.01;

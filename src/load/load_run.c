@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "load/buf.h"
 #include "load/engine.h"
 #include "load/files.h"
 #include "load/iolog.h"
@@ -146,7 +147,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			}
 		}
 	}
-	if (load_gate_init(&gate, th, nth) || load_flows_init(&flows, th, nth)) {
+	if (load_gate_init(&gate, th, nth) || load_flows_init(&flows, th, nth) ||
+	    load_buf_plan(th, nth)) {
 		pr_err("out of memory");
 		rc = 1;
 		goto out;
@@ -215,6 +217,7 @@ out:
 		free(th[i].written);
 		load_stats_free(&th[i].st);
 		load_steady_free(th[i].ss);
+		free(th[i].dedupe_ws);
 		load_iolog_close(&th[i], th[i].start_ns);
 	}
 	for (int i = 0; i < nclaimed; i++)

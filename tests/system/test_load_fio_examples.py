@@ -49,7 +49,6 @@ FIO_CANNOT = {
 
 # What iolens does not take yet: the option of its one-line refusal.
 NOT_YET = {
-    "dedupe-global": "dedupe_mode",
     "fixed-rate-submission": "io_submit_mode",
     "surface-scan": "verify=meta",
 }
