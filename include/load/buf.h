@@ -20,6 +20,9 @@ struct load_io;
  * the same seed. */
 void load_buf_random(void *p, size_t len, __u64 seed);
 
+/* The pattern over len bytes of p, from its start; zeros if none. */
+void load_pattern_fill(const struct load_pattern *pat, void *p, size_t len);
+
 /* What is wrong with the job's buffer options, NULL if nothing. */
 const char *load_buf_check(const struct load_job_opts *o);
 

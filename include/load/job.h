@@ -137,6 +137,7 @@ struct load_thread {
 	struct load_usage ru0;	/* at the start of the statistics */
 	struct load_stats st;
 	__u64 *written;		/* verify: a bit per block written */
+	__u64 verify_bs;	/* verify: the size of a block of it */
 	__u64 verify_writes;	/* verify: the header's numberio */
 	__u64 verify_nonce;	/* verify: this run's, in every block's seed */
 	bool logging;		/* a log of load_iolog.c is open */

@@ -141,6 +141,12 @@ enum { LOAD_SS_IOPS = 1, LOAD_SS_SLOPE = 2, LOAD_SS_PCT = 4 };
 
 struct load_steady;
 
+/* fio's buffer_pattern and verify_pattern: bytes repeated; len 0 none. */
+struct load_pattern {
+	unsigned char b[64];
+	unsigned int len;
+};
+
 /* One job's options; the fields the table in load_opts.c writes into. */
 struct load_job_opts {
 	char *name;
@@ -199,9 +205,13 @@ struct load_job_opts {
 	__u64 filesize;		/* a made file's size; 0: offset + size */
 	unsigned int nrfiles;	/* 1: fio's several are refused */
 	bool unlink;		/* remove the job's files when it ends */
+	bool create_serialize;	/* fio's; iolens makes files one by one */
 	int verify;		/* enum load_verify (load/verify.h) */
 	bool do_verify;		/* read back what was written (default) */
 	bool verify_only;	/* no writes: read back what is there */
+	struct load_pattern verify_pattern;	/* the data of verified blocks */
+	__u64 verify_interval;	/* a header every this many bytes; 0: a block */
+	bool fill_device;	/* write until the space runs out */
 	bool verify_fatal;	/* fio's; iolens stops at the first bad block */
 	bool allow_file_create;	/* false: a missing file is an error */
 	bool invalidate;	/* drop their cached pages before it starts */
@@ -242,8 +252,7 @@ struct load_job_opts {
 	unsigned int buf_compress_pct;	/* buffer_compress_percentage */
 	__u64 buf_compress_chunk;
 	bool refill_buffers, scramble_buffers, zero_buffers;
-	unsigned char buf_pattern[64];	/* buffer_pattern */
-	unsigned int buf_pattern_len;
+	struct load_pattern buf_pattern;	/* buffer_pattern */
 	unsigned int dedupe_pct;	/* dedupe_percentage */
 	int dedupe_working_set;		/* dedupe_mode: 0 repeat */
 	bool dedupe_global;

@@ -6,11 +6,12 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "load/load.h"
 
 struct load_thread;
 struct load_io;
 
-enum load_verify { LOAD_VERIFY_NONE, LOAD_VERIFY_CRC32C };
+enum load_verify { LOAD_VERIFY_NONE, LOAD_VERIFY_CRC32C, LOAD_VERIFY_META, LOAD_VERIFY_PATTERN };
 
 /* The smallest block a verified job may write: its header. */
 #define LOAD_VERIFY_MIN_BS 64
@@ -22,6 +23,10 @@ int load_verify_init(struct load_thread *t);
 /* Fills the buffer of a write of `io` with its header, data and
  * checksum, and marks its block written. */
 void load_verify_fill(struct load_thread *t, struct load_io *io);
+
+/* Whether the job only reads back blocks written before: verify_only, or
+ * verify on a job that does not write (fio verifies what it reads). */
+bool load_verify_reads_only(const struct load_job_opts *o);
 
 /* After the job's writes: reads back each block written (every block of
  * the range with verify_only) and checks it; the reads count as the job's

@@ -115,16 +115,20 @@ int load_buf_plan(struct load_thread *th, unsigned int n)
 	return 0;
 }
 
-/* The pattern (or zeros) over len bytes, from the pattern's start. */
-static void pattern(const struct load_job_opts *o, char *p, size_t len)
+void load_pattern_fill(const struct load_pattern *pat, void *p, size_t len)
 {
-	if (!o->buf_pattern_len) {
+	if (!pat->len) {
 		memset(p, 0, len);
 		return;
 	}
-	for (size_t i = 0; i < len; i += o->buf_pattern_len)
-		memcpy(p + i, o->buf_pattern,
-		       len - i < o->buf_pattern_len ? len - i : o->buf_pattern_len);
+	for (size_t i = 0; i < len; i += pat->len)
+		memcpy((char *)p + i, pat->b, len - i < pat->len ? len - i : pat->len);
+}
+
+/* The buffer pattern (or zeros) over len bytes. */
+static void pattern(const struct load_job_opts *o, char *p, size_t len)
+{
+	load_pattern_fill(&o->buf_pattern, p, len);
 }
 
 /*
@@ -170,7 +174,7 @@ void load_buf_start(struct load_thread *t)
 	 * nor verify's. */
 	t->buf_scramble = o->scramble_buffers && !t->buf_refill && !o->buf_compress_pct && !o->verify &&
 			  !(o->zero_buffers && !load_opt_given(o, "scramble_buffers"));
-	if (o->zero_buffers || o->buf_compress_pct == 100 || o->buf_pattern_len)
+	if (o->zero_buffers || o->buf_compress_pct == 100 || o->buf_pattern.len)
 		pattern(o, t->bufs, len);
 	else if (compress)
 		fill_compressible(o, t->bufs, len, t->buf_chunk, &t->buf_rng);
@@ -202,7 +206,7 @@ void load_buf_fill(struct load_thread *t, struct load_io *io, __u64 now)
 			scramble(io, now);
 		return;
 	}
-	if (o->zero_buffers || o->buf_pattern_len) {
+	if (o->zero_buffers || o->buf_pattern.len) {
 		pattern(o, io->buf, io->len);
 		return;
 	}

@@ -5,6 +5,7 @@
  * nothing that calls them: the loop calls load_opts.c, which finds the
  * engines by name.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "load/engine.h"
@@ -32,6 +33,19 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 
 	t->free[t->nfree++] = io;
 	t->think_done++;
+	/* fill_device: the space ran out, the job's end; a block not
+	 * written whole is not one to read back. */
+	if (t->o->fill_device && io->dir == LOAD_WRITE &&
+	    (res == -ENOSPC || res == -EDQUOT || (res >= 0 && (__u64)res < io->len))) {
+		t->exhausted = true;
+		if (t->written) {
+			__u64 b = (io->offset - t->o->offset) / t->verify_bs;
+
+			t->written[b / 64] &= ~(1ULL << (b % 64));
+		}
+		if (res < 0)
+			return;
+	}
 	if (res < 0) {
 		load_job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
 		return;

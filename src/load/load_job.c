@@ -641,7 +641,7 @@ static void thread_body(struct load_thread *t)
 	if (!t->ramping)
 		stats_start(t, now);
 	load_flow_join(t);
-	if (!t->o->verify_only)
+	if (!load_verify_reads_only(t->o))
 		run_loop(t);
 	load_flow_leave(t);
 	if (t->o->end_fsync && !t->st.error && !stop_requested()) {
@@ -649,7 +649,7 @@ static void thread_body(struct load_thread *t)
 		do_sync(t);
 	}
 	/* fio's verify: after the writes, a pass that reads them back. */
-	if (t->o->verify && (t->o->do_verify || t->o->verify_only) &&
+	if (t->o->verify && (t->o->do_verify || load_verify_reads_only(t->o)) &&
 	    !t->st.error && !stop_requested())
 		load_verify_pass(t);
 	now = mono_ns();

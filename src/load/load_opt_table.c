@@ -36,7 +36,8 @@ static const struct load_choice fallocate_choices[] = {
 
 static const struct load_choice verify_choices[] = {
 	{ "0", LOAD_VERIFY_NONE }, { "crc32c", LOAD_VERIFY_CRC32C },
-	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { NULL, 0 },
+	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { "meta", LOAD_VERIFY_META },
+	{ "pattern", LOAD_VERIFY_PATTERN }, { NULL, 0 },
 };
 
 static const struct load_choice think_type_choices[] = {
@@ -94,13 +95,21 @@ const struct load_opt load_opt_table[] = {
 	{ "allow_file_create", T_BOOL, OFF(allow_file_create), NULL, 0, 0, "0|1",
 	  "a missing file may be made (default 1); 0: it must exist" },
 	{ "verify", T_ENUM, OFF(verify), verify_choices, 0, 0, "HOW",
-	  "crc32c: written blocks carry a header and checksum, read back after" },
+	  "crc32c: a header and checksum a block, read back after; meta, pattern" },
+	{ "verify_pattern", T_PATTERN, OFF(verify_pattern), NULL, 0, 0, "0xHEX|'TEXT'",
+	  "the data of verified blocks, checked byte by byte" },
+	{ "verify_interval", T_SIZE, OFF(verify_interval), NULL, 0, 0, "SIZE",
+	  "a header every SIZE bytes of a block (default: the block)" },
+	{ "fill_device", T_BOOL, OFF(fill_device), NULL, 0, 0, "0|1",
+	  "write until the space runs out (ENOSPC ends the job)" },
 	{ "do_verify", T_BOOL, OFF(do_verify), NULL, 0, 0, "0|1",
 	  "the read-back pass after the writes (default 1)" },
 	{ "verify_only", T_BOOL, OFF(verify_only), NULL, 0, 0, NULL,
 	  "no writes: check the blocks an earlier run wrote" },
 	{ "verify_fatal", T_BOOL, OFF(verify_fatal), NULL, 0, 0, "0|1",
 	  "stop at the first bad block (iolens always does, as fio 3.33)" },
+	{ "create_serialize", T_BOOL, OFF(create_serialize), NULL, 0, 0, "0|1",
+	  "fio's order of making files: iolens makes them one by one anyway" },
 	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
 	  "remove the job's regular file when it ends" },
 	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",

@@ -328,28 +328,29 @@ static int hexval(int c)
 	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
 }
 
-/* fio's buffer_pattern: 0x and hex digits, or a quoted string. */
-static int parse_pattern(const char *value, struct load_job_opts *o, const char **err)
+/* fio's buffer_pattern and verify_pattern: 0x and hex digits, or a
+ * quoted string. */
+static int parse_pattern(const char *value, struct load_pattern *pat, const char **err)
 {
 	size_t n = strlen(value);
 
 	*err = "want 0x and hex digits (0xdeadbeef) or a quoted string";
 	if (n >= 2 && (value[0] == '"' || value[0] == '\'') && value[n - 1] == value[0]) {
-		if (n - 2 == 0 || n - 2 > sizeof(o->buf_pattern))
+		if (n - 2 == 0 || n - 2 > sizeof(pat->b))
 			return -1;
-		memcpy(o->buf_pattern, value + 1, n - 2);
-		o->buf_pattern_len = n - 2;
+		memcpy(pat->b, value + 1, n - 2);
+		pat->len = n - 2;
 		return 0;
 	}
 	if (n < 3 || value[0] != '0' || tolower((unsigned char)value[1]) != 'x' || n % 2 ||
-	    (n - 2) / 2 > sizeof(o->buf_pattern))
+	    (n - 2) / 2 > sizeof(pat->b))
 		return -1;
 	for (size_t i = 2; i < n; i += 2) {
 		if (!isxdigit((unsigned char)value[i]) || !isxdigit((unsigned char)value[i + 1]))
 			return -1;
-		o->buf_pattern[(i - 2) / 2] = hexval(value[i]) << 4 | hexval(value[i + 1]);
+		pat->b[(i - 2) / 2] = hexval(value[i]) << 4 | hexval(value[i + 1]);
 	}
-	o->buf_pattern_len = (n - 2) / 2;
+	pat->len = (n - 2) / 2;
 	return 0;
 }
 
@@ -447,7 +448,7 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		break;
 	}
 	case T_PATTERN:
-		if (parse_pattern(value, o, err))
+		if (parse_pattern(value, p, err))
 			return -2;
 		break;
 	case T_STEADY:

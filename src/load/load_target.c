@@ -19,6 +19,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include "load/engine.h"
 #include "load/load.h"
@@ -385,6 +386,7 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
 	char why[200];
 	bool ro = false;
+	struct statvfs vfs;
 	struct stat st;
 	__u64 want;
 	int fd;
@@ -417,6 +419,14 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 		close(fd);
 		return REFUSED;
 	}
+	/* fio's fill_device: as much as the file system has room for; the
+	 * file is not grown first, the writes grow it until ENOSPC. */
+	if (o->fill_device && !o->size && !fstatvfs(fd, &vfs)) {
+		__u64 room = (__u64)vfs.f_bavail * vfs.f_frsize + st.st_size;
+
+		if (room > o->offset + load_bs_max(o))
+			o->size = (room - o->offset) / load_bs_max(o) * load_bs_max(o);
+	}
 	resolve_pct(o, st.st_size);
 	if (!o->size && o->filesize > o->offset)
 		o->size = o->filesize - o->offset;
@@ -439,7 +449,7 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 			o->filename, (long long)st.st_size, why);
 		return REFUSED;
 	}
-	if (o->size && (__u64)st.st_size < want) {
+	if (o->size && (__u64)st.st_size < want && !o->fill_device) {
 		if (grow(o->filename, fd, o->fallocate, st.st_size, want)) {
 			pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
 			       (unsigned long long)want, strerror(errno));
@@ -502,9 +512,16 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 			o->name);
 		return REFUSED;
 	}
-	if (o->verify && !t->writes && !o->verify_only) {
-		fprintf(stderr, "iolens load: job '%s': --verify checks what the job writes; for blocks written before, give --verify_only\n",
-			o->name);
+	/* A header a piece: room for it, and whole pieces a block. */
+	if (o->verify && o->verify_interval &&
+	    (o->verify_interval < LOAD_VERIFY_MIN_BS || o->verify_interval > load_bs_min(o) ||
+	     load_bs_min(o) % o->verify_interval)) {
+		fprintf(stderr, "iolens load: job '%s': --verify_interval must divide the block size and be at least %d bytes\n",
+			o->name, LOAD_VERIFY_MIN_BS);
+		return REFUSED;
+	}
+	if (o->verify == LOAD_VERIFY_PATTERN && !o->verify_pattern.len) {
+		fprintf(stderr, "iolens load: job '%s': --verify=pattern needs --verify_pattern\n", o->name);
 		return REFUSED;
 	}
 	/* fio's loops count passes; their bytes must be countable. */

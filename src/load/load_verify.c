@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fio's verify=crc32c: each block written carries a header (a magic, its
- * length, its own offset, the seed of its data and its number among the
- * job's writes) followed by data drawn from the seed, and the CRC-32C of
- * the whole block with the checksum field zeroed.  After the writes a
- * pass reads back every block written and checks all of it, so that a
+ * fio's verify: each block written (or with verify_interval each piece of
+ * it) carries a header (a magic, its length, its own offset, the seed of
+ * its data and its number among the job's writes) followed by data drawn
+ * from the seed, or verify_pattern; crc32c adds the CRC-32C of the whole
+ * with the checksum field zeroed, meta checks the header alone (and the
+ * pattern), pattern has no header: the pattern is all of it.  After the
+ * writes a pass reads back every block written and checks it, so that a
  * block that is not where it was written (a misdirected write) fails as
- * surely as one whose bytes changed.
+ * surely as one whose bytes changed; a job that does not write checks the
+ * blocks of its range, as fio's reads verify what they read.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -65,6 +68,7 @@ int load_verify_init(struct load_thread *t)
 	__u64 nblocks = t->o->size / load_bs_min(t->o);
 
 	pthread_once(&once, crc_table_init);
+	t->verify_bs = load_bs_min(t->o);
 	t->verify_nonce = mono_ns() ^ (__u64)getpid() << 32;
 	t->written = calloc((nblocks + 63) / 64, sizeof(*t->written));
 	return t->written ? 0 : -ENOMEM;
@@ -78,51 +82,128 @@ static __u64 seed_of(const struct load_thread *t, __u64 offset)
 	return (offset + 1) * 0x9e3779b97f4a7c15ULL ^ t->verify_nonce;
 }
 
-void load_verify_fill(struct load_thread *t, struct load_io *io)
+bool load_verify_reads_only(const struct load_job_opts *o)
 {
-	struct vhdr *h = io->buf;
-	__u64 block = (io->offset - t->o->offset) / load_bs_min(t->o);
+	return o->verify_only || (o->verify && !load_dir_used(o, LOAD_WRITE));
+}
 
+/* What a header covers: verify_interval bytes, or the block. */
+static __u32 unit_of(const struct load_job_opts *o)
+{
+	return o->verify_interval ? o->verify_interval : load_bs_min(o);
+}
+
+static void fill_unit(struct load_thread *t, char *p, __u32 len, __u64 offset,
+		      __u64 numberio)
+{
+	const struct load_job_opts *o = t->o;
+	struct vhdr *h = (struct vhdr *)p;
+
+	if (o->verify == LOAD_VERIFY_PATTERN) {
+		load_pattern_fill(&o->verify_pattern, p, len);
+		return;
+	}
 	h->magic = VERIFY_MAGIC;
-	h->len = io->len;
-	h->offset = io->offset;
-	h->seed = seed_of(t, io->offset);
-	h->numberio = t->verify_writes++;
+	h->len = len;
+	h->offset = offset;
+	h->seed = seed_of(t, offset);
+	h->numberio = numberio;
 	h->crc = 0;
 	h->zero = 0;
-	load_buf_random((char *)io->buf + sizeof(*h), io->len - sizeof(*h), h->seed);
-	h->crc = crc32c(io->buf, io->len);
+	if (o->verify_pattern.len)
+		load_pattern_fill(&o->verify_pattern, p + sizeof(*h), len - sizeof(*h));
+	else
+		load_buf_random(p + sizeof(*h), len - sizeof(*h), h->seed);
+	if (o->verify == LOAD_VERIFY_CRC32C)
+		h->crc = crc32c(p, len);
+}
+
+void load_verify_fill(struct load_thread *t, struct load_io *io)
+{
+	__u64 block = (io->offset - t->o->offset) / t->verify_bs;
+	__u32 unit = unit_of(t->o);
+	__u64 numberio = t->verify_writes++;
+
+	for (__u32 at = 0; at < io->len; at += unit)
+		fill_unit(t, (char *)io->buf + at, unit, io->offset + at, numberio);
 	t->written[block / 64] |= 1ULL << (block % 64);
+}
+
+/* The first byte of p[0, len) that is not the pattern's (which starts at
+ * p), or len. */
+static __u32 off_pattern(const struct load_pattern *pat, const unsigned char *p, __u32 len)
+{
+	for (__u32 i = 0; i < len; i++) {
+		if (p[i] != pat->b[i % pat->len])
+			return i;
+	}
+	return len;
+}
+
+/* What is wrong with the unit read at `offset`, or NULL. */
+static const char *check_unit(const struct load_thread *t, unsigned char *p, __u32 len,
+			      __u64 offset, char *why, size_t wlen)
+{
+	const struct load_job_opts *o = t->o;
+	const struct load_pattern *pat = &o->verify_pattern;
+	struct vhdr *h = (struct vhdr *)p;
+	__u32 want, got, at;
+
+	if (o->verify == LOAD_VERIFY_PATTERN) {
+		at = off_pattern(pat, p, len);
+		if (at == len)
+			return NULL;
+		snprintf(why, wlen, "byte %llu: expected %02x (the pattern), found %02x",
+			 (unsigned long long)(offset + at), pat->b[at % pat->len], p[at]);
+		return why;
+	}
+	if (h->magic != VERIFY_MAGIC) {
+		snprintf(why, wlen, "bad magic at offset %llu: expected %08x, found %08x",
+			 (unsigned long long)offset, VERIFY_MAGIC, h->magic);
+		return why;
+	}
+	if (h->offset != offset || h->len != len) {
+		snprintf(why, wlen, "the header at offset %llu is of the one at %llu (%u bytes)",
+			 (unsigned long long)offset, (unsigned long long)h->offset, h->len);
+		return why;
+	}
+	if (!load_verify_reads_only(o) && h->seed != seed_of(t, offset)) {
+		snprintf(why, wlen, "a block of another run (its seed %016llx, not this run's %016llx): a lost write",
+			 (unsigned long long)h->seed, (unsigned long long)seed_of(t, offset));
+		return why;
+	}
+	if (pat->len) {
+		at = off_pattern(pat, p + sizeof(*h), len - sizeof(*h));
+		if (at != len - sizeof(*h)) {
+			snprintf(why, wlen, "byte %llu: expected %02x (the pattern), found %02x",
+				 (unsigned long long)(offset + sizeof(*h) + at), pat->b[at % pat->len],
+				 p[sizeof(*h) + at]);
+			return why;
+		}
+	}
+	if (o->verify != LOAD_VERIFY_CRC32C)
+		return NULL;
+	want = h->crc;
+	h->crc = 0;
+	got = crc32c(p, len);
+	h->crc = want;
+	if (got != want) {
+		snprintf(why, wlen, "crc32c at offset %llu: expected %08x, found %08x",
+			 (unsigned long long)offset, want, got);
+		return why;
+	}
+	return NULL;
 }
 
 /* What is wrong with the block read at `offset`, or NULL. */
 static const char *check(const struct load_thread *t, void *buf, __u64 offset,
 			 char *why, size_t len)
 {
-	struct vhdr *h = buf;
-	__u32 want, got;
+	__u32 unit = unit_of(t->o), bs = load_bs_min(t->o);
 
-	if (h->magic != VERIFY_MAGIC) {
-		snprintf(why, len, "bad magic: expected %08x, found %08x", VERIFY_MAGIC, h->magic);
-		return why;
-	}
-	if (h->offset != offset || h->len != load_bs_min(t->o)) {
-		snprintf(why, len, "the header is of the block at offset %llu (%u bytes)",
-			 (unsigned long long)h->offset, h->len);
-		return why;
-	}
-	if (!t->o->verify_only && h->seed != seed_of(t, offset)) {
-		snprintf(why, len, "a block of another run (its seed %016llx, not this run's %016llx): a lost write",
-			 (unsigned long long)h->seed, (unsigned long long)seed_of(t, offset));
-		return why;
-	}
-	want = h->crc;
-	h->crc = 0;
-	got = crc32c(buf, load_bs_min(t->o));
-	h->crc = want;
-	if (got != want) {
-		snprintf(why, len, "crc32c: expected %08x, found %08x", want, got);
-		return why;
+	for (__u32 at = 0; at < bs; at += unit) {
+		if (check_unit(t, (unsigned char *)buf + at, unit, offset + at, why, len))
+			return why;
 	}
 	return NULL;
 }
@@ -138,7 +219,7 @@ void load_verify_pass(struct load_thread *t)
 		const char *bad;
 		long res;
 
-		if (!o->verify_only && !(t->written[b / 64] & (1ULL << (b % 64))))
+		if (!load_verify_reads_only(o) && !(t->written[b / 64] & (1ULL << (b % 64))))
 			continue;
 		io->dir = LOAD_READ;
 		io->offset = o->offset + b * load_bs_min(o);

@@ -50,7 +50,9 @@ FIO_CANNOT = {
 # What iolens does not take yet: the option of its one-line refusal.
 NOT_YET = {
     "fixed-rate-submission": "io_submit_mode",
-    "surface-scan": "verify=meta",
+    # Its verify-phase reads the file its write-phase fills: iolens sizes
+    # every job's file before the first starts, fio each when it starts.
+    "surface-scan": "give --size",
 }
 
 # Run under both, with bytes that differ by the last I/O of a bssplit job:

@@ -448,7 +448,6 @@ def test_directory_holds_a_named_file_too(iolens, fs):
 @pytest.mark.parametrize("args,said", [
     (["--ioengine=null", "--size=1k"], "smaller than the block size"),
     (["--ioengine=null", "--rw=write", "--size=1m", "--verify=crc32c"], "no file"),
-    (["--rw=read", "--size=1m", "--verify=crc32c"], "--verify_only"),
     (["--rw=write", "--size=1m", "--verify=crc32c", "--bsrange=4k-8k"], "one block size"),
     (["--rw=randread", "--size=1m", "--random_distribution=zoned:150/5:50/"], "zoned:"),
     (["--rw=randread", "--size=1m", "--random_distribution=zipf:nan"], "theta"),

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+"""fio's verify beyond crc32c under iolens load: meta (the headers alone),
+pattern (no header, the pattern is the data), verify_pattern as the data of
+headed blocks, verify_interval (a header every so many bytes of a block),
+a read job verifying what it reads, and fill_device writing until the
+space runs out: written, a byte flipped on the device, read back."""
+import json
+import os
+import re
+
+import pytest
+
+from helpers import IOLENS, Loop, mounted_ext4, run_in
+
+PAT = "0xaa555aa5"
+
+
+def flip(dev, at):
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        b = os.pread(fd, 1, at)
+        os.pwrite(fd, bytes([b[0] ^ 0x10]), at)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.fixture
+def dev(root):
+    lo = Loop(size_mb=16)
+    try:
+        yield lo
+    finally:
+        lo.close()
+
+
+def run(tool, args, where):
+    cmd = [IOLENS, "load"] if tool == "iolens" else ["fio"]
+    return run_in(cmd + args + ["--output-format=json"], where)
+
+
+@pytest.mark.parametrize("kind,at,caught", [
+    # A byte of the data: the checksum, the pattern, or nothing (meta's
+    # headers alone) finds it.
+    (["--verify=crc32c"], 70000, r"crc32c at offset 65536: expected"),
+    (["--verify=crc32c", "--verify_interval=512"], 70000, r"crc32c at offset 69632: expected"),
+    (["--verify=meta", "--verify_pattern=" + PAT, "--verify_interval=512"], 70000,
+     r"byte 70000: expected (aa|55|5a|a5) \(the pattern\), found"),
+    (["--verify=pattern", "--verify_pattern=" + PAT], 70000,
+     r"byte 70000: expected (aa|55|5a|a5) \(the pattern\), found"),
+    (["--verify=meta"], 70000, None),
+    # A byte of a header's offset: meta finds the header is not the
+    # block's.
+    (["--verify=meta", "--verify_interval=512"], 65536 + 512 + 8,
+     r"the header at offset 66048 is of the one at"),
+])
+def test_a_read_job_verifies_what_it_reads(iolens, dev, tmp_path, kind, at, caught):
+    """Written by one job, a byte of the device flipped, read by another
+    (rw=read with the same verify, as fio's reads verify what they read):
+    the flip is found where the kind can find it, in the block or piece
+    that holds it, and the job fails with fio's EILSEQ; before the flip
+    the read job passes, every block read once."""
+    base = ["--name=v", "--filename=" + dev.dev, "--bs=64k", "--size=4m", "--direct=1"] + kind
+    p = run("iolens", base + ["--rw=write", "--do_verify=0"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    p = run("iolens", base + ["--rw=read"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"][0]["read"]["total_ios"] == 64
+    flip(dev.dev, at)
+    p = run("iolens", base + ["--rw=read"], tmp_path)
+    if caught is None:
+        assert p.returncode == 0, p.stderr
+        return
+    assert p.returncode == 1 and json.loads(p.stdout)["jobs"][0]["error"] == 84
+    block = at // 65536 * 65536
+    assert "verify failed in the block at offset %d " % block in p.stderr, p.stderr
+    assert re.search(caught, p.stderr), p.stderr
+
+
+def test_pattern_flips_found_as_fio_finds_them(iolens, dev, tmp_path):
+    """verify=pattern: fio's reads of iolens's pattern blocks pass, and a
+    flipped byte fails both tools' read jobs."""
+    base = ["--name=v", "--filename=" + dev.dev, "--bs=64k", "--size=4m", "--direct=1",
+            "--verify=pattern", "--verify_pattern=" + PAT]
+    assert run("iolens", base + ["--rw=write", "--do_verify=0"], tmp_path).returncode == 0
+    assert run("fio", base + ["--rw=read"], tmp_path).returncode == 0
+    flip(dev.dev, 1234567)
+    for tool in ("iolens", "fio"):
+        assert run(tool, base + ["--rw=read"], tmp_path).returncode != 0, tool
+
+
+def test_fill_device_writes_until_the_space_runs_out(iolens, root, tmp_path):
+    """fill_device on a 32 MiB ext4: the write job ends at ENOSPC without
+    an error, its bytes are the file's, the file system is full, and the
+    blocks written whole read back verified (fio's surface-scan)."""
+    lo = Loop(size_mb=32)
+    try:
+        with mounted_ext4(lo.dev, tmp_path) as mnt:
+            base = ["--name=s", "--filename=data", "--bs=64k", "--ioengine=sync", "--direct=1",
+                    "--verify=meta", "--verify_pattern=" + PAT, "--verify_interval=512"]
+            p = run("iolens", base + ["--rw=write", "--fill_device=1", "--do_verify=0"], mnt)
+            assert p.returncode == 0, p.stderr
+            written = json.loads(p.stdout)["jobs"][0]["write"]["io_bytes"]
+            size = os.path.getsize(mnt / "data")
+            st = os.statvfs(mnt)
+            assert written == size and size > 20 << 20
+            assert st.f_bavail * st.f_frsize < 65536
+            p = run("iolens", base + ["--rw=read"], mnt)
+            assert p.returncode == 0, p.stderr
+            assert json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"] == size // 65536 * 65536
+    finally:
+        lo.close()
+
+
+@pytest.mark.parametrize("args,said", [
+    (["--verify=pattern"], "--verify=pattern needs --verify_pattern"),
+    (["--verify=crc32c", "--verify_interval=100"], "--verify_interval must divide"),
+    (["--verify=crc32c", "--verify_interval=32"], "--verify_interval must divide"),
+    (["--verify=meta", "--verify_pattern=0x1"], "want 0x and hex digits"),
+])
+def test_what_cannot_be_verified_is_one_line(iolens, dev, tmp_path, args, said):
+    p = run_in([IOLENS, "load", "--name=v", "--filename=" + dev.dev, "--rw=write",
+                "--bs=4k", "--size=1m"] + args, tmp_path)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], lines
