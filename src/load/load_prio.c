@@ -20,6 +20,7 @@
 #include "lib/parse.h"
 #include "load/engine.h"
 #include "load/job.h"
+#include "load/opts.h"
 #include "load/prio.h"
 
 static __u16 ioprio_of(unsigned int class, unsigned int level)
@@ -117,24 +118,6 @@ const char *load_prio_check(const struct load_job_opts *o)
 	return NULL;
 }
 
-/* The direction is one the job issues (fio's td_read(), td_write()). */
-static bool does(const struct load_job_opts *o, int dir)
-{
-	switch (o->rw) {
-	case LOAD_RW_READ:
-	case LOAD_RW_RANDREAD:
-		return dir == LOAD_READ;
-	case LOAD_RW_WRITE:
-	case LOAD_RW_RANDWRITE:
-		return dir == LOAD_WRITE;
-	case LOAD_RW_TRIM:
-	case LOAD_RW_RANDTRIM:
-		return false;	/* fio sets no priority on a trim */
-	default:
-		return dir != LOAD_TRIM;
-	}
-}
-
 /* The index of the thread's statistics of (dir, ioprio), added if new:
  * room was made for the job's own and every entry of every direction. */
 static __u8 stat_of(struct load_stats *st, int dir, __u16 ioprio)
@@ -158,7 +141,8 @@ static void plan_dir(struct load_thread *t, int d)
 	struct load_prio_split one = { 1, { { 0, o->cmdprio_pct[d], -1 } } };
 	const struct load_prio_split *ps = o->cmdprio_pct[d] ? &one : &o->cmdprio_split[d];
 
-	if (!does(o, d) || !ps->n)
+	/* fio sets no priority on a trim. */
+	if (d == LOAD_TRIM || !load_dir_used(o, d) || !ps->n)
 		return;
 	pd->own = stat_of(&t->st, d, t->prio.ioprio);
 	for (unsigned int i = 0; i < ps->n; i++) {

@@ -162,6 +162,17 @@ class PlainUser:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def flip_byte(dev, at):
+    """One bit of the byte at `at` of the device flipped, on the device."""
+    fd = os.open(dev, os.O_RDWR)
+    try:
+        b = os.pread(fd, 1, at)
+        os.pwrite(fd, bytes([b[0] ^ 0x10]), at)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def diskstats(name):
     """Fields of /proc/diskstats for a device, by iostat's names."""
     with open("/proc/diskstats") as f:

@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from helpers import IOLENS, Loop, TraceInstance, fio_doc, fio_json, load_json, mounted_ext4, run_in
+from helpers import (IOLENS, Loop, TraceInstance, fio_doc, fio_json, flip_byte, load_json,
+                     mounted_ext4, run_in)
 
 # (name, fio's arguments scaled down from the tutorial's, count-bounded):
 # sizes and runtimes are the tutorials' divided down the same way for both.
@@ -380,13 +381,7 @@ def test_verify_finds_the_flipped_byte(iolens, loop, tmp_path):
         p = subprocess.run(cmd + args + ["--do_verify=0"], capture_output=True, text=True,
                            cwd=tmp_path)
         assert p.returncode == 0, p.stderr
-        fd = os.open(loop.dev, os.O_RDWR)
-        try:
-            b = os.pread(fd, 1, flip)
-            os.pwrite(fd, bytes([b[0] ^ 0x10]), flip)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        flip_byte(loop.dev, flip)
         p = subprocess.run(cmd + args + ["--verify_only", "--output-format=json"],
                            capture_output=True, text=True, cwd=tmp_path)
         assert p.returncode != 0

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from helpers import IOLENS, Loop, TraceInstance, run_in
+from helpers import IOLENS, TraceInstance, run_in
 
 CLASSES = {"rt": 1, "be": 2, "idle": 3}
 
@@ -48,21 +48,12 @@ def prios(doc, d):
             for p in doc["jobs"][0][d].get("prios", [])]
 
 
-@pytest.fixture
-def dev(root, tmp_path):
-    lo = Loop(size_mb=128)
-    try:
-        yield lo
-    finally:
-        lo.close()
-
-
 def job(where, name, text):
     (where / name).write_text(text)
     return name
 
 
-def test_cmdprio_percentage_as_fio_and_the_kernel_have_it(iolens, dev, tmp_path):
+def test_cmdprio_percentage_as_fio_and_the_kernel_have_it(iolens, loop, tmp_path):
     """fio's examples/cmdprio-percentage.fio: the job idle (prioclass=3),
     20% of its reads real-time.  JSON has both priorities in fio's order,
     the device saw each I/O at the priority counted for it, the share is
@@ -70,11 +61,11 @@ def test_cmdprio_percentage_as_fio_and_the_kernel_have_it(iolens, dev, tmp_path)
     column (log_prio) names the same I/Os."""
     text = ("[global]\nfilename=%s\ndirect=1\nwrite_lat_log=prio-run.log\nlog_prio=1\n"
             "size=64m\n[randread]\nrw=randread\nbs=128k\nioengine=libaio\niodepth=8\n"
-            "prioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\n" % dev.dev)
+            "prioclass=3\ncmdprio_percentage=20\ncmdprio_class=1\n" % loop.dev)
     for tool in ("iolens", "fio"):
         (tmp_path / tool).mkdir()
     name = job(tmp_path / "iolens", "p.fio", text)
-    out, seen = issued_by_prio(dev, [IOLENS, "load", "--output-format=json", name],
+    out, seen = issued_by_prio(loop, [IOLENS, "load", "--output-format=json", name],
                                tmp_path / "iolens")
     ours = json.loads(out)
     job(tmp_path / "fio", "p.fio", text)
@@ -92,17 +83,17 @@ def test_cmdprio_percentage_as_fio_and_the_kernel_have_it(iolens, dev, tmp_path)
     assert column == {"0x6000": got[0][2], "0x2000": got[1][2]}
 
 
-def test_cmdprio_bssplit_by_size_on_io_uring(iolens, dev, tmp_path):
+def test_cmdprio_bssplit_by_size_on_io_uring(iolens, loop, tmp_path):
     """fio's cmdprio-bssplit example's advanced form on io_uring: the 64k
     reads a quarter at real-time level 1 and three quarters idle level 2,
     the 1 MiB ones at the job's best-effort 7.  Each priority's requests
     are of its size alone, the job's own first in the JSON, and its text
     report has a clat line and percentiles per priority."""
-    args = ["--name=adv", "--filename=" + dev.dev, "--direct=1", "--rw=randread",
-            "--ioengine=io_uring", "--iodepth=16", "--size=96m",
+    args = ["--name=adv", "--filename=" + loop.dev, "--direct=1", "--rw=randread",
+            "--ioengine=io_uring", "--iodepth=16", "--size=48m",
             "--bssplit=64k/40:1024k/60", "--cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0",
             "--prioclass=2", "--prio=7"]
-    out, seen = issued_by_prio(dev, [IOLENS, "load", "--output-format=json"] + args, tmp_path)
+    out, seen = issued_by_prio(loop, [IOLENS, "load", "--output-format=json"] + args, tmp_path)
     got = prios(json.loads(out), "read")
     assert [(c, l) for c, l, _ in got] == [(2, 7), (1, 1), (3, 2)]
     size = {(2, 7): 1 << 20, (1, 1): 65536, (3, 2): 65536}
@@ -121,12 +112,12 @@ def test_cmdprio_bssplit_by_size_on_io_uring(iolens, dev, tmp_path):
     # fio's class 0 with a level is best-effort.
     (["--prio=6"], (2, 6)),
 ])
-def test_prio_is_the_threads_for_every_engine(iolens, dev, tmp_path, opts, want):
+def test_prio_is_the_threads_for_every_engine(iolens, loop, tmp_path, opts, want):
     """prio and prioclass set the job thread's own priority: a psync job's
     every request carries it, and one priority has no per-priority
     report (fio prints those from two)."""
-    out, seen = issued_by_prio(dev, [IOLENS, "load", "--output-format=json", "--name=p",
-                                     "--filename=" + dev.dev, "--direct=1", "--rw=randread",
+    out, seen = issued_by_prio(loop, [IOLENS, "load", "--output-format=json", "--name=p",
+                                     "--filename=" + loop.dev, "--direct=1", "--rw=randread",
                                      "--ioengine=psync", "--size=8m"] + opts, tmp_path)
     doc = json.loads(out)
     assert seen == {want: 8 << 20}
@@ -142,8 +133,8 @@ def test_prio_is_the_threads_for_every_engine(iolens, dev, tmp_path, opts, want)
     (["--prioclass=4"], "from 0 to 3"),
     (["--ioengine=libaio", "--cmdprio_class=0"], "in range"),
 ])
-def test_what_cannot_be_a_priority_is_one_line(iolens, dev, tmp_path, args, said):
-    p = run_in([IOLENS, "load", "--name=j", "--filename=" + dev.dev, "--size=1m"] + args,
+def test_what_cannot_be_a_priority_is_one_line(iolens, loop, tmp_path, args, said):
+    p = run_in([IOLENS, "load", "--name=j", "--filename=" + loop.dev, "--size=1m"] + args,
                tmp_path)
     assert p.returncode == 2 and p.stdout == "", p.stderr
     lines = p.stderr.strip().splitlines()

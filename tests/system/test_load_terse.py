@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from helpers import IOLENS, Loop, diskstats, run_in
+from helpers import IOLENS, diskstats, run_in
 
 # What a field looks like: the same kind in fio's line and iolens's.
 KINDS = [("int", r"\d+"), ("float", r"\d+\.\d{6}"), ("pct6", r"\d+\.\d{6}%"),
@@ -23,27 +23,18 @@ def kind(field):
     return "text"
 
 
-@pytest.fixture
-def dev(root):
-    lo = Loop(size_mb=64)
-    try:
-        yield lo
-    finally:
-        lo.close()
-
-
-def job(dev, *extra):
-    return ["--name=t", "--filename=" + dev.dev, "--direct=1", "--rw=randread", "--bs=4k",
+def job(loop, *extra):
+    return ["--name=t", "--filename=" + loop.dev, "--direct=1", "--rw=randread", "--bs=4k",
             "--size=4m", "--ioengine=libaio", "--iodepth=4", "--description=a b"] + list(extra)
 
 
 @pytest.mark.parametrize("version", [2, 3, 4, 5])
-def test_fields_as_fios(iolens, dev, tmp_path, version):
+def test_fields_as_fios(iolens, loop, tmp_path, version):
     """Each version: as many fields as fio's, each of the same kind (a
     whole number, six decimals, a percentage, 'P%=V', text) in order."""
     lines = {}
     for tool in ([IOLENS, "load"], ["fio"]):
-        p = run_in(tool + job(dev, "--output-format=terse", "--terse-version=%d" % version),
+        p = run_in(tool + job(loop, "--output-format=terse", "--terse-version=%d" % version),
                    tmp_path)
         assert p.returncode == 0, p.stderr
         lines[tool[0]] = p.stdout
@@ -56,13 +47,13 @@ def test_fields_as_fios(iolens, dev, tmp_path, version):
     assert a[0] == str(version)
 
 
-def test_values_are_the_runs(iolens, dev, tmp_path):
+def test_values_are_the_runs(iolens, loop, tmp_path):
     """Version 3 of a bounded job (--minimal): 4096 KiB read, bandwidth and
     IOPS as fio computes them from the bytes and the runtime, nothing
     written, and the disk's fields the kernel's counts over the run."""
-    name = os.path.basename(dev.dev)
+    name = os.path.basename(loop.dev)
     before = diskstats(name)
-    p = run_in([IOLENS, "load"] + job(dev, "--minimal"), tmp_path)
+    p = run_in([IOLENS, "load"] + job(loop, "--minimal"), tmp_path)
     after = diskstats(name)
     assert p.returncode == 0, p.stderr
     f = p.stdout.rstrip("\n").split(";")

@@ -10,28 +10,9 @@ import re
 
 import pytest
 
-from helpers import IOLENS, Loop, mounted_ext4, run_in
+from helpers import IOLENS, Loop, flip_byte, mounted_ext4, run_in
 
 PAT = "0xaa555aa5"
-
-
-def flip(dev, at):
-    fd = os.open(dev, os.O_RDWR)
-    try:
-        b = os.pread(fd, 1, at)
-        os.pwrite(fd, bytes([b[0] ^ 0x10]), at)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@pytest.fixture
-def dev(root):
-    lo = Loop(size_mb=16)
-    try:
-        yield lo
-    finally:
-        lo.close()
 
 
 def run(tool, args, where):
@@ -54,19 +35,19 @@ def run(tool, args, where):
     (["--verify=meta", "--verify_interval=512"], 65536 + 512 + 8,
      r"the header at offset 66048 is of the one at"),
 ])
-def test_a_read_job_verifies_what_it_reads(iolens, dev, tmp_path, kind, at, caught):
+def test_a_read_job_verifies_what_it_reads(iolens, loop, tmp_path, kind, at, caught):
     """Written by one job, a byte of the device flipped, read by another
     (rw=read with the same verify, as fio's reads verify what they read):
     the flip is found where the kind can find it, in the block or piece
     that holds it, and the job fails with fio's EILSEQ; before the flip
     the read job passes, every block read once."""
-    base = ["--name=v", "--filename=" + dev.dev, "--bs=64k", "--size=4m", "--direct=1"] + kind
+    base = ["--name=v", "--filename=" + loop.dev, "--bs=64k", "--size=4m", "--direct=1"] + kind
     p = run("iolens", base + ["--rw=write", "--do_verify=0"], tmp_path)
     assert p.returncode == 0, p.stderr
     p = run("iolens", base + ["--rw=read"], tmp_path)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["jobs"][0]["read"]["total_ios"] == 64
-    flip(dev.dev, at)
+    flip_byte(loop.dev, at)
     p = run("iolens", base + ["--rw=read"], tmp_path)
     if caught is None:
         assert p.returncode == 0, p.stderr
@@ -77,14 +58,14 @@ def test_a_read_job_verifies_what_it_reads(iolens, dev, tmp_path, kind, at, caug
     assert re.search(caught, p.stderr), p.stderr
 
 
-def test_pattern_flips_found_as_fio_finds_them(iolens, dev, tmp_path):
+def test_pattern_flips_found_as_fio_finds_them(iolens, loop, tmp_path):
     """verify=pattern: fio's reads of iolens's pattern blocks pass, and a
     flipped byte fails both tools' read jobs."""
-    base = ["--name=v", "--filename=" + dev.dev, "--bs=64k", "--size=4m", "--direct=1",
+    base = ["--name=v", "--filename=" + loop.dev, "--bs=64k", "--size=4m", "--direct=1",
             "--verify=pattern", "--verify_pattern=" + PAT]
     assert run("iolens", base + ["--rw=write", "--do_verify=0"], tmp_path).returncode == 0
     assert run("fio", base + ["--rw=read"], tmp_path).returncode == 0
-    flip(dev.dev, 1234567)
+    flip_byte(loop.dev, 1234567)
     for tool in ("iolens", "fio"):
         assert run(tool, base + ["--rw=read"], tmp_path).returncode != 0, tool
 
@@ -118,8 +99,8 @@ def test_fill_device_writes_until_the_space_runs_out(iolens, root, tmp_path):
     (["--verify=crc32c", "--verify_interval=32"], "--verify_interval must divide"),
     (["--verify=meta", "--verify_pattern=0x1"], "want 0x and hex digits"),
 ])
-def test_what_cannot_be_verified_is_one_line(iolens, dev, tmp_path, args, said):
-    p = run_in([IOLENS, "load", "--name=v", "--filename=" + dev.dev, "--rw=write",
+def test_what_cannot_be_verified_is_one_line(iolens, loop, tmp_path, args, said):
+    p = run_in([IOLENS, "load", "--name=v", "--filename=" + loop.dev, "--rw=write",
                 "--bs=4k", "--size=1m"] + args, tmp_path)
     assert p.returncode == 2 and p.stdout == "", p.stderr
     lines = p.stderr.strip().splitlines()
