@@ -57,11 +57,13 @@ static enum value value_of(const char *arg, const char *choices, char *out, size
 
 /* ---- the options of a command, gathered ---- */
 
-#define MAX_COPTS 64
+/* load's fio options are the most: 129 with their other names. */
+#define MAX_COPTS 256
 
 struct copts {
 	struct copt v[MAX_COPTS];
 	int n;
+	bool full;		/* some did not fit: the script would lack them */
 };
 
 static void add_cli(const struct cli_opt *o, void *ctx)
@@ -70,8 +72,12 @@ static void add_cli(const struct cli_opt *o, void *ctx)
 	struct copt *p;
 	const char *nl;
 
-	if (o->section || (!o->key && !o->name) || c->n == MAX_COPTS)
+	if (o->section || (!o->key && !o->name))
 		return;
+	if (c->n == MAX_COPTS) {
+		c->full = true;
+		return;
+	}
 	p = &c->v[c->n++];
 	memset(p, 0, sizeof(*p));
 	p->sopt = o->key && o->key < CLI_LONG ? (char)o->key : 0;
@@ -89,8 +95,10 @@ static void add_own(const char *name, const char *arg, const char *choices,
 	struct copts *c = ctx;
 	struct copt *p;
 
-	if (c->n == MAX_COPTS)
+	if (c->n == MAX_COPTS) {
+		c->full = true;
 		return;
+	}
 	p = &c->v[c->n++];
 	memset(p, 0, sizeof(*p));
 	p->lopt = name;
@@ -105,6 +113,7 @@ static void add_own(const char *name, const char *arg, const char *choices,
 static void gather(const struct cli_command *cmd, struct copts *c)
 {
 	c->n = 0;
+	c->full = false;
 	if (cmd->cli->opts)
 		cli_each_opt(cmd->cli, add_cli, c);
 	else if (cmd->cli->opts_each)
@@ -304,10 +313,11 @@ static const struct shell {
 	},
 };
 
-static void write_script(FILE *f, const struct shell *sh,
-			 const struct cli_command *cmds, int n)
+/* 0, or 1 after one line if a command has more options than it keeps. */
+static int write_script(FILE *f, const struct shell *sh,
+			const struct cli_command *cmds, int n)
 {
-	struct copts c;
+	static struct copts c;
 
 	fputs(sh->head, f);
 	for (int i = 0; i < n; i++) {
@@ -319,9 +329,15 @@ static void write_script(FILE *f, const struct shell *sh,
 	fputs(sh->body, f);
 	for (int i = 0; i < n; i++) {
 		gather(&cmds[i], &c);
+		if (c.full) {
+			pr_err("completion: %s has more than %d options; raise MAX_COPTS",
+			       cmds[i].cli->name, MAX_COPTS);
+			return 1;
+		}
 		sh->cmd(f, &cmds[i], &c);
 	}
 	fputs(sh->tail, f);
+	return 0;
 }
 
 int cmd_completion(int argc, char **argv, const struct cli_command *cmds, int n)
@@ -332,7 +348,7 @@ int cmd_completion(int argc, char **argv, const struct cli_command *cmds, int n)
 		if (!strcmp(argv[1], shells[i].name))
 			sh = &shells[i];
 	if (sh) {
-		write_script(stdout, sh, cmds, n);
+		return write_script(stdout, sh, cmds, n);
 	} else if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		printf("usage: iolens completion bash|zsh|fish\n\n"
 		       "A completion script for that shell, made from iolens's option tables:\n"
