@@ -212,6 +212,8 @@ struct load_job_opts {
 	struct load_pattern verify_pattern;	/* the data of verified blocks */
 	__u64 verify_interval;	/* a header every this many bytes; 0: a block */
 	bool fill_device;	/* write until the space runs out */
+	bool size_at_start;	/* its file, filled by an earlier job, sized
+				 * when it starts (load_run.c) */
 	bool verify_fatal;	/* fio's; iolens stops at the first bad block */
 	bool allow_file_create;	/* false: a missing file is an error */
 	bool invalidate;	/* drop their cached pages before it starts */

@@ -77,6 +77,26 @@ static int claim(const struct load_job_opts *o, const struct load_target *t,
 	return 0;
 }
 
+/* Whether job i (one thread, reading, no size) reads the file a job of
+ * an earlier wave fills (fill_device): its size is known only once that
+ * has run, so it is taken when job i starts, as fio sizes each job's
+ * files then. */
+static bool fills_before(const struct load_jobs *js, int i)
+{
+	const struct load_job_opts *o = &js->v[i];
+	bool wall = false;
+
+	if (o->size || o->numjobs != 1 || !o->filename || load_dir_used(o, LOAD_WRITE))
+		return false;
+	for (int k = i - 1; k >= 0; k--) {
+		wall |= js->v[k + 1].stonewall;
+		if (wall && js->v[k].fill_device && js->v[k].filename &&
+		    !strcmp(js->v[k].filename, o->filename))
+			return true;
+	}
+	return false;
+}
+
 static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 {
 	int rc = load_files_name(js);
@@ -103,6 +123,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	/* Every check of every job before any job starts: a refusal must
 	 * come before a single byte is written anywhere. */
 	for (int i = 0; i < js->n && !rc; i++) {
+		js->v[i].size_at_start = fills_before(js, i);
 		rc = load_target_prepare(&js->v[i], &targets[i]);
 		nth += js->v[i].numjobs;
 	}

@@ -436,6 +436,12 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	t->st_dev = st.st_dev;
 	t->st_ino = st.st_ino;
 	t->grown_from = t->grown_to = st.st_size;
+	/* Its size comes when it starts: a block until then, for the
+	 * checks. */
+	if (o->size_at_start && (__u64)st.st_size < o->offset + load_bs_max(o)) {
+		o->size = load_bs_max(o);
+		want = o->offset + o->size;
+	}
 	if (!o->size && (__u64)st.st_size <= o->offset) {
 		close(fd);
 		fprintf(stderr, "iolens load: %s: the file is %lld bytes; give --size\n",
@@ -449,7 +455,7 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 			o->filename, (long long)st.st_size, why);
 		return REFUSED;
 	}
-	if (o->size && (__u64)st.st_size < want && !o->fill_device) {
+	if (o->size && (__u64)st.st_size < want && !o->fill_device && !o->size_at_start) {
 		if (grow(o->filename, fd, o->fallocate, st.st_size, want)) {
 			pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
 			       (unsigned long long)want, strerror(errno));

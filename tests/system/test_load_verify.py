@@ -73,7 +73,9 @@ def test_pattern_flips_found_as_fio_finds_them(iolens, loop, tmp_path):
 def test_fill_device_writes_until_the_space_runs_out(iolens, root, tmp_path):
     """fill_device on a 32 MiB ext4: the write job ends at ENOSPC without
     an error, its bytes are the file's, the file system is full, and the
-    blocks written whole read back verified (fio's surface-scan)."""
+    blocks written whole read back verified, by another run and (fio's
+    surface-scan) by a job after it in the same run, which sizes the file
+    when it starts."""
     lo = Loop(size_mb=32)
     try:
         with mounted_ext4(lo.dev, tmp_path) as mnt:
@@ -89,6 +91,15 @@ def test_fill_device_writes_until_the_space_runs_out(iolens, root, tmp_path):
             p = run("iolens", base + ["--rw=read"], mnt)
             assert p.returncode == 0, p.stderr
             assert json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"] == size // 65536 * 65536
+            os.unlink(mnt / "data")
+            p = run("iolens", base[1:] + ["--name=s", "--rw=write", "--fill_device=1",
+                                          "--do_verify=0", "--name=r", "--stonewall",
+                                          "--rw=read"], mnt)
+            assert p.returncode == 0, p.stderr
+            w, r = json.loads(p.stdout)["jobs"]
+            size = os.path.getsize(mnt / "data")
+            assert w["write"]["io_bytes"] == size and size > 20 << 20
+            assert r["read"]["io_bytes"] == size // 65536 * 65536 and r["error"] == 0
     finally:
         lo.close()
 
