@@ -23,8 +23,10 @@ void load_buf_random(void *p, size_t len, __u64 seed);
 /* The pattern over len bytes of p, from its start; zeros if none. */
 void load_pattern_fill(const struct load_pattern *pat, void *p, size_t len);
 
-/* What is wrong with the job's buffer options, NULL if nothing. */
-const char *load_buf_check(const struct load_job_opts *o);
+/* What is wrong with the job's buffer options, NULL if nothing.  prev:
+ * as load_steady_conflict's, unused. */
+const char *load_buf_check(const struct load_job_opts *o,
+			   const struct load_job_opts *prev);
 
 /* Before the threads start: each one's data seed, and the working sets
  * of dedupe_mode=working_set (dedupe_global: from every thread's seeds).

@@ -28,6 +28,10 @@ struct load_gate {
 	unsigned int *left;	/* threads of each wave not yet ended */
 	struct load_thread *th;	/* all of them */
 	unsigned int n;
+	/* Called under the lock as a thread is let through, its owner's
+	 * last word: non-zero, an errno, and the thread does not run. */
+	int (*starting)(void *ctx, struct load_thread *t);
+	void *ctx;
 };
 
 /* fio's flow_id groups (load_flow.c): the I/Os of their threads so far

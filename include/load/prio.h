@@ -42,8 +42,9 @@ struct load_prio_pick {
 int load_prio_parse_split(char *s, struct load_prio_split *ps, const char **err);
 
 /* Whether the job's priority options go together and with its engine:
- * NULL, or what is wrong. */
-const char *load_prio_check(const struct load_job_opts *o);
+ * NULL, or what is wrong.  prev: as load_steady_conflict's, unused. */
+const char *load_prio_check(const struct load_job_opts *o,
+			    const struct load_job_opts *prev);
 
 /* On the job's thread before its first I/O: its priority set, and with
  * cmdprio the choice and the statistics it needs.  0 or -errno. */

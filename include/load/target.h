@@ -36,6 +36,13 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t);
 int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
 		      int *fd);
 
+/*
+ * A job whose file an earlier wave filled (size_at_start), sized as it
+ * starts, as fio sizes a job's files then: size is what the file holds past
+ * offset, in whole blocks.  0, or after one line an errno.
+ */
+int load_target_resize(struct load_job_opts *o, struct load_target *t, int fd);
+
 /* Opens the target for one thread. */
 int load_target_open(const struct load_job_opts *o, const struct load_target *t);
 

@@ -58,7 +58,8 @@ void load_buf_random(void *p, size_t len, __u64 seed)
 	}
 }
 
-const char *load_buf_check(const struct load_job_opts *o)
+const char *load_buf_check(const struct load_job_opts *o,
+			   const struct load_job_opts *prev __attribute__((unused)))
 {
 	if (!o->dedupe_pct || !o->dedupe_working_set)
 		return NULL;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "lib/log.h"
 #include "lib/outfile.h"
+#include "load/buf.h"
 #include "load/engine.h"
 #include "load/files.h"
 #include "load/load.h"
@@ -174,18 +175,12 @@ int load_files_layout(const struct load_job_opts *o, const struct load_target *t
 	}
 	while (left) {
 		size_t n = left < chunk ? left : chunk;
-		__u64 x = at * 0x9e3779b97f4a7c15ULL | 1;
 		ssize_t w;
 
 		/* Neither zeros nor one chunk again: a device that compresses
 		 * or deduplicates would make the job's reads cheaper than
 		 * those of the user's data. */
-		for (size_t i = 0; i + 8 <= n; i += 8) {
-			x ^= x >> 12;
-			x ^= x << 25;
-			x ^= x >> 27;
-			memcpy(buf + i, &x, 8);
-		}
+		load_buf_random(buf, n, at * 0x9e3779b97f4a7c15ULL);
 		w = pwrite(fd, buf, n, at);
 
 		if (w <= 0) {

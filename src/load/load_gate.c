@@ -81,6 +81,14 @@ bool load_gate_enter(struct load_gate *g, struct load_thread *t)
 		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
 	}
 	go = !stop_requested() && !load_thread_terminated(t);
+	if (go && g->starting) {
+		int e = g->starting(g->ctx, t);
+
+		if (e) {
+			t->st.error = e;
+			go = false;
+		}
+	}
 	t->running = go;
 	pthread_mutex_unlock(&g->lock);
 	return go;

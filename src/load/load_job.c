@@ -682,42 +682,13 @@ static bool start_delay(struct load_thread *t)
 	return sleep_until(t, mono_ns() + t->o->startdelay_ns);
 }
 
-/*
- * size_at_start: the file an earlier job filled, sized now, as fio sizes
- * a job's files when it starts.  The job's only thread, not yet started:
- * nothing else writes its options, and the monitor reads only a size that
- * is whole either way.
- */
-static bool size_now(struct load_thread *t)
-{
-	struct load_job_opts *o = (struct load_job_opts *)t->o;
-	__u64 bs = load_bs_max(o);
-	struct stat st;
-
-	if (fstat(t->fd, &st)) {
-		t->st.error = errno;
-		fprintf(stderr, "iolens load: job '%s': %s: %s\n", o->name, o->filename,
-			strerror(errno));
-		return false;
-	}
-	if ((__u64)st.st_size < o->offset + bs) {
-		t->st.error = EINVAL;
-		fprintf(stderr, "iolens load: job '%s': %s is %lld bytes when the job starts, short of a block past --offset\n",
-			o->name, o->filename, (long long)st.st_size);
-		return false;
-	}
-	o->size = ((__u64)st.st_size - o->offset) / bs * bs;
-	((struct load_target *)t->target)->dev_size = st.st_size;
-	return true;
-}
-
 void *load_thread_run(void *arg)
 {
 	struct load_thread *t = arg;
 
 	/* Behind a stonewall: the clock of the job starts after the wait. */
 	if (!t->gate || load_gate_enter(t->gate, t)) {
-		if ((!t->o->size_at_start || size_now(t)) && start_delay(t))
+		if (start_delay(t))
 			thread_body(t);
 	}
 	if (t->gate)

@@ -87,6 +87,15 @@ static bool named_before(const struct load_jobs *js, int i, const char *name)
 	return false;
 }
 
+/* Which options go together or not, in a job and with the job before it
+ * in its reporting group (NULL if none): what is wrong, or NULL. */
+static const char *(*const checks[])(const struct load_job_opts *o,
+				     const struct load_job_opts *prev) = {
+	load_prio_check,
+	load_buf_check,
+	load_steady_conflict,
+};
+
 /* fio's add_job(): a stonewall or new_group after some job opens a group;
  * a job waits_for one before it, as fio's (no forward references); and
  * the options that go together or not, once all of a job's are read. */
@@ -96,17 +105,15 @@ int load_jobs_group(struct load_jobs *js)
 	int group = 0;
 
 	for (int i = 0; i < js->n; i++) {
-		const char *w = js->v[i].wait_for, *why = load_prio_check(&js->v[i]);
-
-		if (!why)
-			why = load_buf_check(&js->v[i]);
+		const char *w = js->v[i].wait_for, *why = NULL;
+		const struct load_job_opts *prev;
 
 		if (i && (js->v[i].stonewall || js->v[i].new_group))
 			group++;
 		js->v[i].groupid = group;
-		if (!why)
-			why = load_steady_conflict(&js->v[i], i && js->v[i - 1].groupid == group ?
-							       &js->v[i - 1] : NULL);
+		prev = i && js->v[i - 1].groupid == group ? &js->v[i - 1] : NULL;
+		for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]) && !why; k++)
+			why = checks[k](&js->v[i], prev);
 		if (w && !named_before(js, i, w))
 			return usage_err(CMD, "job '%s': wait_for=%s: no job of that name before it",
 					 log_excerpt(js->v[i].name, job, sizeof(job)),

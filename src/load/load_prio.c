@@ -103,7 +103,8 @@ static bool per_io(const struct load_job_opts *o)
 	return false;
 }
 
-const char *load_prio_check(const struct load_job_opts *o)
+const char *load_prio_check(const struct load_job_opts *o,
+			    const struct load_job_opts *prev __attribute__((unused)))
 {
 	bool pct = false, split = false;
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,22 @@ static bool fills_before(const struct load_jobs *js, int i)
 	return false;
 }
 
+/* The jobs and their targets, for the gate's call as a thread starts. */
+struct run_ctx {
+	struct load_jobs *js;
+	struct load_target *targets;
+};
+
+static int thread_starting(void *ctx, struct load_thread *t)
+{
+	struct run_ctx *r = ctx;
+	ptrdiff_t i = t->o - r->js->v;
+
+	if (!t->o->size_at_start)
+		return 0;
+	return load_target_resize(&r->js->v[i], &r->targets[i], t->fd);
+}
+
 static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 {
 	int rc = load_files_name(js);
@@ -105,7 +122,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
 	struct load_thread *th = NULL;
 	struct load_result *res = NULL;
-	struct load_gate gate = {};
+	struct load_gate gate = { .starting = thread_starting };
+	struct run_ctx rctx = { .js = js };
 	struct load_flows flows = {};
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
@@ -115,6 +133,8 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 
 	if (rc)
 		goto out;
+	rctx.targets = targets;
+	gate.ctx = &rctx;
 	if (!targets || !claimed || !claimed_dev) {
 		pr_err("out of memory");
 		rc = 1;

@@ -650,3 +650,25 @@ int load_target_open(const struct load_job_opts *o, const struct load_target *t)
 		return outfile_open(o->filename, flags, OUTFILE_BLKDEV, NULL, why, sizeof(why));
 	return open(o->filename, flags);
 }
+
+int load_target_resize(struct load_job_opts *o, struct load_target *t, int fd)
+{
+	__u64 bs = load_bs_max(o);
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		int e = errno;
+
+		fprintf(stderr, "iolens load: job '%s': %s: %s\n", o->name, o->filename,
+			strerror(e));
+		return e;
+	}
+	if ((__u64)st.st_size < o->offset + bs) {
+		fprintf(stderr, "iolens load: job '%s': %s is %lld bytes when the job starts, short of a block past --offset\n",
+			o->name, o->filename, (long long)st.st_size);
+		return EINVAL;
+	}
+	o->size = ((__u64)st.st_size - o->offset) / bs * bs;
+	t->dev_size = st.st_size;
+	return 0;
+}
