@@ -24,7 +24,7 @@ CFLAGS		+= -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
 		   -MMD -MP $(EXTRA_CFLAGS)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 		   -Wall -Werror -I$(dir $(VMLINUX_H)) -MMD -MP
-LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lpthread
+LDLIBS		:= -lbpf -lelf -lz -lncursesw -lm -luring -laio -lblkid -lmicrohttpd -lmd -lxxhash -lpthread
 LDFLAGS		+= $(EXTRA_LDFLAGS)
 
 # Where `make install` puts things: the binary in sbin (it needs root or

@@ -8,7 +8,7 @@
 #   tools/install-deps.sh deb     build + what makes a Debian package
 set -eu
 
-build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev pkg-config make gcc"
+build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburing-dev libaio-dev libblkid-dev libmicrohttpd-dev libmd-dev libxxhash-dev pkg-config make gcc"
 # The kernel matrix boots Debian's own kernels under qemu (virtme-ng, from
 # PyPI into build/venv by the Makefile); report's page is looked at by a
 # real browser (headless chromium).

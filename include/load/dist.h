@@ -12,10 +12,12 @@ struct load_dist_state {
 	__u64 n;
 	double zetan, zeta2, eta, alpha;	/* zipf */
 	double pow;			/* pareto */
+	__u64 stddev;			/* normal: the deviation's range */
 	__u64 offset;			/* where the hottest block lands */
 };
 
-/* "zipf:1.2" and the like into *d: 0, or -1 with *err the reason. */
+/* "zipf:1.2", "normal:10:0.3" and the like into *d: 0, or -1 with *err
+ * the reason. */
 int load_dist_parse(const char *value, struct load_dist *d, const char **err);
 
 /* Sets *s up for n blocks; `seed` places the hot blocks. */

@@ -68,9 +68,10 @@ struct load_engine {
 	int (*queue)(struct load_thread *t, struct load_io *io, long *res);
 	/* Submits the batch; returns how many went, or -errno. */
 	int (*commit)(struct load_thread *t);
-	/* Waits for at least `min` completions and hands each to
-	 * load_io_done(); returns how many, or -errno. */
-	int (*reap)(struct load_thread *t, unsigned int min);
+	/* Waits for at least `min` completions and hands each, but no
+	 * more than `max` (at least min), to load_io_done(); returns how
+	 * many, or -errno. */
+	int (*reap)(struct load_thread *t, unsigned int min, unsigned int max);
 	void (*exit)(struct load_thread *t);
 };
 

@@ -92,6 +92,8 @@ struct load_thread {
 
 	/* Offsets in [offset, offset + size): bytes from offset. */
 	__u64 seq_pos[LOAD_DIRS];
+	__u64 seq_start[LOAD_DIRS];	/* where the last I/O began */
+	unsigned int seq_count;	/* rw=randread:N: I/Os before a random one */
 	__u64 zone_start;	/* zonemode=strided: the zone, from offset */
 	__u64 zone_bytes;	/* issued in it */
 	bool randommap;		/* one block size: the permutation below */
@@ -123,6 +125,7 @@ struct load_thread {
 	struct load_flow *flow;	/* fio's flow: its group, or NULL */
 	__u64 flow_count;	/* its I/Os counted in the group */
 	bool flow_held;		/* ahead of its share: wait, then try again */
+	bool batch_full;	/* iodepth_batch_submit I/Os queued: submit */
 	/* Under the gate's lock, but terminate: set by another thread's
 	 * exitall, read without it. */
 	bool running, ended, terminate;

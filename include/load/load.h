@@ -59,7 +59,12 @@ enum load_rw {
 
 struct load_engine;
 
-enum load_format { LOAD_FMT_NORMAL, LOAD_FMT_JSON, LOAD_FMT_TERSE };
+/* Bits: fio's --output-format takes several at once. */
+enum load_format { LOAD_FMT_NORMAL = 1, LOAD_FMT_JSON = 2, LOAD_FMT_TERSE = 4 };
+
+/* fio's rw_sequencer: the I/Os between two random offsets of rw=randread:N
+ * go on from the last one, or are at it again. */
+enum load_rw_seq { LOAD_RW_SEQ_SEQUENTIAL, LOAD_RW_SEQ_IDENTICAL };
 
 /* fio's fallocate=: how a file made or extended gets its blocks. */
 enum load_fallocate {
@@ -106,13 +111,17 @@ struct load_bs {
 };
 
 /* fio's random_distribution (load_dist.c). */
-enum load_dist_kind { LOAD_DIST_RANDOM, LOAD_DIST_ZIPF, LOAD_DIST_PARETO, LOAD_DIST_ZONED };
+enum load_dist_kind {
+	LOAD_DIST_RANDOM, LOAD_DIST_ZIPF, LOAD_DIST_PARETO, LOAD_DIST_NORMAL, LOAD_DIST_ZONED
+};
 
 #define LOAD_MAX_DIST_ZONES 16
 
 struct load_dist {
 	int kind;		/* enum load_dist_kind */
-	double param;		/* zipf's theta, pareto's h */
+	double param;		/* zipf's theta, pareto's h, normal's dev % */
+	double center;		/* where the hottest block is, 0 to 1; -1: a
+				 * place drawn from the seed (normal: 0) */
 	unsigned int nzones;	/* zoned: access percent over range percent */
 	struct load_dist_zone {
 		unsigned int access, range;
@@ -166,6 +175,9 @@ struct load_job_opts {
 	bool direct;
 	const struct load_engine *ioengine;
 	unsigned int iodepth;
+	unsigned int batch_submit;	/* iodepth_batch_submit; 0: all ready */
+	unsigned int batch_complete_min, batch_complete_max;	/* max 0: all */
+	unsigned int iodepth_low;	/* 0: iodepth */
 	unsigned int numjobs;
 	__u64 runtime_ns;	/* 0: until size is done */
 	bool time_based;
@@ -223,6 +235,9 @@ struct load_job_opts {
 	unsigned int loops;	/* passes over the range (fio's loops) */
 	__s64 seq_add;		/* rw=read:SIZE: a gap (below 0: a step
 				 * back) after each sequential I/O */
+	unsigned int seq_nr;	/* rw=randread:N: a random offset every Nth
+				 * I/O, the others as rw_sequencer says */
+	int rw_seq;		/* enum load_rw_seq */
 	__u64 io_size;		/* bytes to do within the range; 0: size */
 	__u64 number_ios;	/* end after this many I/Os; 0: no such end */
 	__u64 think_ns;		/* thinktime: a pause after think_blocks */

@@ -26,6 +26,7 @@ enum opt_type {
 	T_LOGNAME,	/* a string that may be left out in a job file */
 	T_PCT_F,	/* a percentage with a fraction, 0 to 100, a double */
 	T_PATTERN,	/* buffer_pattern (load_buf.c) */
+	T_ENUMS,	/* choices separated by ',', their values or'ed */
 };
 
 struct load_choice {
@@ -37,7 +38,7 @@ struct load_opt {
 	const char *name;
 	enum opt_type type;
 	size_t off;
-	const struct load_choice *choices;	/* T_ENUM */
+	const struct load_choice *choices;	/* T_ENUM, T_ENUMS */
 	unsigned int min, max;		/* T_UINT */
 	const char *arg;		/* for --help */
 	const char *help;

@@ -11,10 +11,16 @@
 struct load_thread;
 struct load_io;
 
-enum load_verify { LOAD_VERIFY_NONE, LOAD_VERIFY_CRC32C, LOAD_VERIFY_META, LOAD_VERIFY_PATTERN };
+/* fio's verify= kinds: no checksum, then one a kind (load_csum.c). */
+enum load_verify {
+	LOAD_VERIFY_NONE, LOAD_VERIFY_META, LOAD_VERIFY_PATTERN,
+	LOAD_VERIFY_CRC32C, LOAD_VERIFY_CRC32, LOAD_VERIFY_XXHASH, LOAD_VERIFY_MD5,
+	LOAD_VERIFY_SHA1, LOAD_VERIFY_SHA256, LOAD_VERIFY_SHA384, LOAD_VERIFY_SHA512,
+};
 
-/* The smallest block a verified job may write: its header. */
-#define LOAD_VERIFY_MIN_BS 64
+/* The smallest block a verified job may write: room for its header and
+ * the largest digest (sha512's 64 bytes). */
+#define LOAD_VERIFY_MIN_BS 128
 
 /* Sets up what the thread needs: the map of blocks written (t->written,
  * freed with the thread); 0 or -errno. */

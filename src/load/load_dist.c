@@ -6,6 +6,11 @@
  *                 free method of Gray et al. ("Quickly generating billion-
  *                 record synthetic databases", SIGMOD 1994), as fio draws it
  *   pareto:H      the H of the 80/20 rule: n * u^(log H / log (1 - H))
+ *   normal:DEV    fio's gauss: the mean of 12 uniform draws over the range
+ *                 (near normal, its deviation a twelfth of the range),
+ *                 moved by a uniform deviation of DEV percent of it
+ * Each of these three takes fio's default parameter when none is given,
+ * and a second postfix, the center (0 to 1), places the hottest block.
  *   zoned:A/R:..  A percent of the accesses in the next R percent of the
  *                 range, uniform within it; an empty R is the rest
  * As fio's, the hottest blocks of zipf and pareto are not the first ones:
@@ -80,12 +85,53 @@ static int parse_zones(char *s, struct load_dist *d, const char **err)
 	return access == 100 && range == 100 && blank <= 1 ? 0 : -1;
 }
 
+/* The distributions of one parameter: fio's names, defaults (fio.h's
+ * FIO_DEF_ZIPF, FIO_DEF_PARETO; normal's 0) and bounds.  zipf's theta
+ * must not be 1 (the method divides by 1 - theta). */
+static const struct shape {
+	const char *name;
+	int kind;
+	double def, lo, hi;
+	const char *bounds;
+} shapes[] = {
+	{ "zipf", LOAD_DIST_ZIPF, 1.1, 0, INFINITY, "zipf's theta must be above 0 and not 1" },
+	{ "pareto", LOAD_DIST_PARETO, 0.2, 0, 1, "pareto's h must be between 0 and 1" },
+	{ "normal", LOAD_DIST_NORMAL, 0, -1, 100,
+	  "normal's deviation must be from 0 to below 100 (percent of the range)" },
+};
+
+static bool in_bounds(const struct shape *sh, double v)
+{
+	return isfinite(v) && v > sh->lo && v < sh->hi &&
+	       !(sh->kind == LOAD_DIST_ZIPF && v == 1.0) &&
+	       !(sh->kind == LOAD_DIST_NORMAL && v < 0);
+}
+
+/* "THETA" or "THETA:CENTER" (fio's split_parse_distr) into *d. */
+static int parse_param(char *arg, const struct shape *sh, struct load_dist *d,
+		       const char **err)
+{
+	char *c = strchr(arg, ':'), *end;
+
+	if (c) {
+		*c++ = '\0';
+		d->center = strtod(c, &end);
+		*err = "the center (after a second ':') must be from 0 to 1";
+		if (end == c || *end || !(d->center >= 0 && d->center <= 1))
+			return -1;
+	}
+	d->param = strtod(arg, &end);
+	*err = sh->bounds;
+	return end == arg || *end || !in_bounds(sh, d->param) ? -1 : 0;
+}
+
 int load_dist_parse(const char *value, struct load_dist *d, const char **err)
 {
-	char buf[256], *arg, *end;
+	char buf[256], *arg;
 
 	memset(d, 0, sizeof(*d));
-	*err = "want random, zipf:THETA, pareto:H or zoned:A/R:...";
+	d->center = -1;
+	*err = "want random, zipf[:THETA], pareto[:H], normal[:DEV] or zoned:A/R:...";
 	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf))
 		return -1;
 	arg = strchr(buf, ':');
@@ -97,19 +143,14 @@ int load_dist_parse(const char *value, struct load_dist *d, const char **err)
 		d->kind = LOAD_DIST_ZONED;
 		return parse_zones(arg, d, err);
 	}
-	if (!arg || (strcmp(buf, "zipf") && strcmp(buf, "pareto")))
-		return -1;
-	d->kind = strcmp(buf, "zipf") ? LOAD_DIST_PARETO : LOAD_DIST_ZIPF;
-	d->param = strtod(arg, &end);
-	/* fio's bounds: zipf's theta not 1 (the method divides by 1 -
-	 * theta), pareto's h strictly between 0 and 1. */
-	*err = d->kind == LOAD_DIST_ZIPF ? "zipf's theta must be above 0 and not 1"
-					  : "pareto's h must be between 0 and 1";
-	if (end == arg || *end || !isfinite(d->param) || d->param <= 0)
-		return -1;
-	if (d->kind == LOAD_DIST_ZIPF ? d->param == 1.0 : d->param >= 1.0)
-		return -1;
-	return 0;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if (strcmp(buf, shapes[i].name))
+			continue;
+		d->kind = shapes[i].kind;
+		d->param = shapes[i].def;
+		return arg ? parse_param(arg, &shapes[i], d, err) : 0;
+	}
+	return -1;
 }
 
 void load_dist_init(const struct load_dist *d, struct load_dist_state *s, __u64 n,
@@ -120,7 +161,7 @@ void load_dist_init(const struct load_dist *d, struct load_dist_state *s, __u64 
 
 	memset(s, 0, sizeof(*s));
 	s->n = n ? n : 1;
-	s->offset = mix(seed);
+	s->offset = d->center < 0 ? mix(seed) : (__u64)(s->n * d->center);
 	if (d->kind == LOAD_DIST_ZIPF) {
 		for (__u64 i = 1; i <= m; i++)
 			s->zetan += pow(1.0 / i, theta);
@@ -129,7 +170,39 @@ void load_dist_init(const struct load_dist *d, struct load_dist_state *s, __u64 
 		s->eta = (1.0 - pow(2.0 / s->n, 1.0 - theta)) / (1.0 - s->zeta2 / s->zetan);
 	} else if (d->kind == LOAD_DIST_PARETO) {
 		s->pow = log(theta) / log(1.0 - theta);
+	} else if (d->kind == LOAD_DIST_NORMAL) {
+		if (theta > 0)
+			s->stddev = ceil(s->n * theta / 100.0);
+		if (s->stddev > s->n / 2)
+			s->stddev = s->n / 2;
+		/* fio's gauss_init: no offset but the center's, which moves
+		 * the middle of the range there (fio's n * (center - 0.5),
+		 * taken modulo n where it would be below 0). */
+		s->offset = d->center < 0 ? 0 : (__u64)(s->n * (d->center + 0.5)) % s->n;
 	}
+}
+
+/*
+ * fio's gauss_next(): the mean of 12 draws over [0, n], rounded up, then a
+ * uniform deviation within stddev/2 either way, halved until the sum stays
+ * in the range (fio's loop would not end at a sum of n and no deviation:
+ * the caller clamps that one).  The draws come from r1, the deviation from
+ * r2.
+ */
+static __u64 normal_rank(const struct load_dist_state *s, __u64 r1, __u64 r2)
+{
+	__u64 sum = 0;
+	__s64 dev;
+
+	for (__u64 i = 0; i < 12; i++)
+		sum += mix(r1 + i * GOLDEN_RATIO_64) % (s->n + 1);
+	sum = (sum + 11) / 12;
+	if (!s->stddev)
+		return sum;
+	dev = (__s64)(unit(r2) * s->stddev) - (__s64)(s->stddev / 2);
+	while (dev && ((__s64)sum + dev >= (__s64)s->n || (__s64)sum + dev < 0))
+		dev /= 2;
+	return sum + dev;
 }
 
 __u64 load_dist_next(const struct load_dist *d, const struct load_dist_state *s,
@@ -150,6 +223,9 @@ __u64 load_dist_next(const struct load_dist *d, const struct load_dist_state *s,
 		break;
 	case LOAD_DIST_PARETO:
 		rank = (__u64)((s->n - 1) * pow(u, s->pow));
+		break;
+	case LOAD_DIST_NORMAL:
+		rank = normal_rank(s, r1, r2);
 		break;
 	case LOAD_DIST_ZONED: {
 		unsigned int pick = r2 % 100, sum = 0, from = 0;

@@ -211,7 +211,8 @@ static bool sleep_until(struct load_thread *t, __u64 until)
 static void drain(struct load_thread *t)
 {
 	while (!t->eng->sync && t->nfree < t->depth) {
-		if (t->eng->reap(t, 1) < 0)
+		if (t->eng->reap(t, 1, t->o->batch_complete_max ? t->o->batch_complete_max
+								: t->depth) < 0)
 			return;
 	}
 }
@@ -295,6 +296,7 @@ static __u64 fill(struct load_thread *t, __u64 now)
 {
 	t->wake_ns = 0;
 	t->flow_held = false;
+	t->batch_full = false;
 	while (t->nfree && t->depth - t->nfree < t->lat.qd && may_issue(t)) {
 		struct load_io *io;
 		int dir = load_pick_dir(t);
@@ -355,6 +357,10 @@ static __u64 fill(struct load_thread *t, __u64 now)
 		t->queued[t->nqueued++] = io;
 		if (think_due(t))
 			break;
+		if (t->o->batch_submit && t->nqueued >= t->o->batch_submit) {
+			t->batch_full = true;
+			break;
+		}
 	}
 	return now;
 }
@@ -383,6 +389,35 @@ static int submit(struct load_thread *t)
 		t->st.depth[depth_bucket(inflight)] += t->queued[i]->counted;
 	}
 	return 0;
+}
+
+/*
+ * Completions, as fio's wait_for_completions(): iodepth_batch_complete_min
+ * at least (never 0: the loop reaps only when it can issue nothing more),
+ * _max at most; and a queue that was full is refilled only once no more
+ * than iodepth_low are in flight.
+ */
+static int reap_turn(struct load_thread *t)
+{
+	const struct load_job_opts *o = t->o;
+	unsigned int inflight = t->depth - t->nfree;
+	unsigned int min = o->batch_complete_min < inflight ? o->batch_complete_min : inflight;
+	unsigned int max = o->batch_complete_max ? o->batch_complete_max : t->depth;
+	unsigned int low = o->iodepth_low && o->iodepth_low < t->depth ? o->iodepth_low : t->depth;
+	bool full = !t->nfree || inflight >= t->lat.qd;
+	int rc;
+
+	if (!min)
+		min = 1;
+	if (max < min)
+		max = min;
+	do {
+		rc = t->eng->reap(t, min, max);
+		inflight = t->depth - t->nfree;
+		if (min > inflight)
+			min = inflight;
+	} while (rc >= 0 && full && inflight > low && !stop_requested());
+	return rc;
 }
 
 /* fio's latency_target between two turns of the loop: the window judged,
@@ -432,6 +467,10 @@ static void run_loop(struct load_thread *t)
 		now = fill(t, now);
 		if (submit(t) < 0)
 			break;
+		if (t->batch_full) {
+			now = mono_ns();
+			continue;
+		}
 		if (t->think_pending && more_to_do(t)) {
 			think(t);
 			now = mono_ns();
@@ -455,7 +494,7 @@ static void run_loop(struct load_thread *t)
 			now = mono_ns();
 			continue;
 		}
-		rc = t->eng->reap(t, 1);
+		rc = reap_turn(t);
 		if (rc < 0) {
 			load_job_err(t, "reap", 0, -rc);
 			break;

@@ -237,6 +237,29 @@ static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
 	*span = end - t->zone_start < o->zone_range ? end - t->zone_start : o->zone_range;
 }
 
+/*
+ * fio's rw=randread:N: whether this I/O is one of the N - 1 between two
+ * random ones, the first I/O random (fio's ddir_seq_nr, counting the I/Os
+ * of every direction, starts at 1), and then where it goes: *pos after the last I/O of its direction
+ * (rw_sequencer=sequential) or where that one began (identical), *len.
+ * As fio's, one that would pass the end of the range is a random one.
+ */
+static bool seq_between(struct load_thread *t, int dir, __u64 span, __u64 *pos, __u64 *len)
+{
+	const struct load_job_opts *o = t->o;
+
+	if (o->seq_nr <= 1 || !t->seq_count) {
+		t->seq_count = o->seq_nr > 1 ? o->seq_nr - 1 : 0;
+		return false;
+	}
+	t->seq_count--;
+	*pos = o->rw_seq == LOAD_RW_SEQ_IDENTICAL ? t->seq_start[dir] : t->seq_pos[dir];
+	if (*pos >= span)
+		return false;
+	*len = t->randommap ? t->o->bsz[dir].min : pick_len(t, dir, span - *pos);
+	return *len && *pos + *len <= span;
+}
+
 bool load_pick_io(struct load_thread *t, struct load_io *io)
 {
 	const struct load_job_opts *o = t->o;
@@ -248,7 +271,9 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 	__u64 pos, len, ba, base, span;
 
 	zone_of(t, &base, &span);
-	if (load_rw_random(o->rw) && t->randommap) {
+	if (load_rw_random(o->rw) && seq_between(t, dir, span, &pos, &len)) {
+		/* Placed after (or at) the last I/O. */
+	} else if (load_rw_random(o->rw) && t->randommap) {
 		if (t->perm_pos >= t->nblocks && !again)
 			return false;
 		len = o->bsz[dir].min;
@@ -279,8 +304,9 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 			pos = 0;
 			len = pick_len(t, dir, span);
 		}
-		t->seq_pos[dir] = pos + len;
 	}
+	t->seq_start[dir] = pos;
+	t->seq_pos[dir] = pos + len;
 	t->zone_bytes += len;
 	io->offset = o->offset + base + pos;
 	io->len = len;

@@ -36,8 +36,11 @@ static const struct load_choice fallocate_choices[] = {
 
 static const struct load_choice verify_choices[] = {
 	{ "0", LOAD_VERIFY_NONE }, { "crc32c", LOAD_VERIFY_CRC32C },
-	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { "meta", LOAD_VERIFY_META },
-	{ "pattern", LOAD_VERIFY_PATTERN }, { NULL, 0 },
+	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { "crc32", LOAD_VERIFY_CRC32 },
+	{ "xxhash", LOAD_VERIFY_XXHASH }, { "md5", LOAD_VERIFY_MD5 },
+	{ "sha1", LOAD_VERIFY_SHA1 }, { "sha256", LOAD_VERIFY_SHA256 },
+	{ "sha384", LOAD_VERIFY_SHA384 }, { "sha512", LOAD_VERIFY_SHA512 },
+	{ "meta", LOAD_VERIFY_META }, { "pattern", LOAD_VERIFY_PATTERN }, { NULL, 0 },
 };
 
 static const struct load_choice think_type_choices[] = {
@@ -66,6 +69,11 @@ static const struct load_choice generator_choices[] = {
 
 static const struct load_choice dedupe_mode_choices[] = {
 	{ "repeat", 0 }, { "working_set", 1 }, { NULL, 0 },
+};
+
+static const struct load_choice rw_seq_choices[] = {
+	{ "sequential", LOAD_RW_SEQ_SEQUENTIAL }, { "identical", LOAD_RW_SEQ_IDENTICAL },
+	{ NULL, 0 },
 };
 
 static const struct load_choice format_choices[] = {
@@ -217,7 +225,9 @@ const struct load_opt load_opt_table[] = {
 	{ "offset_align", T_SIZE, OFF(offset_align), NULL, 0, 0, "SIZE",
 	  "alignment of an N% offset (default: the smallest block size)" },
 	{ "rw", T_RW, OFF(rw), load_rw_choices, 0, 0, "PATTERN[:SIZE]",
-	  "read write randread randwrite rw|readwrite randrw trim randtrim" },
+	  "read write randread randwrite rw|readwrite randrw trim randtrim; random:N a random offset every N I/Os" },
+	{ "rw_sequencer", T_ENUM, OFF(rw_seq), rw_seq_choices, 0, 0, "HOW",
+	  "between random:N's random offsets: sequential (default) or identical" },
 	{ "rwmixread", T_UINT, OFF(rwmixread), NULL, 0, 100, "PCT",
 	  "percent of reads in rw and randrw (default 50)" },
 	{ "rwmixwrite", T_PCT_OTHER, OFF(rwmixread), NULL, 0, 100, "PCT",
@@ -242,6 +252,14 @@ const struct load_opt load_opt_table[] = {
 	  "how I/O is issued: one of the engines below" },
 	{ "iodepth", T_UINT, OFF(iodepth), NULL, 1, 65535, "N",
 	  "I/Os in flight per job (the sync engines and mmap: 1)" },
+	{ "iodepth_batch_submit", T_UINT, OFF(batch_submit), NULL, 0, 65535, "N",
+	  "submit I/Os N at a time (default 0: all that are ready, as fio's 0; fio's default 1)" },
+	{ "iodepth_batch_complete_min", T_UINT, OFF(batch_complete_min), NULL, 0, 65535, "N",
+	  "wait for N completions at least (default 1)" },
+	{ "iodepth_batch_complete_max", T_UINT, OFF(batch_complete_max), NULL, 0, 65535, "N",
+	  "take N completions at most (default 0: all that are done; fio's: the min)" },
+	{ "iodepth_low", T_UINT, OFF(iodepth_low), NULL, 0, 65535, "N",
+	  "once the queue is full, refill it only when N or fewer are in flight (default iodepth)" },
 	{ "hipri", T_BOOL, OFF(hipri), NULL, 0, 0, "0|1",
 	  "polled completions: pvsync2 RWF_HIPRI, io_uring IOPOLL" },
 	{ "fixedbufs", T_BOOL, OFF(fixedbufs), NULL, 0, 0, "0|1",
@@ -269,7 +287,7 @@ const struct load_opt load_opt_table[] = {
 	{ "randrepeat", T_BOOL, OFF(randrepeat), NULL, 0, 0, "0|1",
 	  "the same offsets every run (default 1); 0: seeded by the clock" },
 	{ "random_distribution", T_DIST, OFF(dist), NULL, 0, 0, "DIST",
-	  "random, zipf:THETA, pareto:H or zoned:A/R:..; no random map" },
+	  "random, zipf[:THETA], pareto[:H], normal[:DEV] (each [:CENTER]) or zoned:A/R:..; no random map" },
 	{ "random_generator", T_ENUM, OFF(random_generator), generator_choices,
 	  0, 0, "GEN", "fio's generator: iolens's permutation stands for each" },
 	{ "fsync", T_UINT, OFF(fsync), NULL, 0, ~0U, "N",
@@ -298,8 +316,8 @@ const struct load_opt load_opt_table[] = {
 	  "interval of the IOPS samples (default 500)" },
 	{ "group_reporting", T_BOOL, OFF(group_reporting), NULL, 0, 0, NULL,
 	  "one report for all jobs of a group" },
-	{ "output-format", T_ENUM, OFF(format), format_choices, 0, 0, "FMT",
-	  "normal, json or terse (fio's ';' fields, a line a job)" },
+	{ "output-format", T_ENUMS, OFF(format), format_choices, 0, 0, "FMT",
+	  "normal, json or terse (fio's ';' fields, a line a job), or several: json,normal" },
 	{ "terse-version", T_UINT, OFF(terse_version), NULL, 2, 5, "N",
 	  "the terse format's version (default 3)" },
 	{ "minimal", T_BOOL, OFF(minimal), NULL, 0, 0, NULL,
@@ -322,6 +340,8 @@ const struct load_opt_alias load_opt_aliases[] = {
 	{ "timeout", "runtime" }, { "wait_for_previous", "stonewall" },
 	{ "io_limit", "io_size" }, { "steadystate", "ss" },
 	{ "steadystate_duration", "ss_dur" }, { "steadystate_ramp_time", "ss_ramp" },
+	{ "iodepth_batch", "iodepth_batch_submit" },
+	{ "iodepth_batch_complete", "iodepth_batch_complete_min" },
 };
 
 const size_t load_opt_aliases_n = sizeof(load_opt_aliases) / sizeof(load_opt_aliases[0]);

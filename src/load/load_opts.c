@@ -30,6 +30,8 @@ void load_opts_init(struct load_job_opts *o)
 		o->bsz[d].min = o->bsz[d].max = o->bs;
 	o->ioengine = load_engine_find(NULL);
 	o->iodepth = 1;
+	o->batch_complete_min = 1;
+	o->format = LOAD_FMT_NORMAL;
 	o->numjobs = 1;
 	o->cpus_policy = LOAD_CPUS_SPLIT;
 	o->bw_avg_ms = 500;
@@ -290,8 +292,28 @@ static int choose(const struct load_choice *c, const char *name, int *v, const c
 	return -1;
 }
 
+/* "json,normal": every choice named, their values or'ed. */
+static int choose_set(const struct load_choice *c, const char *list, int *v,
+		      const char **err)
+{
+	char buf[64], *s = buf, *name;
+	int one;
+
+	*v = 0;
+	*err = choices_text(c);
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return -1;
+	while ((name = strsep(&s, ","))) {
+		if (choose(c, name, &one, err))
+			return -1;
+		*v |= one;
+	}
+	return 0;
+}
+
 /* fio's rw=PATTERN[:SIZE]: a sequential pattern skips SIZE after each
- * I/O, or steps back with a negative one ("read:-8k" reads backwards). */
+ * I/O, or steps back with a negative one ("read:-8k" reads backwards); a
+ * random one takes a count, "randread:8": a random offset every 8 I/Os. */
 static int parse_rw(struct load_job_opts *o, const struct load_opt *op, const char *value,
 		    const char **err)
 {
@@ -308,13 +330,18 @@ static int parse_rw(struct load_job_opts *o, const struct load_opt *op, const ch
 	if (choose(op->choices, name, &o->rw, err))
 		return -1;
 	o->seq_add = 0;
+	o->seq_nr = 0;
 	if (!step)
 		return 0;
 	if (load_rw_random(o->rw)) {
-		/* fio's rw_sequencer: not taken, so refused rather than
-		 * run as something else. */
-		*err = "a random pattern's ':N' (fio's rw_sequencer) is not supported";
-		return -1;
+		char *end;
+		unsigned long n = strtoul(step, &end, 10);
+
+		*err = "want PATTERN:N, a random offset every N I/Os, e.g. randread:8";
+		if (!isdigit((unsigned char)*step) || *end || !n || n > ~0U)
+			return -1;
+		o->seq_nr = n;
+		return 0;
 	}
 	*err = "want PATTERN:SIZE, e.g. read:8k or read:-8k";
 	if (parse_size(step + (*step == '-'), &v) || v > (1ULL << 62))
@@ -479,6 +506,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		break;
 	case T_ENUM:
 		if (choose(op->choices, value, p, err))
+			return -2;
+		break;
+	case T_ENUMS:
+		if (choose_set(op->choices, value, p, err))
 			return -2;
 		break;
 	}

@@ -38,7 +38,7 @@ struct load_progress *load_progress_new(const struct load_job_opts *global,
 
 	if (global->eta == LOAD_ETA_NEVER)
 		return NULL;
-	if (global->format != LOAD_FMT_NORMAL && out == stdout)
+	if ((global->format & ~LOAD_FMT_NORMAL) && out == stdout)
 		return NULL;
 	if (global->eta == LOAD_ETA_AUTO && !isatty(STDOUT_FILENO))
 		return NULL;

@@ -194,11 +194,11 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		rc = 1;
 		goto out;
 	}
-	if (!done && js->global.format == LOAD_FMT_NORMAL)
+	if (!done && (js->global.format & LOAD_FMT_NORMAL))
 		print_header(out, js, nth);
 	for (int i = 0; i < js->n && !rc; i++)
 		rc = load_files_layout(&js->v[i], &targets[i],
-				       !done && js->global.format == LOAD_FMT_NORMAL ? out : NULL);
+				       !done && (js->global.format & LOAD_FMT_NORMAL) ? out : NULL);
 	if (rc)
 		goto out;
 	stop_catch();
@@ -239,13 +239,14 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		if (th[i].st.error)
 			rc = 1;
 	}
+	/* Several formats in fio's order: terse, JSON, normal. */
 	if (done)
 		done(ctx, res, nres);
-	else if (js->global.format == LOAD_FMT_TERSE)
+	if (!done && (js->global.format & LOAD_FMT_TERSE))
 		load_report_terse(out, res, nres, js->global.terse_version, disks);
-	else if (js->global.format == LOAD_FMT_JSON)
+	if (!done && (js->global.format & LOAD_FMT_JSON))
 		load_report_json(out, res, nres, &js->global, disks);
-	else
+	if (!done && (js->global.format & LOAD_FMT_NORMAL))
 		load_report_normal(out, res, nres, disks);
 out:
 	for (unsigned int i = 0; th && i < nth; i++) {

@@ -464,9 +464,11 @@ int load_sweep_run(struct load_jobs *js)
 		rank_depths(&sw);
 	}
 	if (rc != 2) {
-		if (js->global.format == LOAD_FMT_JSON)
+		/* Its own report, but in fio's order of formats (terse
+		 * has no sweep form: the text stands for it). */
+		if (js->global.format & LOAD_FMT_JSON)
 			report_json(out, &sw);
-		else
+		if (js->global.format & ~LOAD_FMT_JSON)
 			report_text(out, &sw);
 	}
 out:

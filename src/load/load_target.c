@@ -513,8 +513,8 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	/* A strided zone moves the job over the device: the verify map,
 	 * a distribution's ranks and rw's steps are of the range itself. */
 	if (o->zonemode == LOAD_ZONE_STRIDED &&
-	    (o->verify || o->dist.kind != LOAD_DIST_RANDOM || o->seq_add)) {
-		fprintf(stderr, "iolens load: job '%s': zonemode=strided with --verify, --random_distribution or rw=PATTERN:SIZE is not supported\n",
+	    (o->verify || o->dist.kind != LOAD_DIST_RANDOM || o->seq_add || o->seq_nr)) {
+		fprintf(stderr, "iolens load: job '%s': zonemode=strided with --verify, --random_distribution or rw=PATTERN:N is not supported\n",
 			o->name);
 		return REFUSED;
 	}

@@ -2,10 +2,11 @@
 /*
  * fio's verify: each block written (or with verify_interval each piece of
  * it) carries a header (a magic, its length, its own offset, the seed of
- * its data and its number among the job's writes) followed by data drawn
- * from the seed, or verify_pattern; crc32c adds the CRC-32C of the whole
- * with the checksum field zeroed, meta checks the header alone (and the
- * pattern), pattern has no header: the pattern is all of it.  After the
+ * its data and its number among the job's writes) and the digest of the
+ * kind's checksum (load_csum.c: crc32c, md5, sha256...) over the whole
+ * with that field zeroed, followed by data drawn from the seed, or
+ * verify_pattern; meta checks the header alone (and the pattern), pattern
+ * has no header: the pattern is all of it.  After the
  * writes a pass reads back every block written and checks it, so that a
  * block that is not where it was written (a misdirected write) fails as
  * surely as one whose bytes changed; a job that does not write checks the
@@ -20,6 +21,7 @@
 #include "lib/clock.h"
 #include "lib/stop.h"
 #include "load/buf.h"
+#include "load/csum.h"
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
@@ -34,40 +36,14 @@ struct vhdr {
 	__u64 offset;
 	__u64 seed;
 	__u64 numberio;
-	__u32 crc;
+	__u32 sum_len;		/* bytes of the digest after the header */
 	__u32 zero;
 };
 
-/* CRC-32C (Castagnoli, reflected 0x82f63b78), as fio's crc32c. */
-static __u32 crc_table[256];
-
-static void crc_table_init(void)
-{
-	for (__u32 i = 0; i < 256; i++) {
-		__u32 c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0x82f63b78 : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static __u32 crc32c(const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	__u32 c = ~0U;
-
-	while (len--)
-		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
-	return ~c;
-}
-
 int load_verify_init(struct load_thread *t)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	__u64 nblocks = t->o->size / load_bs_min(t->o);
 
-	pthread_once(&once, crc_table_init);
 	t->verify_bs = load_bs_min(t->o);
 	t->verify_nonce = mono_ns() ^ (__u64)getpid() << 32;
 	t->written = calloc((nblocks + 63) / 64, sizeof(*t->written));
@@ -97,7 +73,9 @@ static void fill_unit(struct load_thread *t, char *p, __u32 len, __u64 offset,
 		      __u64 numberio)
 {
 	const struct load_job_opts *o = t->o;
+	const struct load_csum *cs = load_csum_of(o->verify);
 	struct vhdr *h = (struct vhdr *)p;
+	__u32 head = sizeof(*h) + (cs ? cs->len : 0);
 
 	if (o->verify == LOAD_VERIFY_PATTERN) {
 		load_pattern_fill(&o->verify_pattern, p, len);
@@ -108,14 +86,22 @@ static void fill_unit(struct load_thread *t, char *p, __u32 len, __u64 offset,
 	h->offset = offset;
 	h->seed = seed_of(t, offset);
 	h->numberio = numberio;
-	h->crc = 0;
+	h->sum_len = cs ? cs->len : 0;
 	h->zero = 0;
 	if (o->verify_pattern.len)
-		load_pattern_fill(&o->verify_pattern, p + sizeof(*h), len - sizeof(*h));
+		load_pattern_fill(&o->verify_pattern, p + head, len - head);
 	else
-		load_buf_random(p + sizeof(*h), len - sizeof(*h), h->seed);
-	if (o->verify == LOAD_VERIFY_CRC32C)
-		h->crc = crc32c(p, len);
+		load_buf_random(p + head, len - head, h->seed);
+	if (cs) {
+		memset(p + sizeof(*h), 0, cs->len);
+		cs->sum(p, len, (unsigned char *)p + sizeof(*h));
+	}
+}
+
+static void hex(const unsigned char *b, unsigned int n, char *out)
+{
+	for (unsigned int i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
 void load_verify_fill(struct load_thread *t, struct load_io *io)
@@ -146,8 +132,11 @@ static const char *check_unit(const struct load_thread *t, unsigned char *p, __u
 {
 	const struct load_job_opts *o = t->o;
 	const struct load_pattern *pat = &o->verify_pattern;
+	const struct load_csum *cs = load_csum_of(o->verify);
 	struct vhdr *h = (struct vhdr *)p;
-	__u32 want, got, at;
+	__u32 head = sizeof(*h) + (cs ? cs->len : 0), at;
+	unsigned char want[LOAD_CSUM_MAX], got[LOAD_CSUM_MAX];
+	char hw[2 * LOAD_CSUM_MAX + 1], hg[2 * LOAD_CSUM_MAX + 1];
 
 	if (o->verify == LOAD_VERIFY_PATTERN) {
 		at = off_pattern(pat, p, len);
@@ -162,7 +151,7 @@ static const char *check_unit(const struct load_thread *t, unsigned char *p, __u
 			 (unsigned long long)offset, VERIFY_MAGIC, h->magic);
 		return why;
 	}
-	if (h->offset != offset || h->len != len) {
+	if (h->offset != offset || h->len != len || h->sum_len != head - sizeof(*h)) {
 		snprintf(why, wlen, "the header at offset %llu is of the one at %llu (%u bytes)",
 			 (unsigned long long)offset, (unsigned long long)h->offset, h->len);
 		return why;
@@ -173,23 +162,25 @@ static const char *check_unit(const struct load_thread *t, unsigned char *p, __u
 		return why;
 	}
 	if (pat->len) {
-		at = off_pattern(pat, p + sizeof(*h), len - sizeof(*h));
-		if (at != len - sizeof(*h)) {
+		at = off_pattern(pat, p + head, len - head);
+		if (at != len - head) {
 			snprintf(why, wlen, "byte %llu: expected %02x (the pattern), found %02x",
-				 (unsigned long long)(offset + sizeof(*h) + at), pat->b[at % pat->len],
-				 p[sizeof(*h) + at]);
+				 (unsigned long long)(offset + head + at), pat->b[at % pat->len],
+				 p[head + at]);
 			return why;
 		}
 	}
-	if (o->verify != LOAD_VERIFY_CRC32C)
+	if (!cs)
 		return NULL;
-	want = h->crc;
-	h->crc = 0;
-	got = crc32c(p, len);
-	h->crc = want;
-	if (got != want) {
-		snprintf(why, wlen, "crc32c at offset %llu: expected %08x, found %08x",
-			 (unsigned long long)offset, want, got);
+	memcpy(want, p + sizeof(*h), cs->len);
+	memset(p + sizeof(*h), 0, cs->len);
+	cs->sum(p, len, got);
+	memcpy(p + sizeof(*h), want, cs->len);
+	if (memcmp(got, want, cs->len)) {
+		hex(want, cs->len, hw);
+		hex(got, cs->len, hg);
+		snprintf(why, wlen, "%s at offset %llu: expected %s, found %s", cs->name,
+			 (unsigned long long)offset, hw, hg);
 		return why;
 	}
 	return NULL;
@@ -213,7 +204,7 @@ void load_verify_pass(struct load_thread *t)
 	const struct load_job_opts *o = t->o;
 	__u64 nblocks = o->size / load_bs_min(o);
 	struct load_io *io = t->free[--t->nfree];
-	char why[160];
+	char why[128 + 4 * LOAD_CSUM_MAX];
 
 	for (__u64 b = 0; b < nblocks && !t->stop && !stop_requested(); b++) {
 		const char *bad;

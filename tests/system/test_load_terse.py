@@ -4,6 +4,7 @@ under iolens load: the same fields as fio 3.33's, in the same order and
 form, for each version; their values those of the run: the bytes of a
 bounded job, bandwidth and IOPS from its bytes and runtime, the disk's
 counters the /proc/diskstats delta of the run."""
+import json
 import os
 import re
 
@@ -72,3 +73,43 @@ def test_values_are_the_runs(iolens, loop, tmp_path):
     assert [int(x) for x in disk[3:5]] == [after["r_merges"] - before["r_merges"],
                                             after["w_merges"] - before["w_merges"]]
     assert f[-1] == "a b"
+
+
+def sections(out):
+    """The kinds of output in `out`, in order: fio's header, a terse line,
+    a JSON object (parsed), the normal report."""
+    kinds, doc, lines = [], None, out.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("{"):
+            # fio's JSON takes many lines, iolens's one.
+            rest = "\n".join(lines[i:])
+            doc, end = json.JSONDecoder().raw_decode(rest)
+            kinds.append("json")
+            i += rest[:end].count("\n")
+        elif re.match(r"\d;", line):
+            kinds.append("terse")
+        elif line.startswith("t: (g=0)"):
+            kinds.append("header")
+        elif line.startswith("t: (groupid=0"):
+            kinds.append("normal")
+        i += 1
+    return kinds, doc
+
+
+@pytest.mark.parametrize("formats,want", [
+    ("normal,json,terse", ["header", "terse", "json", "normal"]),
+    ("json,normal", ["header", "json", "normal"]),
+    ("terse,json", ["terse", "json"]),
+])
+def test_several_formats_in_fios_order(iolens, loop, tmp_path, formats, want):
+    """--output-format with several formats: each report once, in fio's
+    order (terse, JSON, normal, after the header normal output starts
+    with), the same for fio 3.33 and iolens; the JSON one of the run."""
+    for tool in ([IOLENS, "load"], ["fio"]):
+        p = run_in(tool + job(loop, "--output-format=" + formats), tmp_path)
+        assert p.returncode == 0, p.stderr
+        kinds, doc = sections(p.stdout)
+        assert kinds == want, (tool, p.stdout)
+        assert doc["jobs"][0]["read"]["total_ios"] == 1024

@@ -118,7 +118,7 @@ static int uring_commit(struct load_thread *t)
 	return rc;
 }
 
-static int uring_reap(struct load_thread *t, unsigned int min)
+static int uring_reap(struct load_thread *t, unsigned int min, unsigned int max)
 {
 	struct uring *u = t->engine_data;
 	struct io_uring_cqe *cqe;
@@ -135,6 +135,8 @@ static int uring_reap(struct load_thread *t, unsigned int min)
 	 * now, and the batch is what makes reaping cheap. */
 	now = mono_ns();
 	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		if (n == max)
+			break;
 		load_io_done(t, io_uring_cqe_get_data(cqe), cqe->res, now);
 		n++;
 	}

@@ -69,13 +69,13 @@ static int aio_commit(struct load_thread *t)
 	return done;
 }
 
-static int aio_reap(struct load_thread *t, unsigned int min)
+static int aio_reap(struct load_thread *t, unsigned int min, unsigned int max)
 {
 	struct aio *a = t->engine_data;
 	__u64 now;
 	int rc;
 
-	rc = io_getevents(a->ctx, min, t->depth, a->events, NULL);
+	rc = io_getevents(a->ctx, min, max, a->events, NULL);
 	if (rc == -EINTR)
 		return 0;
 	if (rc < 0)

@@ -5,6 +5,7 @@
  * fio's null engine measures fio's.  It opens no file, so a job needs no
  * filename, only a size.
  */
+#include <string.h>
 #include "lib/clock.h"
 #include "load/engine.h"
 #include "load/job.h"
@@ -24,16 +25,17 @@ static int null_queue(struct load_thread *t, struct load_io *io, long *res)
 	return LOAD_Q_QUEUED;
 }
 
-static int null_reap(struct load_thread *t, unsigned int min)
+static int null_reap(struct load_thread *t, unsigned int min, unsigned int max)
 {
 	struct null_ring *r = t->engine_data;
-	unsigned int n = r->n;
+	unsigned int n = r->n < max ? r->n : max;
 	__u64 now = mono_ns();
 
 	(void)min;
-	r->n = 0;
 	for (unsigned int i = 0; i < n; i++)
 		load_io_done(t, r->queued[i], r->queued[i]->len, now);
+	r->n -= n;
+	memmove(r->queued, r->queued + n, r->n * sizeof(*r->queued));
 	return n;
 }
 

@@ -44,15 +44,16 @@ static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
 	return LOAD_Q_QUEUED;
 }
 
-/* Hands every finished slot to load_io_done(), keeping the rest packed. */
-static unsigned int paio_collect(struct load_thread *t, struct paio *p)
+/* Hands finished slots to load_io_done(), `max` at most, keeping the rest
+ * packed. */
+static unsigned int paio_collect(struct load_thread *t, struct paio *p, unsigned int max)
 {
 	unsigned int got = 0, keep = 0;
 	__u64 now = 0;
 
 	for (unsigned int i = 0; i < p->n; i++) {
 		struct aiocb *cb = (struct aiocb *)p->inflight[i];
-		int err = aio_error(cb);
+		int err = got < max ? aio_error(cb) : EINPROGRESS;
 		long res;
 
 		if (err == EINPROGRESS) {
@@ -73,10 +74,10 @@ static unsigned int paio_collect(struct load_thread *t, struct paio *p)
 /* How long a reap polls before it sleeps in aio_suspend(). */
 #define POLL_NS 50000ULL
 
-static int paio_reap(struct load_thread *t, unsigned int min)
+static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max)
 {
 	struct paio *p = t->engine_data;
-	unsigned int got = paio_collect(t, p);
+	unsigned int got = paio_collect(t, p, max);
 	__u64 until = 0;
 
 	while (got < min && p->n) {
@@ -94,7 +95,7 @@ static int paio_reap(struct load_thread *t, unsigned int min)
 		else if (aio_suspend(p->inflight, p->n, NULL) && errno != EINTR &&
 			 errno != EAGAIN)
 			return -errno;
-		got += paio_collect(t, p);
+		got += paio_collect(t, p, max - got);
 	}
 	return got;
 }
@@ -108,7 +109,7 @@ static void paio_exit(struct load_thread *t)
 	while (p->n) {
 		aio_cancel(t->fd, NULL);
 		/* aio_suspend failing for good: nothing more to wait for. */
-		if (paio_reap(t, p->n) < 0)
+		if (paio_reap(t, p->n, p->n) < 0)
 			break;
 	}
 }
