@@ -144,6 +144,11 @@ struct load_thread {
 	struct load_usage ru0;	/* at the start of the statistics */
 	struct load_stats st;
 	__u64 *written;		/* verify: a bit per block written */
+	/* verify_backlog: the offsets written and not yet read back, oldest
+	 * first, from backlog[backlog_head]; due: a batch to read back. */
+	__u64 *backlog;
+	size_t backlog_head, backlog_n, backlog_cap;
+	bool backlog_due;
 	__u64 verify_bs;	/* verify: the size of a block of it */
 	__u64 verify_writes;	/* verify: the header's numberio */
 	__u64 verify_nonce;	/* verify: this run's, in every block's seed */

@@ -220,6 +220,9 @@ struct load_job_opts {
 	bool create_serialize;	/* fio's; iolens makes files one by one */
 	int verify;		/* enum load_verify (load/verify.h) */
 	bool do_verify;		/* read back what was written (default) */
+	unsigned int verify_backlog;	/* read back after every this many
+					 * writes; 0: after all of them */
+	unsigned int verify_backlog_batch;	/* that many at a time; 0: all */
 	bool verify_only;	/* no writes: read back what is there */
 	struct load_pattern verify_pattern;	/* the data of verified blocks */
 	__u64 verify_interval;	/* a header every this many bytes; 0: a block */

@@ -34,6 +34,10 @@ void load_verify_fill(struct load_thread *t, struct load_io *io);
  * verify on a job that does not write (fio verifies what it reads). */
 bool load_verify_reads_only(const struct load_job_opts *o);
 
+/* verify_backlog: reads back the `n` oldest blocks written and not yet read
+ * back, as load_verify_pass() checks them; a bad one stops the job. */
+void load_verify_backlog(struct load_thread *t, size_t n);
+
 /* After the job's writes: reads back each block written (every block of
  * the range with verify_only) and checks it; the reads count as the job's
  * reads, as fio's.  The first bad block is said in one line with its

@@ -361,6 +361,8 @@ static __u64 fill(struct load_thread *t, __u64 now)
 			t->batch_full = true;
 			break;
 		}
+		if (t->backlog_due)
+			break;
 	}
 	return now;
 }
@@ -468,6 +470,14 @@ static void run_loop(struct load_thread *t)
 		if (submit(t) < 0)
 			break;
 		if (t->batch_full) {
+			now = mono_ns();
+			continue;
+		}
+		if (t->backlog_due) {
+			/* fio's verify_backlog: the next I/Os read back. */
+			drain(t);
+			load_verify_backlog(t, t->o->verify_backlog_batch ?
+					       t->o->verify_backlog_batch : t->o->verify_backlog);
 			now = mono_ns();
 			continue;
 		}

@@ -257,6 +257,7 @@ out:
 		free(th[i].queued);
 		free(th[i].bufs);
 		free(th[i].written);
+		free(th[i].backlog);
 		load_stats_free(&th[i].st);
 		load_steady_free(th[i].ss);
 		free(th[i].dedupe_ws);

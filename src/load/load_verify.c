@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,6 +105,33 @@ static void hex(const unsigned char *b, unsigned int n, char *out)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
+/* verify_backlog: the write at `offset` to read back in its turn; a
+ * batch is due after every verify_backlog of them not yet read back, as
+ * fio's io_hist_len. */
+static void backlog_push(struct load_thread *t, __u64 offset)
+{
+	if (t->backlog_head + t->backlog_n == t->backlog_cap && t->backlog_head) {
+		/* Room at the front: the pending ones moved there. */
+		memmove(t->backlog, t->backlog + t->backlog_head,
+			t->backlog_n * sizeof(*t->backlog));
+		t->backlog_head = 0;
+	} else if (t->backlog_n == t->backlog_cap) {
+		size_t cap = t->backlog_cap ? 2 * t->backlog_cap : t->o->verify_backlog;
+		__u64 *v = realloc(t->backlog, cap * sizeof(*v));
+
+		if (!v) {
+			t->st.error = ENOMEM;
+			t->stop = true;
+			return;
+		}
+		t->backlog = v;
+		t->backlog_cap = cap;
+	}
+	t->backlog[t->backlog_head + t->backlog_n++] = offset;
+	if (t->backlog_n % t->o->verify_backlog == 0)
+		t->backlog_due = true;
+}
+
 void load_verify_fill(struct load_thread *t, struct load_io *io)
 {
 	__u64 block = (io->offset - t->o->offset) / t->verify_bs;
@@ -113,6 +141,8 @@ void load_verify_fill(struct load_thread *t, struct load_io *io)
 	for (__u32 at = 0; at < io->len; at += unit)
 		fill_unit(t, (char *)io->buf + at, unit, io->offset + at, numberio);
 	t->written[block / 64] |= 1ULL << (block % 64);
+	if (t->o->verify_backlog)
+		backlog_push(t, io->offset);
 }
 
 /* The first byte of p[0, len) that is not the pattern's (which starts at
@@ -199,45 +229,81 @@ static const char *check(const struct load_thread *t, void *buf, __u64 offset,
 	return NULL;
 }
 
+/*
+ * Reads back the block at `offset` in a slot of its own, counted as a read
+ * of the job, and checks it.  False when it cannot be read or is bad, said
+ * in one line with fio's EILSEQ.
+ */
+static bool verify_block(struct load_thread *t, __u64 offset)
+{
+	const struct load_job_opts *o = t->o;
+	struct load_io *io = t->free[--t->nfree];
+	char why[128 + 4 * LOAD_CSUM_MAX];
+	const char *bad;
+	long res;
+
+	io->dir = LOAD_READ;
+	io->offset = offset;
+	io->len = load_bs_min(o);
+	io->counted = true;
+	/* A pread at the thread's priority, none of cmdprio's. */
+	io->ioprio = t->prio.ioprio;
+	io->prio_stat = LOAD_PRIO_NO_STATS;
+	io->t_start = io->t_issue = mono_ns();
+	res = pread(t->fd, io->buf, io->len, io->offset);
+	res = res < 0 ? -errno : res;
+	if (res >= 0 && res != (long)io->len)
+		snprintf(why, sizeof(why), "short read: %ld of %u bytes", res, io->len);
+	bad = res == (long)io->len ? check(t, io->buf, io->offset, why, sizeof(why)) :
+	      res >= 0 ? why : NULL;
+	/* Counted as a read of the job; the slot is given back. */
+	load_io_done(t, io, res, mono_ns());
+	if (res < 0)
+		return false;
+	if (bad) {
+		fprintf(stderr, "iolens load: job '%s': verify failed in the block at offset %llu (%llu bytes) of %s: %s\n",
+			o->name, (unsigned long long)offset, (unsigned long long)load_bs_min(o),
+			o->filename, bad);
+		t->st.error = EILSEQ;
+		return false;
+	}
+	return true;
+}
+
+void load_verify_backlog(struct load_thread *t, size_t n)
+{
+	t->backlog_due = false;
+	while (n-- && t->backlog_n && !t->stop && !stop_requested()) {
+		__u64 offset = t->backlog[t->backlog_head++];
+		__u64 b = (offset - t->o->offset) / t->verify_bs;
+
+		t->backlog_n--;
+		/* Not written whole after all (fill_device), or read back
+		 * already. */
+		if (!(t->written[b / 64] & (1ULL << (b % 64))))
+			continue;
+		t->written[b / 64] &= ~(1ULL << (b % 64));
+		if (!verify_block(t, offset)) {
+			t->stop = true;
+			return;
+		}
+	}
+}
+
 void load_verify_pass(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 	__u64 nblocks = o->size / load_bs_min(o);
-	struct load_io *io = t->free[--t->nfree];
-	char why[128 + 4 * LOAD_CSUM_MAX];
 
+	/* What the batches left, in the order of the writes, as fio's. */
+	if (o->verify_backlog && !load_verify_reads_only(o)) {
+		load_verify_backlog(t, SIZE_MAX);
+		return;
+	}
 	for (__u64 b = 0; b < nblocks && !t->stop && !stop_requested(); b++) {
-		const char *bad;
-		long res;
-
 		if (!load_verify_reads_only(o) && !(t->written[b / 64] & (1ULL << (b % 64))))
 			continue;
-		io->dir = LOAD_READ;
-		io->offset = o->offset + b * load_bs_min(o);
-		io->len = load_bs_min(o);
-		io->counted = true;
-		/* A pread at the thread's priority, none of cmdprio's. */
-		io->ioprio = t->prio.ioprio;
-		io->prio_stat = LOAD_PRIO_NO_STATS;
-		io->t_start = io->t_issue = mono_ns();
-		res = pread(t->fd, io->buf, io->len, io->offset);
-		res = res < 0 ? -errno : res;
-		if (res >= 0 && res != (long)io->len)
-			snprintf(why, sizeof(why), "short read: %ld of %u bytes", res, io->len);
-		bad = res == (long)io->len ? check(t, io->buf, io->offset, why, sizeof(why)) :
-		      res >= 0 ? why : NULL;
-		/* Counted as a read of the job, then the slot is ours again. */
-		load_io_done(t, io, res, mono_ns());
-		io = t->free[--t->nfree];
-		if (res < 0)
+		if (!verify_block(t, o->offset + b * load_bs_min(o)))
 			break;
-		if (bad) {
-			fprintf(stderr, "iolens load: job '%s': verify failed in the block at offset %llu (%llu bytes) of %s: %s\n",
-				o->name, (unsigned long long)(o->offset + b * load_bs_min(o)),
-				(unsigned long long)load_bs_min(o), o->filename, bad);
-			t->st.error = EILSEQ;
-			break;
-		}
 	}
-	t->free[t->nfree++] = io;
 }

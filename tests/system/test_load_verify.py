@@ -2,15 +2,17 @@
 """fio's verify beyond crc32c under iolens load: meta (the headers alone),
 pattern (no header, the pattern is the data), verify_pattern as the data of
 headed blocks, verify_interval (a header every so many bytes of a block),
-a read job verifying what it reads, and fill_device writing until the
-space runs out: written, a byte flipped on the device, read back."""
+a read job verifying what it reads, fill_device writing until the space
+runs out, and verify_backlog reading back as it goes: written, a byte
+flipped on the device, read back."""
+import collections
 import json
 import os
 import re
 
 import pytest
 
-from helpers import IOLENS, Loop, flip_byte, mounted_ext4, run_in
+from helpers import IOLENS, Loop, TraceInstance, flip_byte, mounted_ext4, run_in
 
 PAT = "0xaa555aa5"
 
@@ -116,3 +118,69 @@ def test_what_cannot_be_verified_is_one_line(iolens, loop, tmp_path, args, said)
     assert p.returncode == 2 and p.stdout == "", p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0], lines
+
+
+def requests(tool, loop, args, tmp_path):
+    """(direction, sector) of each request `tool` issued to the loop
+    device, from the block layer's own events."""
+    trace = TraceInstance(loop)
+    try:
+        p = run(tool, args, tmp_path)
+        assert p.returncode == 0, p.stderr
+        got = [("R" if "R" in rwbs else "W", sector)
+               for _, event, rwbs, sector, _ in trace.read_timed() if event == "block_rq_issue"]
+        assert trace.overruns() == 0
+    finally:
+        trace.close()
+    return got
+
+
+def runs(reqs):
+    """The directions as runs: [("W", 16), ("R", 16), ...]."""
+    out = []
+    for d, _ in reqs:
+        if out and out[-1][0] == d:
+            out[-1] = (d, out[-1][1] + 1)
+        else:
+            out.append((d, 1))
+    return out
+
+
+@pytest.mark.parametrize("batch,want", [
+    (None, [("W", 16), ("R", 16)] * 4),
+    # A batch of 8 after every 16 writes not yet read back: 16 first, then
+    # 8 at a time; what is left, read back after the writes.
+    ("8", [("W", 16), ("R", 8)] + [("W", 8), ("R", 8)] * 6 + [("R", 8)]),
+])
+def test_verify_backlog_as_fios(iolens, loop, tmp_path, batch, want):
+    """verify_backlog=16 (and verify_backlog_batch): the block layer sees
+    fio's order of writes and reads, run for run, and each read is of the
+    oldest block written and not yet read back, for iolens as for fio;
+    every block written is read back once."""
+    args = ["--name=b", "--filename=" + loop.dev, "--rw=randwrite", "--bs=4k",
+            "--size=256k", "--direct=1", "--verify=crc32c", "--verify_backlog=16"]
+    if batch:
+        args.append("--verify_backlog_batch=" + batch)
+    for tool in ("fio", "iolens"):
+        reqs = requests(tool, loop, args, tmp_path)
+        # Before a job writes a device, iolens reads it for a signature
+        # (libblkid): reads before the first write are that, not the job.
+        first = next(k for k, (d, _) in enumerate(reqs) if d == "W")
+        assert tool == "iolens" or first == 0
+        reqs = reqs[first:]
+        r = runs(reqs)
+        # Runs of the same direction next to each other merge.
+        merged = []
+        for d, n in want:
+            if merged and merged[-1][0] == d:
+                merged[-1] = (d, merged[-1][1] + n)
+            else:
+                merged.append((d, n))
+        assert r == merged, (tool, r)
+        pending = collections.deque()
+        for d, sector in reqs:
+            if d == "W":
+                pending.append(sector)
+            else:
+                assert sector == pending.popleft(), tool
+        assert not pending
