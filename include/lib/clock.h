@@ -10,4 +10,10 @@
  * generator's latencies. */
 __u64 mono_ns(void);
 
+struct timespec;
+
+/* What is left from now until `until` (a mono_ns() time), 0 if it has
+ * passed: a relative timeout for the calls that take one. */
+void mono_left(__u64 until, struct timespec *ts);
+
 #endif

@@ -70,8 +70,9 @@ struct load_engine {
 	int (*commit)(struct load_thread *t);
 	/* Waits for at least `min` completions and hands each, but no
 	 * more than `max` (at least min), to load_io_done(); returns how
-	 * many, or -errno. */
-	int (*reap)(struct load_thread *t, unsigned int min, unsigned int max);
+	 * many, or -errno.  `until`, a mono_ns() time (0: none), ends the
+	 * wait with what completed by then, maybe nothing. */
+	int (*reap)(struct load_thread *t, unsigned int min, unsigned int max, __u64 until);
 	void (*exit)(struct load_thread *t);
 };
 

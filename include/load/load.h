@@ -178,6 +178,8 @@ struct load_job_opts {
 	unsigned int batch_submit;	/* iodepth_batch_submit; 0: all ready */
 	unsigned int batch_complete_min, batch_complete_max;	/* max 0: all */
 	unsigned int iodepth_low;	/* 0: iodepth */
+	int submit_offload;	/* io_submit_mode=offload: issue on the
+				 * rate's clock, not after a completion */
 	unsigned int numjobs;
 	__u64 runtime_ns;	/* 0: until size is done */
 	bool time_based;

@@ -207,12 +207,17 @@ static bool sleep_until(struct load_thread *t, __u64 until)
 	}
 }
 
+/* The most completions a reap takes: iodepth_batch_complete_max, or all. */
+static unsigned int reap_max(const struct load_thread *t)
+{
+	return t->o->batch_complete_max ? t->o->batch_complete_max : t->depth;
+}
+
 /* Every I/O in flight collected: before a pause, and at the end. */
 static void drain(struct load_thread *t)
 {
 	while (!t->eng->sync && t->nfree < t->depth) {
-		if (t->eng->reap(t, 1, t->o->batch_complete_max ? t->o->batch_complete_max
-								: t->depth) < 0)
+		if (t->eng->reap(t, 1, reap_max(t), 0) < 0)
 			return;
 	}
 }
@@ -397,16 +402,20 @@ static int submit(struct load_thread *t)
  * Completions, as fio's wait_for_completions(): iodepth_batch_complete_min
  * at least (never 0: the loop reaps only when it can issue nothing more),
  * _max at most; and a queue that was full is refilled only once no more
- * than iodepth_low are in flight.
+ * than iodepth_low are in flight.  With io_submit_mode=offload, a paced
+ * job with a slot free waits no longer than its next I/O is due: issue
+ * keeps the rate's clock whatever the device's completions do, which is
+ * what fio's submit threads are for.
  */
 static int reap_turn(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
 	unsigned int inflight = t->depth - t->nfree;
 	unsigned int min = o->batch_complete_min < inflight ? o->batch_complete_min : inflight;
-	unsigned int max = o->batch_complete_max ? o->batch_complete_max : t->depth;
+	unsigned int max = reap_max(t);
 	unsigned int low = o->iodepth_low && o->iodepth_low < t->depth ? o->iodepth_low : t->depth;
 	bool full = !t->nfree || inflight >= t->lat.qd;
+	__u64 until = o->submit_offload && !full ? t->wake_ns : 0;
 	int rc;
 
 	if (!min)
@@ -414,7 +423,7 @@ static int reap_turn(struct load_thread *t)
 	if (max < min)
 		max = min;
 	do {
-		rc = t->eng->reap(t, min, max);
+		rc = t->eng->reap(t, min, max, until);
 		inflight = t->depth - t->nfree;
 		if (min > inflight)
 			min = inflight;

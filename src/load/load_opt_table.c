@@ -71,6 +71,10 @@ static const struct load_choice dedupe_mode_choices[] = {
 	{ "repeat", 0 }, { "working_set", 1 }, { NULL, 0 },
 };
 
+static const struct load_choice submit_mode_choices[] = {
+	{ "inline", 0 }, { "offload", 1 }, { NULL, 0 },
+};
+
 static const struct load_choice rw_seq_choices[] = {
 	{ "sequential", LOAD_RW_SEQ_SEQUENTIAL }, { "identical", LOAD_RW_SEQ_IDENTICAL },
 	{ NULL, 0 },
@@ -262,6 +266,8 @@ const struct load_opt load_opt_table[] = {
 	  "wait for N completions at least (default 1)" },
 	{ "iodepth_batch_complete_max", T_UINT, OFF(batch_complete_max), NULL, 0, 65535, "N",
 	  "take N completions at most (default 0: all that are done; fio's: the min)" },
+	{ "io_submit_mode", T_ENUM, OFF(submit_offload), submit_mode_choices, 0, 0, "MODE",
+	  "inline (default), or offload: a paced job issues on time while I/Os are out" },
 	{ "iodepth_low", T_UINT, OFF(iodepth_low), NULL, 0, 65535, "N",
 	  "once the queue is full, refill it only when N or fewer are in flight (default iodepth)" },
 	{ "hipri", T_BOOL, OFF(hipri), NULL, 0, 0, "0|1",

@@ -13,7 +13,6 @@
  * blocks of its range, as fio's reads verify what they read.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -342,16 +342,22 @@ def my_comm():
         return f.read().strip()
 
 
+def tracefs_instances():
+    """tracefs's folder of instances, tracefs mounted if it was not."""
+    if not os.path.isdir(os.path.join(TRACEFS, "events")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                       check=False, capture_output=True)
+    if not os.path.isdir(os.path.join(TRACEFS, "instances")):
+        pytest.skip("tracefs is not available at %s" % TRACEFS)
+    return os.path.join(TRACEFS, "instances")
+
+
 class TraceInstance:
     """A private tracefs instance recording block events of one device: an
     independent view of every request the block layer issued."""
 
     def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192, clock="mono"):
-        if not os.path.isdir(os.path.join(TRACEFS, "events")):
-            subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
-                           check=False, capture_output=True)
-        if not os.path.isdir(os.path.join(TRACEFS, "instances")):
-            pytest.skip("tracefs is not available at %s" % TRACEFS)
+        tracefs_instances()
         self.path = os.path.join(TRACEFS, "instances",
                                  "%s%d" % (PREFIX, os.getpid()))
         if os.path.isdir(self.path):

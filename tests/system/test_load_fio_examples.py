@@ -47,9 +47,16 @@ FIO_CANNOT = {
     "xnvme-compare": "fio: file creation disallowed by allow_file_create=0 (no file named)",
 }
 
-# What iolens does not take yet: the option of its one-line refusal.
-NOT_YET = {
-    "fixed-rate-submission": "io_submit_mode",
+# What iolens does not take yet: the option of its one-line refusal (none
+# now; a new example of fio's may bring one).
+NOT_YET = {}
+
+# What fio 3.33 cannot finish here but iolens runs: why, and the I/Os the
+# job does by its own numbers (4 MiB read in 4 KiB blocks).
+FIO_HANGS = {
+    "fixed-rate-submission": ("io_submit_mode=offload: fio's submit threads hang at exit "
+                              "(all in futex waits) in 2 runs of 6 here",
+                              {"read": 1024}),
 }
 
 # Run under both, with bytes that differ by the last I/O of a bssplit job:
@@ -136,11 +143,25 @@ def test_examples_are_there():
     assert EXAMPLES.is_dir(), "no %s: run tools/fetch-fio-examples.sh" % EXAMPLES
     local = set(local_examples())
     assert len(local) >= 35
-    for name in list(FIO_CANNOT) + list(NOT_YET) + list(COUNTS_DIFFER):
+    for name in list(FIO_CANNOT) + list(NOT_YET) + list(COUNTS_DIFFER) + list(FIO_HANGS):
         assert name in local, name
 
 
-@pytest.mark.parametrize("name", [n for n in local_examples() if n not in FIO_CANNOT])
+@pytest.mark.parametrize("name", sorted(FIO_HANGS))
+def test_example_fio_cannot_finish_runs(iolens, place, name):
+    """An example fio 3.33 does not finish here: iolens runs it, its I/Os
+    those the job file asks for."""
+    dev, mnt = place
+    text = scaled((EXAMPLES / (name + ".fio")).read_text(), dev.dev)
+    ours = run_job([IOLENS, "load"], text, mnt / "iolens")
+    assert ours.returncode == 0, ours.stderr
+    job, = fio_doc(ours.stdout)["jobs"]
+    assert {d: job[d]["total_ios"] for d in ("read", "write", "trim")
+            if job[d]["total_ios"]} == FIO_HANGS[name][1]
+
+
+@pytest.mark.parametrize("name", [n for n in local_examples()
+                                  if n not in FIO_CANNOT and n not in FIO_HANGS])
 def test_example_runs_as_fio_runs_it(iolens, place, name):
     dev, mnt = place
     text = scaled((EXAMPLES / (name + ".fio")).read_text(), dev.dev)

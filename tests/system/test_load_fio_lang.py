@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from helpers import (IOLENS, Loop, TraceInstance, fio_doc, fio_json, flip_byte, load_json,
-                     mounted_ext4, run_in)
+from helpers import (IOLENS, OWN, Loop, TraceInstance, fio_doc, fio_json, flip_byte, load_json,
+                     mounted_ext4, run_in, tracefs_instances)
 
 # (name, fio's arguments scaled down from the tutorial's, count-bounded):
 # sizes and runtimes are the tutorials' divided down the same way for both.
@@ -436,6 +436,62 @@ def test_iodepth_low(iolens, loop, tmp_path, tool, low):
     reaped = [n for call, n in calls if call == "io_getevents"]
     assert all(n == 1 for n in reaped[:-1])
     assert refills and max(refills) == (low or 15), refills
+
+
+def submit_gaps_ms(tool, args, cgroup):
+    """The gaps, in ms, between the submits of the first 8 I/Os of `tool`
+    run in `cgroup`, by the kernel's events of its io_submit calls (each
+    call counted as many times as it has I/Os)."""
+    path = os.path.join(tracefs_instances(), OWN + "submit")
+    event = os.path.join(path, "events/syscalls/sys_enter_io_submit/enable")
+    os.mkdir(path)
+    try:
+        for rel, value in (("trace_clock", "mono"), (event, "1")):
+            with open(os.path.join(path, rel), "w") as f:
+                f.write(value)
+        p = subprocess.run(["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup]
+                           + tool + args, capture_output=True, text=True, timeout=120)
+        with open(os.path.join(path, "trace")) as f:
+            text = f.read()
+    finally:
+        with open(event, "w") as f:
+            f.write("0")
+        os.rmdir(path)
+    assert p.returncode == 0, p.stderr
+    stamps = []
+    for m in re.finditer(r" (\d+\.\d+): sys_io_submit\(ctx_id: \w+, nr: (\w+)", text):
+        stamps += [float(m.group(1))] * int(m.group(2), 16)
+    assert len(stamps) == 8, text
+    return [(b - a) * 1000 for a, b in zip(stamps, stamps[1:])]
+
+
+@pytest.mark.parametrize("mode", ["offload", "inline"])
+def test_io_submit_mode_offload_keeps_the_rate(iolens, loop, blkio_cgroups, mode):
+    """io_submit_mode=offload with rate_iops=50 on a device far slower
+    than that (the cgroup's throttle lets 256 KiB/s through: a 64 KiB read
+    takes 250 ms): the 8 reads are submitted every 20 ms all the same, by
+    the kernel's clock; inline, a submit waits for a completion (the
+    first's) and the others go late, at once.  fio 3.33 is not run: its
+    offload threads hang at exit in about one run in three on this
+    throttled device (all in futex waits); in the runs that ended, its
+    eighth read went 127 ms after the first."""
+    _, cg = blkio_cgroups("offload")
+    st = os.stat(loop.dev).st_rdev
+    dev = "%d:%d" % (os.major(st), os.minor(st))
+    if os.path.exists(os.path.join(cg, "blkio.throttle.read_bps_device")):
+        limit = ("blkio.throttle.read_bps_device", "%s %d" % (dev, 256 << 10))
+    else:
+        limit = ("io.max", "%s rbps=%d" % (dev, 256 << 10))
+    with open(os.path.join(cg, limit[0]), "w") as f:
+        f.write(limit[1])
+    args = ["--name=o", "--filename=" + loop.dev, "--rw=randread", "--bs=64k", "--direct=1",
+            "--ioengine=libaio", "--iodepth=8", "--rate_iops=50", "--number_ios=8",
+            "--io_submit_mode=" + mode]
+    gaps = submit_gaps_ms([IOLENS, "load"], args, cg)
+    if mode == "offload":
+        assert all(10 <= g <= 30 for g in gaps), gaps
+    else:
+        assert max(gaps) > 150, gaps
 
 
 def issue_gaps(lo, args):

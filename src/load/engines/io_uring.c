@@ -118,7 +118,7 @@ static int uring_commit(struct load_thread *t)
 	return rc;
 }
 
-static int uring_reap(struct load_thread *t, unsigned int min, unsigned int max)
+static int uring_reap(struct load_thread *t, unsigned int min, unsigned int max, __u64 until)
 {
 	struct uring *u = t->engine_data;
 	struct io_uring_cqe *cqe;
@@ -126,7 +126,20 @@ static int uring_reap(struct load_thread *t, unsigned int min, unsigned int max)
 	__u64 now;
 	int rc;
 
-	rc = io_uring_wait_cqe_nr(&u->ring, &cqe, min);
+	if (until) {
+		struct __kernel_timespec ts;
+		struct timespec left;
+
+		mono_left(until, &left);
+		ts.tv_sec = left.tv_sec;
+		ts.tv_nsec = left.tv_nsec;
+		rc = io_uring_wait_cqes(&u->ring, &cqe, min, &ts, NULL);
+		/* Out of time: what is there, if anything. */
+		if (rc == -ETIME)
+			rc = 0;
+	} else {
+		rc = io_uring_wait_cqe_nr(&u->ring, &cqe, min);
+	}
 	if (rc == -EINTR || rc == -EAGAIN)
 		return 0;
 	if (rc < 0)

@@ -69,13 +69,16 @@ static int aio_commit(struct load_thread *t)
 	return done;
 }
 
-static int aio_reap(struct load_thread *t, unsigned int min, unsigned int max)
+static int aio_reap(struct load_thread *t, unsigned int min, unsigned int max, __u64 until)
 {
 	struct aio *a = t->engine_data;
+	struct timespec left;
 	__u64 now;
 	int rc;
 
-	rc = io_getevents(a->ctx, min, max, a->events, NULL);
+	if (until)
+		mono_left(until, &left);
+	rc = io_getevents(a->ctx, min, max, a->events, until ? &left : NULL);
 	if (rc == -EINTR)
 		return 0;
 	if (rc < 0)

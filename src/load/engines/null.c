@@ -25,13 +25,14 @@ static int null_queue(struct load_thread *t, struct load_io *io, long *res)
 	return LOAD_Q_QUEUED;
 }
 
-static int null_reap(struct load_thread *t, unsigned int min, unsigned int max)
+static int null_reap(struct load_thread *t, unsigned int min, unsigned int max, __u64 until)
 {
 	struct null_ring *r = t->engine_data;
 	unsigned int n = r->n < max ? r->n : max;
 	__u64 now = mono_ns();
 
 	(void)min;
+	(void)until;
 	for (unsigned int i = 0; i < n; i++)
 		load_io_done(t, r->queued[i], r->queued[i]->len, now);
 	r->n -= n;

@@ -74,11 +74,11 @@ static unsigned int paio_collect(struct load_thread *t, struct paio *p, unsigned
 /* How long a reap polls before it sleeps in aio_suspend(). */
 #define POLL_NS 50000ULL
 
-static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max)
+static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max, __u64 until)
 {
 	struct paio *p = t->engine_data;
 	unsigned int got = paio_collect(t, p, max);
-	__u64 until = 0;
+	__u64 poll_end = 0;
 
 	while (got < min && p->n) {
 		/*
@@ -88,12 +88,19 @@ static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max)
 		 * gets (fio polls throughout).  Polled for 50 us, then asleep,
 		 * so that a slow device does not cost a CPU spinning.
 		 */
-		if (!until)
-			until = mono_ns() + POLL_NS;
-		if (mono_ns() < until)
+		__u64 now = mono_ns();
+		struct timespec left;
+
+		if (until && now >= until)
+			break;
+		if (!poll_end)
+			poll_end = now + POLL_NS;
+		if (until)
+			mono_left(until, &left);
+		if (now < poll_end)
 			sched_yield();
-		else if (aio_suspend(p->inflight, p->n, NULL) && errno != EINTR &&
-			 errno != EAGAIN)
+		else if (aio_suspend(p->inflight, p->n, until ? &left : NULL) &&
+			 errno != EINTR && errno != EAGAIN)	/* EAGAIN: out of time */
 			return -errno;
 		got += paio_collect(t, p, max - got);
 	}
@@ -109,7 +116,7 @@ static void paio_exit(struct load_thread *t)
 	while (p->n) {
 		aio_cancel(t->fd, NULL);
 		/* aio_suspend failing for good: nothing more to wait for. */
-		if (paio_reap(t, p->n, p->n) < 0)
+		if (paio_reap(t, p->n, p->n, 0) < 0)
 			break;
 	}
 }
