@@ -10,10 +10,15 @@ __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+struct timespec ns_timespec(__u64 ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000ULL,
+				  .tv_nsec = ns % 1000000000ULL };
+}
+
 void mono_left(__u64 until, struct timespec *ts)
 {
-	__u64 now = mono_ns(), left = until > now ? until - now : 0;
+	__u64 now = mono_ns();
 
-	ts->tv_sec = left / 1000000000ULL;
-	ts->tv_nsec = left % 1000000000ULL;
+	*ts = ns_timespec(until > now ? until - now : 0);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <signal.h>
 #include <time.h>
+#include "lib/clock.h"
 #include "lib/stop.h"
 
 static volatile sig_atomic_t stopped;
@@ -35,9 +36,7 @@ void stop_request(void)
 /* Sleeps until CLOCK_MONOTONIC reaches `ns`, or a stop is requested. */
 static void sleep_until(__u64 ns)
 {
-	struct timespec ts = {
-		.tv_sec = ns / 1000000000ULL, .tv_nsec = ns % 1000000000ULL,
-	};
+	struct timespec ts = ns_timespec(ns);
 
 	while (!stopped &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))

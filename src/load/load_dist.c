@@ -86,25 +86,28 @@ static int parse_zones(char *s, struct load_dist *d, const char **err)
 }
 
 /* The distributions of one parameter: fio's names, defaults (fio.h's
- * FIO_DEF_ZIPF, FIO_DEF_PARETO; normal's 0) and bounds.  zipf's theta
- * must not be 1 (the method divides by 1 - theta). */
+ * FIO_DEF_ZIPF, FIO_DEF_PARETO; normal's 0) and bounds, the low one
+ * taken in where lo_in.  zipf's theta must not be 1 (the method divides
+ * by 1 - theta). */
 static const struct shape {
 	const char *name;
 	int kind;
 	double def, lo, hi;
+	bool lo_in;
 	const char *bounds;
 } shapes[] = {
-	{ "zipf", LOAD_DIST_ZIPF, 1.1, 0, INFINITY, "zipf's theta must be above 0 and not 1" },
-	{ "pareto", LOAD_DIST_PARETO, 0.2, 0, 1, "pareto's h must be between 0 and 1" },
-	{ "normal", LOAD_DIST_NORMAL, 0, -1, 100,
+	{ "zipf", LOAD_DIST_ZIPF, 1.1, 0, INFINITY, false,
+	  "zipf's theta must be above 0 and not 1" },
+	{ "pareto", LOAD_DIST_PARETO, 0.2, 0, 1, false,
+	  "pareto's h must be between 0 and 1" },
+	{ "normal", LOAD_DIST_NORMAL, 0, 0, 100, true,
 	  "normal's deviation must be from 0 to below 100 (percent of the range)" },
 };
 
 static bool in_bounds(const struct shape *sh, double v)
 {
-	return isfinite(v) && v > sh->lo && v < sh->hi &&
-	       !(sh->kind == LOAD_DIST_ZIPF && v == 1.0) &&
-	       !(sh->kind == LOAD_DIST_NORMAL && v < 0);
+	return isfinite(v) && (v > sh->lo || (sh->lo_in && v == sh->lo)) &&
+	       v < sh->hi && !(sh->kind == LOAD_DIST_ZIPF && v == 1.0);
 }
 
 /* "THETA" or "THETA:CENTER" (fio's split_parse_distr) into *d. */

@@ -201,8 +201,7 @@ static bool sleep_until(struct load_thread *t, __u64 until)
 			return true;
 		if (step > now + 100000000ULL)
 			step = now + 100000000ULL;
-		ts.tv_sec = step / 1000000000ULL;
-		ts.tv_nsec = step % 1000000000ULL;
+		ts = ns_timespec(step);
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 }

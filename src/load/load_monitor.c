@@ -67,12 +67,6 @@ unsigned int load_monitor_start(struct load_thread *th, unsigned int n)
 	return i;
 }
 
-static struct timespec ts_of(__u64 ns)
-{
-	return (struct timespec){ .tv_sec = ns / 1000000000ULL,
-				  .tv_nsec = ns % 1000000000ULL };
-}
-
 void load_monitor_wait(struct load_thread *th, unsigned int n,
 		       const struct load_job_opts *global, FILE *out)
 {
@@ -118,7 +112,7 @@ void load_monitor_wait(struct load_thread *th, unsigned int n,
 			if (next_prog < wake)
 				wake = next_prog;
 		}
-		until = ts_of(wake);
+		until = ns_timespec(wake);
 		pthread_mutex_lock(&lock);
 		if (nended < n)
 			pthread_cond_timedwait(&ended, &lock, &until);

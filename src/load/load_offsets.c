@@ -244,7 +244,8 @@ static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
  * (rw_sequencer=sequential) or where that one began (identical), *len.
  * As fio's, one that would pass the end of the range is a random one.
  */
-static bool seq_between(struct load_thread *t, int dir, __u64 span, __u64 *pos, __u64 *len)
+static bool seq_between(struct load_thread *t, int dir, __u64 span,
+			__u64 *pos, __u64 *len)
 {
 	const struct load_job_opts *o = t->o;
 
@@ -256,7 +257,7 @@ static bool seq_between(struct load_thread *t, int dir, __u64 span, __u64 *pos, 
 	*pos = o->rw_seq == LOAD_RW_SEQ_IDENTICAL ? t->seq_start[dir] : t->seq_pos[dir];
 	if (*pos >= span)
 		return false;
-	*len = t->randommap ? t->o->bsz[dir].min : pick_len(t, dir, span - *pos);
+	*len = t->randommap ? o->bsz[dir].min : pick_len(t, dir, span - *pos);
 	return *len && *pos + *len <= span;
 }
 
@@ -305,8 +306,12 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 			len = pick_len(t, dir, span);
 		}
 	}
-	t->seq_start[dir] = pos;
-	t->seq_pos[dir] = pos + len;
+	/* Where the next sequential I/O starts: random ones need it only
+	 * between sequential runs (rw=randread:N). */
+	if (!load_rw_random(o->rw) || o->seq_nr > 1) {
+		t->seq_start[dir] = pos;
+		t->seq_pos[dir] = pos + len;
+	}
 	t->zone_bytes += len;
 	io->offset = o->offset + base + pos;
 	io->len = len;

@@ -142,8 +142,7 @@ static int collector(struct agg_trace *st, struct metrics *m,
 				next = now + INTERVAL_NS;
 			continue;
 		}
-		ts.tv_sec = (next - now) / 1000000000ULL;
-		ts.tv_nsec = (next - now) % 1000000000ULL;
+		ts = ns_timespec(next - now);
 		sig = sigtimedwait(sigs, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT)
 			return 0;

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Loop, PlainUser, Serve, TraceInstance, \
-    Tracer, Zram, mounted_ext4, wait_idle
+    Tracer, Zram, mounted_ext4, tracefs_instances, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -69,9 +69,17 @@ def pytest_sessionstart(session):
     for u in pwd.getpwall():
         if u.pw_name.startswith(PREFIX) and _stale(u.pw_name):
             subprocess.run(["userdel", u.pw_name], check=False)
-    for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")) + glob.glob("/etc/" + PREFIX + "*"):
+    # tracefs instances outlive the mount a test session left.
+    try:
+        instances = glob.glob(os.path.join(tracefs_instances(), PREFIX + "*"))
+    except pytest.skip.Exception:
+        instances = []
+    for f in glob.glob(os.path.join(TMPFS, PREFIX + "*")) + glob.glob("/etc/" + PREFIX + "*") + \
+            instances:
         if _stale(f):
-            if os.path.isdir(f) and not os.path.islink(f):
+            if f in instances:
+                os.rmdir(f)
+            elif os.path.isdir(f) and not os.path.islink(f):
                 shutil.rmtree(f, ignore_errors=True)
             else:
                 os.unlink(f)

@@ -357,9 +357,7 @@ class TraceInstance:
     independent view of every request the block layer issued."""
 
     def __init__(self, lo, events=("block_rq_issue",), buffer_kb=8192, clock="mono"):
-        tracefs_instances()
-        self.path = os.path.join(TRACEFS, "instances",
-                                 "%s%d" % (PREFIX, os.getpid()))
+        self.path = os.path.join(tracefs_instances(), OWN + "trace")
         if os.path.isdir(self.path):
             os.rmdir(self.path)
         os.mkdir(self.path)
@@ -432,6 +430,9 @@ class TraceInstance:
         return total
 
     def close(self):
+        # A test may have unmounted tracefs since (a booted machine's
+        # state): the instance lives on in the kernel all the same.
+        tracefs_instances()
         if os.path.isdir(self.path):
             try:
                 for ev in self.events:

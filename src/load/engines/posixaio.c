@@ -95,13 +95,15 @@ static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max, 
 			break;
 		if (!poll_end)
 			poll_end = now + POLL_NS;
-		if (until)
-			mono_left(until, &left);
-		if (now < poll_end)
+		if (now < poll_end) {
 			sched_yield();
-		else if (aio_suspend(p->inflight, p->n, until ? &left : NULL) &&
-			 errno != EINTR && errno != EAGAIN)	/* EAGAIN: out of time */
-			return -errno;
+		} else {
+			left = ns_timespec(until - now);
+			/* EAGAIN: out of time */
+			if (aio_suspend(p->inflight, p->n, until ? &left : NULL) &&
+			    errno != EINTR && errno != EAGAIN)
+				return -errno;
+		}
 		got += paio_collect(t, p, max - got);
 	}
 	return got;
