@@ -97,7 +97,11 @@ struct load_thread {
 	__u64 zone_start;	/* zonemode=strided: the zone, from offset */
 	__u64 zone_bytes;	/* issued in it */
 	bool randommap;		/* one block size: the permutation below */
-	__u64 nblocks;		/* of that size, for the permutation */
+	__u64 nblocks;		/* of the smallest size, for either map */
+	/* Several sizes: fio's axmap, a bit per block of the smallest size
+	 * taken this pass; used_left: the blocks not taken. */
+	__u64 *used;
+	__u64 used_left;
 	__u64 perm_pos;		/* next index of the permutation */
 	__u64 rng;		/* xorshift state for mix and norandommap */
 	__u64 feistel_keys[4];
@@ -162,8 +166,9 @@ struct load_thread {
 void load_offsets_seed(struct load_thread *t, __u64 *seed);
 /* xorshift64*: a few cycles per number for the mix and norandommap. */
 __u64 load_rnd(struct load_thread *t);
-/* The random map's size from the job's range and smallest block size. */
-void load_offsets_map(struct load_thread *t);
+/* The random map from the job's range and smallest block size, with the
+ * bitmap of blocks taken where the job has several sizes: 0, or -ENOMEM. */
+int load_offsets_map(struct load_thread *t, bool several);
 /* A new pass of the random map: each block once more, in a new order. */
 void load_offsets_pass(struct load_thread *t);
 /* The direction of the next I/O, by --rw and the mix. */
@@ -176,6 +181,9 @@ bool load_pick_io(struct load_thread *t, struct load_io *io);
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);
+/* Frees what the thread set up for its I/O (not its fd, statistics or
+ * logs, which outlive it in the run's report). */
+void load_thread_free(struct load_thread *t);
 
 /* ---- fio's flow between threads: load_flow.c ---- */
 

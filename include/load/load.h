@@ -219,6 +219,7 @@ struct load_job_opts {
 	__u64 filesize;		/* a made file's size; 0: offset + size */
 	unsigned int nrfiles;	/* 1: fio's several are refused */
 	bool unlink;		/* remove the job's files when it ends */
+	bool create_on_open;	/* a missing file made as the job starts */
 	bool create_serialize;	/* fio's; iolens makes files one by one */
 	int verify;		/* enum load_verify (load/verify.h) */
 	bool do_verify;		/* read back what was written (default) */

@@ -19,6 +19,9 @@ struct load_target {
 	dev_t st_dev;
 	ino_t st_ino;
 	__u64 grown_from, grown_to;
+	/* create_on_open: absent at prepare, made as the job starts (its
+	 * identity above set then). */
+	bool create_at_open;
 };
 
 /*
@@ -43,7 +46,13 @@ int load_target_claim(const struct load_job_opts *o, const struct load_target *t
  */
 int load_target_resize(struct load_job_opts *o, struct load_target *t, int fd);
 
-/* Opens the target for one thread. */
-int load_target_open(const struct load_job_opts *o, const struct load_target *t);
+/* Opens the target for one thread: its fd, or -1 with errno and, in why,
+ * the reason for one line. */
+int load_target_open(const struct load_job_opts *o, const struct load_target *t,
+		     char *why, size_t len);
+
+/* A file of create_on_open, made as its job starts: *fd, and the file's
+ * identity in t for --unlink.  0, or after one line an errno. */
+int load_target_create(const struct load_job_opts *o, struct load_target *t, int *fd);
 
 #endif

@@ -50,6 +50,13 @@ void load_io_done(struct load_thread *t, struct load_io *io, long res,
 		load_job_err(t, load_dir_name(io->dir), io->offset, (int)-res);
 		return;
 	}
+	/* Nothing moved: the end of the file (a read of a file made empty
+	 * by create_on_open), an error as fio's "full resid". */
+	if (!res && io->len && io->dir != LOAD_TRIM) {
+		load_job_err(t, io->dir == LOAD_READ ? "read (no byte: the file's end)" :
+			     "write (no byte)", io->offset, EIO);
+		return;
+	}
 	if (!io->counted)
 		return;		/* issued in the ramp */
 	d = &t->st.dir[io->dir];

@@ -574,6 +574,7 @@ static void engine_stop(struct load_thread *t)
 static int thread_setup(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
+	bool several;
 	size_t len;
 	__u64 seed;
 	int rc;
@@ -611,7 +612,9 @@ static int thread_setup(struct load_thread *t)
 	t->nfree = t->depth;
 	/* A distribution other than uniform has no random map, as fio's
 	 * where norandommap is set (its examples always set it). */
-	t->randommap = !o->norandommap && o->dist.kind == LOAD_DIST_RANDOM;
+	t->randommap = !o->norandommap && o->dist.kind == LOAD_DIST_RANDOM &&
+		       load_rw_random(o->rw);
+	several = false;
 	if (o->dist.kind != LOAD_DIST_RANDOM)
 		load_dist_init(&o->dist, &t->dist,
 			       (o->size - load_bs_min(o)) / load_blockalign(o, load_dir_used(o, LOAD_READ) ? LOAD_READ : LOAD_WRITE) + 1,
@@ -619,11 +622,13 @@ static int thread_setup(struct load_thread *t)
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		if (!load_dir_used(o, d))
 			continue;
-		/* One size for all, and fio's blockalign turns its map off. */
-		if (o->bsz[d].min != o->bsz[d].max ||
-		    o->bsz[d].min != load_bs_min(o) ||
+		/* The permutation: one size for all.  The bitmap: sizes that
+		 * are multiples of one smallest size, which every direction
+		 * has.  fio's blockalign turns its map off. */
+		if (o->bsz[d].min != load_bs_min(o) ||
 		    load_blockalign(o, d) != o->bsz[d].min)
 			t->randommap = false;
+		several |= o->bsz[d].min != o->bsz[d].max;
 		if (o->rate[d])
 			t->rate_bps[d] = o->rate[d];
 		else if (o->rate_iops[d])
@@ -635,7 +640,10 @@ static int thread_setup(struct load_thread *t)
 		if (t->rate_bps[d] || o->think_ns)
 			prctl(PR_SET_TIMERSLACK, 1UL);
 	}
-	load_offsets_map(t);
+	rc = load_offsets_map(t, t->randommap && several);
+	if (rc < 0)
+		return rc;
+	t->randommap &= !several;
 	/* fio's loops: the range again, the budget stopping the last; fio's
 	 * io_size: that many bytes instead of the range's. */
 	t->budget = o->time_based ? 0 : (o->io_size ? o->io_size : o->size) * o->loops;
@@ -737,6 +745,18 @@ static void thread_body(struct load_thread *t)
 static bool start_delay(struct load_thread *t)
 {
 	return sleep_until(t, mono_ns() + t->o->startdelay_ns);
+}
+
+void load_thread_free(struct load_thread *t)
+{
+	free(t->ios);
+	free(t->free);
+	free(t->queued);
+	free(t->bufs);
+	free(t->written);
+	free(t->backlog);
+	free(t->dedupe_ws);
+	free(t->used);
 }
 
 void *load_thread_run(void *arg)

@@ -4,6 +4,8 @@
  * and offset, from fio's --rw, block sizes, random map, random_distribution
  * and rw=read:SIZE steps; and the thread's random numbers.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "load/dist.h"
 #include "load/engine.h"
@@ -67,6 +69,10 @@ void load_offsets_pass(struct load_thread *t)
 	t->perm_pos = 0;
 	for (int i = 0; i < 4; i++)
 		t->feistel_keys[i] = load_rnd(t);
+	if (t->used) {
+		memset(t->used, 0, (t->nblocks + 63) / 64 * 8);
+		t->used_left = t->nblocks;
+	}
 }
 
 static __u64 perm_next(struct load_thread *t)
@@ -198,13 +204,6 @@ static bool step_seq(const struct load_thread *t, __u64 *pos)
 }
 
 /*
- * Places io (its dir set): offset and length.  Random offsets with one
- * block size come from the permutation (each block once per pass); with
- * several sizes or a --blockalign other than the size they are drawn on
- * their own, on the alignment, as fio's without its random map.  Returns
- * false when the range is done and the job is not to go round again.
- */
-/*
  * fio's zonemode=strided: once zonesize bytes are done in a zone, the next
  * starts zonerange + zoneskip further on (back at the start past the
  * file's end), each direction from its start and the random map anew.
@@ -261,6 +260,58 @@ static bool seq_between(struct load_thread *t, int dir, __u64 span,
 	return *len && *pos + *len <= span;
 }
 
+static bool is_used(const struct load_thread *t, __u64 b)
+{
+	return t->used[b / 64] >> (b % 64) & 1;
+}
+
+/* The first block not taken from b on, round to the start past the end
+ * (fio's axmap_next_free); there is one, as used_left is not 0. */
+static __u64 next_free(const struct load_thread *t, __u64 b)
+{
+	__u64 w = b / 64, words = (t->nblocks + 63) / 64;
+	__u64 bits = ~t->used[w] & (~0ULL << (b % 64));
+
+	while (!bits) {
+		w = (w + 1) % words;
+		bits = ~t->used[w];
+	}
+	b = w * 64 + __builtin_ctzll(bits);
+	/* Bits past nblocks in the last word are never taken. */
+	return b < t->nblocks ? b : next_free(t, 0);
+}
+
+/*
+ * Several block sizes with the random map, as fio's axmap: a block drawn
+ * at random, or the next one not taken; the I/O cut short where it would
+ * reach a block taken before, so that a pass covers each block once and
+ * does size= bytes exactly.  Sizes are multiples of the smallest, which
+ * every direction uses (load_job.c turns the map off otherwise).
+ */
+static bool used_pick(struct load_thread *t, int dir, __u64 span, __u64 *pos,
+		      __u64 *len)
+{
+	__u64 unit = load_bs_min(t->o), nb = span / unit, b, n;
+
+	if (!t->used_left)
+		load_offsets_pass(t);
+	b = below(t, nb);
+	if (is_used(t, b))
+		b = next_free(t, b);
+	/* Only blocks past a zone the file's end cut short are left. */
+	if (b >= nb) {
+		load_offsets_pass(t);
+		b = below(t, nb);
+	}
+	*pos = b * unit;
+	*len = pick_len(t, dir, span - *pos);
+	for (n = 0; n * unit < *len && b + n < nb && !is_used(t, b + n); n++)
+		t->used[(b + n) / 64] |= 1ULL << ((b + n) % 64);
+	t->used_left -= n;
+	*len = n * unit < *len ? n * unit : *len;
+	return true;
+}
+
 bool load_pick_io(struct load_thread *t, struct load_io *io)
 {
 	const struct load_job_opts *o = t->o;
@@ -274,6 +325,10 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 	zone_of(t, &base, &span);
 	if (load_rw_random(o->rw) && seq_between(t, dir, span, &pos, &len)) {
 		/* Placed after (or at) the last I/O. */
+	} else if (load_rw_random(o->rw) && t->used) {
+		if (!t->used_left && !again)
+			return false;
+		used_pick(t, dir, span, &pos, &len);
 	} else if (load_rw_random(o->rw) && t->randommap) {
 		if (t->perm_pos >= t->nblocks && !again)
 			return false;
@@ -323,7 +378,7 @@ void load_offsets_seed(struct load_thread *t, __u64 *seed)
 	t->rng = splitmix(seed) | 1;
 }
 
-void load_offsets_map(struct load_thread *t)
+int load_offsets_map(struct load_thread *t, bool several)
 {
 	const struct load_job_opts *o = t->o;
 
@@ -333,4 +388,12 @@ void load_offsets_map(struct load_thread *t)
 	t->feistel_half = 1;
 	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
 		t->feistel_half++;
+	if (several) {
+		/* fio's axmap costs as much: a bit per block. */
+		t->used = calloc((t->nblocks + 63) / 64, 8);
+		if (!t->used)
+			return -ENOMEM;
+		t->used_left = t->nblocks;
+	}
+	return 0;
 }

@@ -126,6 +126,8 @@ const struct load_opt load_opt_table[] = {
 	  "stop at the first bad block (iolens always does, as fio 3.33)" },
 	{ "create_serialize", T_BOOL, OFF(create_serialize), NULL, 0, 0, "0|1",
 	  "fio's order of making files: iolens makes them one by one anyway" },
+	{ "create_on_open", T_BOOL, OFF(create_on_open), NULL, 0, 0, "0|1",
+	  "a missing file is made as its job starts, empty: not laid out before" },
 	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
 	  "remove the job's regular file when it ends" },
 	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",

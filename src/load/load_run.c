@@ -109,6 +109,8 @@ static int thread_starting(void *ctx, struct load_thread *t)
 	struct run_ctx *r = ctx;
 	ptrdiff_t i = t->o - r->js->v;
 
+	if (r->targets[i].create_at_open && t->fd < 0)
+		return load_target_create(t->o, &r->targets[i], &t->fd);
 	if (!t->o->size_at_start)
 		return 0;
 	return load_target_resize(&r->js->v[i], &r->targets[i], t->fd);
@@ -128,6 +130,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
 	int nres = 0;
+	char why[200];
 	sigset_t block, old;
 	FILE *out = stdout;
 
@@ -178,11 +181,13 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			rc = load_iolog_open(t);
 			if (rc)
 				goto out;
-			if (t->eng->diskless)
+			/* A file of create_on_open is made as its job
+			 * starts (thread_starting). */
+			if (t->eng->diskless || t->target->create_at_open)
 				continue;
-			t->fd = load_target_open(t->o, t->target);
+			t->fd = load_target_open(t->o, t->target, why, sizeof(why));
 			if (t->fd < 0) {
-				pr_err("%s: %s", t->o->filename, strerror(errno));
+				pr_err("%s: %s", t->o->filename, why);
 				rc = 1;
 				goto out;
 			}
@@ -252,15 +257,9 @@ out:
 	for (unsigned int i = 0; th && i < nth; i++) {
 		if (th[i].fd >= 0)
 			close(th[i].fd);
-		free(th[i].ios);
-		free(th[i].free);
-		free(th[i].queued);
-		free(th[i].bufs);
-		free(th[i].written);
-		free(th[i].backlog);
+		load_thread_free(&th[i]);
 		load_stats_free(&th[i].st);
 		load_steady_free(th[i].ss);
-		free(th[i].dedupe_ws);
 		load_iolog_close(&th[i], th[i].start_ns);
 	}
 	for (int i = 0; i < nclaimed; i++)

@@ -138,13 +138,14 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 		    struct load_stats *st)
 {
 	struct load_thread th = { .o = o, .target = t };
+	char why[200];
 	sigset_t block, old;
 	int rc = 0;
 
 	th.eng = o->ioengine;
-	th.fd = load_target_open(o, t);
+	th.fd = load_target_open(o, t, why, sizeof(why));
 	if (th.fd < 0) {
-		pr_err("%s: %s", o->filename, strerror(errno));
+		pr_err("%s: %s", o->filename, why);
 		return 1;
 	}
 	/* As in a normal run: only this thread sees SIGINT. */
@@ -163,11 +164,7 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	/* A step's figures are its totals, none by priority. */
 	load_stats_free(st);
 	close(th.fd);
-	free(th.ios);
-	free(th.free);
-	free(th.queued);
-	free(th.bufs);
-	free(th.written);
+	load_thread_free(&th);
 	return rc ? rc : st->error ? 1 : 0;
 }
 

@@ -382,6 +382,37 @@ static int grow(const char *path, int fd, int how, __u64 from, __u64 to)
 	return ftruncate(fd, to);
 }
 
+/*
+ * fio's create_on_open: a file not there yet is not made now, nor laid
+ * out; the job's range is what its options say (fio's real_file_size is
+ * offset + size), and the directory's device says its block size.
+ */
+static int prepare_absent(struct load_job_opts *o, struct load_target *t)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", o->filename);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (stat(slash ? dir : ".", &st)) {
+		pr_err("%s: %s", slash ? dir : ".", strerror(errno));
+		return FAILED;
+	}
+	if (!o->size && o->filesize > o->offset)
+		o->size = o->filesize - o->offset;
+	if (!o->size) {
+		fprintf(stderr, "iolens load: %s: the file is made as the job starts (--create_on_open); give --size\n",
+			o->filename);
+		return REFUSED;
+	}
+	t->dev_size = o->offset + o->size;
+	t->lbs = file_lbs(st.st_dev, t->lbs_from, sizeof(t->lbs_from));
+	t->create_at_open = true;
+	return 0;
+}
+
 static int prepare_file(struct load_job_opts *o, struct load_target *t)
 {
 	char why[200];
@@ -574,6 +605,8 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		fprintf(stderr, "iolens load: %s: %s, and --allow_file_create=0\n",
 			o->filename, strerror(errno));
 		return REFUSED;
+	} else if (o->create_on_open && lstat(o->filename, &st) && errno == ENOENT) {
+		rc = prepare_absent(o, t);
 	} else {
 		rc = prepare_file(o, t);
 	}
@@ -637,18 +670,41 @@ int load_target_claim(const struct load_job_opts *o, const struct load_target *t
 	return 1;
 }
 
-int load_target_open(const struct load_job_opts *o, const struct load_target *t)
+int load_target_open(const struct load_job_opts *o, const struct load_target *t,
+		     char *why, size_t len)
 {
-	int flags = O_CLOEXEC | (t->writes ? O_RDWR : O_RDONLY);
-
-	char why[200];
+	/* Making the file is a write, also for a read job (fio opens with
+	 * O_CREAT then, and its reads find the end of an empty file). */
+	bool writes = t->writes || t->create_at_open;
+	int flags = O_CLOEXEC | (writes ? O_RDWR : O_RDONLY), fd;
 
 	if (o->direct)
 		flags |= O_DIRECT;
 	/* Checked again: the name may have been replaced since prepare. */
-	if (t->writes)
-		return outfile_open(o->filename, flags, OUTFILE_BLKDEV, NULL, why, sizeof(why));
-	return open(o->filename, flags);
+	if (writes)
+		return outfile_open(o->filename, flags, OUTFILE_BLKDEV, NULL, why, len);
+	fd = open(o->filename, flags);
+	if (fd < 0)
+		snprintf(why, len, "%s", strerror(errno));
+	return fd;
+}
+
+int load_target_create(const struct load_job_opts *o, struct load_target *t, int *fd)
+{
+	char why[200];
+	struct stat st;
+
+	*fd = load_target_open(o, t, why, sizeof(why));
+	if (*fd < 0 || fstat(*fd, &st)) {
+		int e = errno;
+
+		fprintf(stderr, "iolens load: job '%s': %s: %s\n", o->name, o->filename,
+			*fd < 0 ? why : strerror(e));
+		return e;
+	}
+	t->st_dev = st.st_dev;
+	t->st_ino = st.st_ino;
+	return 0;
 }
 
 int load_target_resize(struct load_job_opts *o, struct load_target *t, int fd)

@@ -70,17 +70,24 @@ def test_diskstats_see_what_it_reports(iolens, loop, engine):
             job["io_bytes"]
 
 
-def test_randread_touches_every_block_once(iolens, loop):
+@pytest.mark.parametrize("sizes", [[], ["--bssplit=512/10:4k/60:64k/30"],
+                                   ["--bsrange=4k-64k"]])
+def test_randread_touches_every_block_once(iolens, loop, sizes):
+    """The random map, as fio's: each block once a pass, also with several
+    sizes, where an I/O that would reach a block read before is cut short
+    there (fio's axmap), and the job's bytes are size= exactly."""
     size = 16 << 20
+    args = job_args(loop.dev, "randread", "io_uring", size="16m") + sizes
     trace = TraceInstance(loop)
     try:
-        job = load_json(job_args(loop.dev, "randread", "io_uring",
-                                 size="16m"))["jobs"][0]["read"]
+        job = load_json(args)["jobs"][0]["read"]
         issues = [e for e in trace.read() if e[0] == "block_rq_issue" and "R" in e[1]]
         assert trace.overruns() == 0
     finally:
         trace.close()
-    assert job["total_ios"] == size // 4096
+    assert job["io_bytes"] == fio_json(args)["jobs"][0]["read"]["io_bytes"] == size
+    if not sizes:
+        assert job["total_ios"] == size // 4096
     seen = bytearray(size // 512)
     for _, _, sector, nr in issues:
         for s in range(sector, sector + nr):

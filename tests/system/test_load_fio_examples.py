@@ -59,10 +59,10 @@ FIO_HANGS = {
                               {"read": 1024}),
 }
 
-# Run under both, with bytes that differ by the last I/O of a bssplit job:
-# iolens issues a size of the split even where it crosses size=, fio 3.33
-# ends at size= exactly (iometer-file-access-server: 4,255,232 bytes
-# against 4,194,304; jesd219: 268,453,376 against 268,462,592).
+# Run under both, with bytes that differ by the last I/Os of a job whose
+# sizes are drawn at random with norandommap: each tool stops issuing once
+# size= is reached, past it by what its last I/Os drew (jesd219: iolens
+# 268,453,376 bytes, fio 268,462,592, in one run each).
 # And cmdprio-bssplit: a randrw job whose reads are 64k and 1 MiB and its
 # writes 1 MiB alone; fio 3.33's random map ends it after 19,726,336 bytes
 # of the 64 MiB device (with or without cmdprio; with one split for both
@@ -71,7 +71,7 @@ FIO_HANGS = {
 # for a depth (a window of 200 ms each), at a point each tool's speed sets.
 # And surface-scan: fill_device writes until the file system is full,
 # which each tool's file layout leaves a little differently.
-COUNTS_DIFFER = {"iometer-file-access-server", "jesd219", "cmdprio-bssplit", "latency-profile",
+COUNTS_DIFFER = {"jesd219", "cmdprio-bssplit", "latency-profile",
                  "surface-scan"}
 
 SIZE_KEYS = {"size", "filesize", "io_size", "io_limit"}

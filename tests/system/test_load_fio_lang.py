@@ -377,20 +377,26 @@ def test_strided_zones_as_fios(iolens, root, rw):
             assert sorted(ours[k:k + 4]) == sorted(theirs[k:k + 4])
 
 
-def aio_calls(tool, args, tmp_path):
-    """The io_submit and io_getevents calls `tool` made, in order, each
-    with what it returned (I/Os submitted or reaped), by strace following
-    every thread and process."""
-    log = tmp_path / (os.path.basename(tool[0]) + ".strace")
+def straced(tool, args, log, calls, cwd=None):
+    """The lines strace wrote to `log` of the system calls `calls` that
+    `tool` made, following every thread and process; and its run."""
     # LeakSanitizer stops the world with ptrace, which strace holds: in the
     # sanitizer build it dies at exit.  ASan itself stays on.
     env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
-    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=io_submit,io_getevents",
+    p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=" + calls,
                         "-e", "signal=none", "-o", str(log)] + tool + args,
-                       capture_output=True, text=True, timeout=120, env=env)
+                       capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+    return log.read_text().splitlines(), p
+
+
+def aio_calls(tool, args, tmp_path):
+    """The io_submit and io_getevents calls `tool` made, in order, each
+    with what it returned (I/Os submitted or reaped), by strace."""
+    lines, p = straced(tool, args, tmp_path / (os.path.basename(tool[0]) + ".strace"),
+                       "io_submit,io_getevents")
     assert p.returncode == 0, p.stderr
     calls = []
-    for line in log.read_text().splitlines():
+    for line in lines:
         m = (re.match(r"\d+\s+(io_submit|io_getevents)\(.*\)\s+=\s+(-?\d+)", line) or
              re.match(r"\d+\s+<\.\.\. (io_submit|io_getevents) resumed>.*=\s+(-?\d+)", line))
         if m:
@@ -617,6 +623,46 @@ def test_flow_shares_ios_by_weight(iolens, fs, sleep):
     for tool, (doc, _, _, _) in run_both(fs, args).items():
         a, b = (j["read"]["total_ios"] for j in doc["jobs"])
         assert a > 100 and 2.4 < b / a < 3.6, (tool, a, b)
+
+
+@pytest.mark.parametrize("tool", ["fio", "iolens"])
+def test_create_on_open_makes_the_file_as_the_job_starts(iolens, fs, tmp_path, tool):
+    """create_on_open: a job's missing file is made as the job starts, not
+    before the run: b's, behind a stonewall, by an open with O_CREAT after
+    every read of job a (strace's order); without it, iolens makes it
+    before a reads.  No layout: b's file is what b wrote.  A read job's
+    file is made empty, and its first read finds the end: error 5."""
+    lo, mnt = fs
+    where = mnt / tool
+    folder(where)
+    cmd = ["fio"] if tool == "fio" else [IOLENS, "load"]
+    a = ["--name=a", "--rw=read", "--bs=64k", "--size=1m", "--ioengine=psync",
+         "--filename=a"]
+    for coo in ("1", "0") if tool == "iolens" else ("1",):
+        if (where / "b").exists():
+            os.unlink(where / "b")
+        b = ["--name=b", "--stonewall", "--rw=write", "--bs=64k", "--size=1m",
+             "--filename=b", "--create_on_open=" + coo]
+        lines, p = straced(cmd, a + b + ["--output-format=json"],
+                           tmp_path / ("%s-%s.strace" % (tool, coo)), "openat,pread64", where)
+        assert p.returncode == 0, p.stderr
+        # a's reads (not the dynamic loader's of the libraries)
+        reads = [i for i, x in enumerate(lines) if re.search(r"pread64\(.*, 65536, \d+\) = 65536", x)]
+        made = [i for i, x in enumerate(lines) if '"b", ' in x and "O_CREAT" in x]
+        assert len(reads) >= 16 and made, lines
+        if coo == "1":
+            assert made[0] > reads[-1], (tool, lines)
+        else:
+            assert made[0] < reads[0], lines
+        assert [j["write"]["io_bytes"] for j in fio_doc(p.stdout)["jobs"]] == [0, 1 << 20]
+        assert os.path.getsize(where / "b") == 1 << 20
+    p = run_in(cmd + ["--name=r", "--rw=read", "--size=1m", "--filename=r",
+                      "--create_on_open=1", "--output-format=json"], where)
+    assert p.returncode != 0
+    assert fio_doc(p.stdout)["jobs"][0]["error"] == 5
+    assert os.path.getsize(where / "r") == 0
+    if tool == "iolens":
+        assert "read (no byte: the file's end) at offset 0" in p.stderr, p.stderr
 
 
 def test_directory_holds_a_named_file_too(iolens, fs):
