@@ -14,6 +14,8 @@
 /* One I/O slot: iodepth of them per thread, each with its own buffer. */
 struct load_io {
 	void *buf;
+	int fd;			/* of its file */
+	unsigned int file;	/* which of the thread's files */
 	__u64 offset;
 	__u32 len;
 	__u16 index;		/* slot number, the fixed-buffer index */

@@ -71,15 +71,44 @@ enum load_sync { LOAD_SYNC_FSYNC = 1, LOAD_SYNC_DATA };
 struct load_target;
 struct load_io;
 
+/*
+ * One file of a job thread (fio's fio_file): its fd, its range (size bytes
+ * from the job's offset) and where the next I/O in it goes, each file on
+ * its own as fio's.
+ */
+struct load_file {
+	int fd;			/* -1: not open (create_on_open, until then) */
+	const struct load_target *target;
+	__u64 size;
+	bool done;		/* its range is done this pass */
+	__u64 seq_pos[LOAD_DIRS];
+	__u64 seq_start[LOAD_DIRS];	/* where the last I/O began */
+	__u64 zone_start;	/* zonemode=strided: the zone, from offset */
+	__u64 zone_bytes;	/* issued in it */
+	__u64 nblocks;		/* of the smallest size, for either map */
+	__u64 perm_pos;		/* next index of the permutation */
+	__u64 feistel_keys[4];
+	unsigned int feistel_half;	/* bits per half */
+	/* Several sizes: fio's axmap, a bit per block of the smallest size
+	 * taken this pass; used_left: the blocks not taken. */
+	__u64 *used;
+	__u64 used_left;
+};
+
 struct load_thread {
 	pthread_t tid;
 	struct load_gate *gate;	/* NULL: start at once */
 	unsigned int wave;
 	const struct load_job_opts *o;
-	const struct load_target *target;
+	const struct load_target *target;	/* its files', one each */
 	const struct load_engine *eng;
 	int job_index;		/* among all threads: seeds the generators */
-	int fd;
+	struct load_file *files;
+	unsigned int nfiles;
+	struct load_file *f;	/* the file of the next I/O */
+	unsigned int next_file;	/* roundrobin's next; the files done: */
+	unsigned int nfiles_done;
+	unsigned int fservice_left;	/* I/Os to f before another */
 	unsigned int depth;
 	struct load_io *ios;
 	struct load_io **queued;	/* the batch not yet submitted */
@@ -90,22 +119,11 @@ struct load_thread {
 	__u64 buf_len;		/* of each slot's buffer: the largest bs */
 	void *engine_data;
 
-	/* Offsets in [offset, offset + size): bytes from offset. */
-	__u64 seq_pos[LOAD_DIRS];
-	__u64 seq_start[LOAD_DIRS];	/* where the last I/O began */
+	/* Offsets in each file's [offset, offset + size), bytes from
+	 * offset (struct load_file). */
 	unsigned int seq_count;	/* rw=randread:N: I/Os before a random one */
-	__u64 zone_start;	/* zonemode=strided: the zone, from offset */
-	__u64 zone_bytes;	/* issued in it */
-	bool randommap;		/* one block size: the permutation below */
-	__u64 nblocks;		/* of the smallest size, for either map */
-	/* Several sizes: fio's axmap, a bit per block of the smallest size
-	 * taken this pass; used_left: the blocks not taken. */
-	__u64 *used;
-	__u64 used_left;
-	__u64 perm_pos;		/* next index of the permutation */
+	bool randommap;		/* one block size: the permutation */
 	__u64 rng;		/* xorshift state for mix and norandommap */
-	__u64 feistel_keys[4];
-	unsigned int feistel_half;	/* bits per half */
 	struct load_dist_state dist;	/* random_distribution other than random */
 	__u8 deck[LOAD_DIRS][100];	/* bssplit: the next 100 sizes */
 	unsigned int deck_pos[LOAD_DIRS];
@@ -166,23 +184,27 @@ struct load_thread {
 void load_offsets_seed(struct load_thread *t, __u64 *seed);
 /* xorshift64*: a few cycles per number for the mix and norandommap. */
 __u64 load_rnd(struct load_thread *t);
-/* The random map from the job's range and smallest block size, with the
- * bitmap of blocks taken where the job has several sizes: 0, or -ENOMEM. */
+/* Each file's random map from its range and the smallest block size,
+ * with the bitmap of blocks taken where the job has several sizes: 0, or
+ * -ENOMEM. */
 int load_offsets_map(struct load_thread *t, bool several);
-/* A new pass of the random map: each block once more, in a new order. */
-void load_offsets_pass(struct load_thread *t);
+/* A new pass of every file: each block once more, in a new order, and
+ * the sequential ones from the start. */
+void load_offsets_rewind(struct load_thread *t);
 /* The direction of the next I/O, by --rw and the mix. */
 int load_pick_dir(struct load_thread *t);
-/* Places io (its dir set): offset and length; false when the range is
- * done and the job is not to go round again. */
+/* Places io (its dir set): its file (fio's file_service_type), offset
+ * and length; false when every file's range is done and the job is not
+ * to go round again. */
 bool load_pick_io(struct load_thread *t, struct load_io *io);
 
 /* ---- the job loop: load_job.c ---- */
 
 /* The thread body; `arg` is a struct load_thread. */
 void *load_thread_run(void *arg);
-/* Frees what the thread set up for its I/O (not its fd, statistics or
- * logs, which outlive it in the run's report). */
+/* Frees what the thread set up for its I/O and in its files (not the
+ * files, whose owner opened them, nor its statistics or logs, which
+ * outlive it in the report). */
 void load_thread_free(struct load_thread *t);
 
 /* ---- fio's flow between threads: load_flow.c ---- */

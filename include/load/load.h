@@ -74,6 +74,13 @@ enum load_fallocate {
 	LOAD_FALLOC_NATIVE,	/* fallocate(0), sparse where unsupported */
 };
 
+/* fio's file_service_type: which of a job's files the next I/O goes to. */
+enum load_fservice {
+	LOAD_FSERVICE_RR,	/* each in turn, N I/Os each (default 1) */
+	LOAD_FSERVICE_SEQ,	/* one to its end, then the next */
+	LOAD_FSERVICE_RANDOM,	/* one drawn at random, for N I/Os */
+};
+
 /* fio's exit_what: whom a job with exitall stops when it ends. */
 enum load_exit_what {
 	LOAD_EXIT_GROUP,	/* the jobs of its group */
@@ -217,7 +224,12 @@ struct load_job_opts {
 	char *filename_format;	/* fio's $jobname.$jobnum.$filenum */
 	unsigned int clone;	/* a job of numjobs made one per file: which */
 	__u64 filesize;		/* a made file's size; 0: offset + size */
-	unsigned int nrfiles;	/* 1: fio's several are refused */
+	unsigned int nrfiles;	/* files made per job thread */
+	int fservice;		/* enum load_fservice */
+	unsigned int fservice_nr;	/* I/Os to a file before the next */
+	/* nrfiles > 1: each file's own options, as a job of one file (its
+	 * name and its share of size); NULL with one file. */
+	struct load_job_opts *files;
 	bool unlink;		/* remove the job's files when it ends */
 	bool create_on_open;	/* a missing file made as the job starts */
 	bool create_serialize;	/* fio's; iolens makes files one by one */

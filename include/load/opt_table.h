@@ -27,6 +27,7 @@ enum opt_type {
 	T_PCT_F,	/* a percentage with a fraction, 0 to 100, a double */
 	T_PATTERN,	/* buffer_pattern (load_buf.c) */
 	T_ENUMS,	/* choices separated by ',', their values or'ed */
+	T_FSERVICE,	/* file_service_type: a choice and ":N" after it */
 };
 
 struct load_choice {

@@ -64,9 +64,10 @@ bool load_rw_random(int rw);
  * errno E2BIG (LOAD_MAX_JOBS reached) or ENOMEM. */
 struct load_job_opts *load_jobs_add(struct load_jobs *js);
 
-/* Keeps `s` (malloc'd) for as long as the jobs, whose options may point
- * into it; 0, or -1 (out of memory, `s` freed). */
-int load_jobs_keep(struct load_jobs *js, char *s);
+/* Keeps `s` (malloc'd: a text, or the files of a job) for as long as the
+ * jobs, whose options may point into it; 0, or -1 (out of memory, `s`
+ * freed). */
+int load_jobs_keep(struct load_jobs *js, void *s);
 
 /* The line for a failed load_jobs_add(), and the exit code. */
 int load_jobs_add_failed(void);

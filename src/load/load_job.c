@@ -85,8 +85,7 @@ static void stats_reset(struct load_thread *t, __u64 now)
 /* After the ramp, or at the start: the offsets from the start too. */
 static void stats_start(struct load_thread *t, __u64 now)
 {
-	memset(t->seq_pos, 0, sizeof(t->seq_pos));
-	load_offsets_pass(t);
+	load_offsets_rewind(t);
 	stats_reset(t, now);
 }
 
@@ -110,9 +109,16 @@ static void do_sync(struct load_thread *t)
 {
 	bool data = t->sync_pending == LOAD_SYNC_DATA;
 
-	/* A diskless engine has nothing to sync, as fio's null. */
-	if (t->fd >= 0 && (data ? fdatasync(t->fd) : fsync(t->fd)))
-		load_job_err(t, data ? "fdatasync" : "fsync", 0, errno);
+	/* A diskless engine has nothing to sync, as fio's null; each of
+	 * several files is synced, as fio's. */
+	for (unsigned int i = 0; i < t->nfiles; i++) {
+		int fd = t->files[i].fd;
+
+		if (fd >= 0 && (data ? fdatasync(fd) : fsync(fd))) {
+			load_job_err(t, data ? "fdatasync" : "fsync", 0, errno);
+			break;
+		}
+	}
 	t->sync_pending = 0;
 }
 
@@ -290,7 +296,7 @@ static void trim(struct load_thread *t, struct load_io *io, long *res)
 	if (t->eng->diskless)
 		*res = io->len;
 	else
-		*res = ioctl(t->fd, BLKDISCARD, range) ? -errno : (long)io->len;
+		*res = ioctl(io->fd, BLKDISCARD, range) ? -errno : (long)io->len;
 }
 
 /* Prepares as many I/Os as there are free slots, budget and rate; a sync
@@ -576,7 +582,7 @@ static int thread_setup(struct load_thread *t)
 	const struct load_job_opts *o = t->o;
 	bool several;
 	size_t len;
-	__u64 seed;
+	__u64 seed, pass;
 	int rc;
 
 	/* Trims go one at a time on every engine, as fio's. */
@@ -617,7 +623,7 @@ static int thread_setup(struct load_thread *t)
 	several = false;
 	if (o->dist.kind != LOAD_DIST_RANDOM)
 		load_dist_init(&o->dist, &t->dist,
-			       (o->size - load_bs_min(o)) / load_blockalign(o, load_dir_used(o, LOAD_READ) ? LOAD_READ : LOAD_WRITE) + 1,
+			       (t->files[0].size - load_bs_min(o)) / load_blockalign(o, load_dir_used(o, LOAD_READ) ? LOAD_READ : LOAD_WRITE) + 1,
 			       seed);
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		if (!load_dir_used(o, d))
@@ -644,25 +650,37 @@ static int thread_setup(struct load_thread *t)
 	if (rc < 0)
 		return rc;
 	t->randommap &= !several;
-	/* fio's loops: the range again, the budget stopping the last; fio's
-	 * io_size: that many bytes instead of the range's. */
-	t->budget = o->time_based ? 0 : (o->io_size ? o->io_size : o->size) * o->loops;
-	load_offsets_pass(t);
+	/* fio's loops: the files' ranges again, the budget stopping the
+	 * last, each pass of whole blocks (a file's tail short of one is
+	 * not read, as fio's) and at most size= (of files that filesize
+	 * made larger); fio's io_size: that many bytes instead. */
+	pass = 0;
+	for (unsigned int i = 0; i < t->nfiles; i++)
+		pass += t->files[i].size / load_bs_min(o) * load_bs_min(o);
+	if (pass > o->size)
+		pass = o->size;
+	t->budget = o->time_based ? 0 : o->io_size ? o->io_size : pass * o->loops;
 	if (o->verify) {
 		rc = load_verify_init(t);
 		if (rc < 0)
 			return rc;
 	}
-	/* fio's invalidate (default on): a read of the job is not of pages
-	 * an earlier job or the layout left in the cache. */
-	if (o->invalidate && t->fd >= 0)
-		posix_fadvise(t->fd, o->offset, o->size, POSIX_FADV_DONTNEED);
-	/* fio's fadvise_hint (default on): no readahead for a random job,
-	 * more for a sequential one, so that the device sees what fio's
-	 * job makes it see. */
-	if (o->fadvise_hint && t->fd >= 0)
-		posix_fadvise(t->fd, o->offset, o->size, load_rw_random(o->rw) ?
-			      POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	for (unsigned int i = 0; i < t->nfiles; i++) {
+		const struct load_file *f = &t->files[i];
+
+		if (f->fd < 0)
+			continue;
+		/* fio's invalidate (default on): a read of the job is not of
+		 * pages an earlier job or the layout left in the cache. */
+		if (o->invalidate)
+			posix_fadvise(f->fd, o->offset, f->size, POSIX_FADV_DONTNEED);
+		/* fio's fadvise_hint (default on): no readahead for a random
+		 * job, more for a sequential one, so that the device sees
+		 * what fio's job makes it see. */
+		if (o->fadvise_hint)
+			posix_fadvise(f->fd, o->offset, f->size, load_rw_random(o->rw) ?
+				      POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	}
 	rc = engine_start(t);
 	return rc < 0 ? rc : 0;
 }
@@ -756,7 +774,8 @@ void load_thread_free(struct load_thread *t)
 	free(t->written);
 	free(t->backlog);
 	free(t->dedupe_ws);
-	free(t->used);
+	for (unsigned int i = 0; t->files && i < t->nfiles; i++)
+		free(t->files[i].used);
 }
 
 void *load_thread_run(void *arg)

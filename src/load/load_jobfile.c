@@ -212,7 +212,7 @@ static void reset_global(struct load_jobs *js)
 	}
 }
 
-int load_jobs_keep(struct load_jobs *js, char *s)
+int load_jobs_keep(struct load_jobs *js, void *s)
 {
 	char **texts = realloc(js->texts, (js->ntexts + 1) * sizeof(*texts));
 

@@ -50,11 +50,11 @@ static __u64 below(struct load_thread *t, __u64 n)
  */
 static __u64 feistel(const struct load_thread *t, __u64 x)
 {
-	unsigned int h = t->feistel_half;
+	unsigned int h = t->f->feistel_half;
 	__u64 mask = (1ULL << h) - 1, l = x >> h, r = x & mask;
 
 	for (int i = 0; i < 4; i++) {
-		__u64 f = (r ^ t->feistel_keys[i]) * 0x9e3779b97f4a7c15ULL;
+		__u64 f = (r ^ t->f->feistel_keys[i]) * 0x9e3779b97f4a7c15ULL;
 		__u64 nl = r;
 
 		f ^= f >> 29;
@@ -64,25 +64,43 @@ static __u64 feistel(const struct load_thread *t, __u64 x)
 	return l << h | r;
 }
 
-void load_offsets_pass(struct load_thread *t)
+/* A new pass of the random map of the file of the next I/O: each block
+ * once more, in a new order. */
+static void map_pass(struct load_thread *t)
 {
-	t->perm_pos = 0;
+	struct load_file *f = t->f;
+
+	f->perm_pos = 0;
 	for (int i = 0; i < 4; i++)
-		t->feistel_keys[i] = load_rnd(t);
-	if (t->used) {
-		memset(t->used, 0, (t->nblocks + 63) / 64 * 8);
-		t->used_left = t->nblocks;
+		f->feistel_keys[i] = load_rnd(t);
+	if (f->used) {
+		memset(f->used, 0, (f->nblocks + 63) / 64 * 8);
+		f->used_left = f->nblocks;
 	}
+}
+
+void load_offsets_rewind(struct load_thread *t)
+{
+	struct load_file *cur = t->f;
+
+	for (unsigned int i = 0; i < t->nfiles; i++) {
+		t->f = &t->files[i];
+		memset(t->f->seq_pos, 0, sizeof(t->f->seq_pos));
+		t->f->done = false;
+		map_pass(t);
+	}
+	t->nfiles_done = 0;
+	t->f = cur;
 }
 
 static __u64 perm_next(struct load_thread *t)
 {
 	__u64 x;
 
-	if (t->perm_pos >= t->nblocks)
-		load_offsets_pass(t);
-	x = feistel(t, t->perm_pos++);
-	while (x >= t->nblocks)
+	if (t->f->perm_pos >= t->f->nblocks)
+		map_pass(t);
+	x = feistel(t, t->f->perm_pos++);
+	while (x >= t->f->nblocks)
 		x = feistel(t, x);
 	return x;
 }
@@ -183,7 +201,8 @@ static __u64 pick_len(struct load_thread *t, int dir, __u64 room)
 static bool step_seq(const struct load_thread *t, __u64 *pos)
 {
 	const struct load_job_opts *o = t->o;
-	__u64 file = t->target->dev_size ? t->target->dev_size : o->offset + o->size;
+	__u64 size = t->f->size;
+	__u64 file = t->f->target->dev_size ? t->f->target->dev_size : o->offset + size;
 	__s64 p;
 
 	if (!o->seq_add || !*pos)
@@ -191,7 +210,7 @@ static bool step_seq(const struct load_thread *t, __u64 *pos)
 	if (o->seq_add < 0) {
 		p = (__s64)*pos + o->seq_add;
 		if (p < 0)
-			p = (__s64)o->size + o->seq_add;
+			p = (__s64)size + o->seq_add;
 		*pos = p < 0 ? 0 : (__u64)p;
 		return true;
 	}
@@ -200,7 +219,7 @@ static bool step_seq(const struct load_thread *t, __u64 *pos)
 	*pos += o->seq_add;
 	if (o->offset + *pos >= file)
 		*pos = 0;
-	return *pos < o->size;
+	return *pos < size;
 }
 
 /*
@@ -217,23 +236,24 @@ static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
 
 	if (o->zonemode != LOAD_ZONE_STRIDED) {
 		*base = 0;
-		*span = o->size;
+		*span = t->f->size;
 		return;
 	}
-	end = t->target->dev_size > o->offset ? t->target->dev_size - o->offset : o->size;
-	if (t->zone_bytes >= o->zone_size) {
-		t->zone_bytes = 0;
-		t->zone_start += o->zone_range + o->zone_skip;
+	end = t->f->target->dev_size > o->offset ? t->f->target->dev_size - o->offset :
+						   t->f->size;
+	if (t->f->zone_bytes >= o->zone_size) {
+		t->f->zone_bytes = 0;
+		t->f->zone_start += o->zone_range + o->zone_skip;
 		/* Back at the start past the end, or where too little of
 		 * the zone is left for an I/O. */
-		if (t->zone_start >= end || end - t->zone_start < load_bs_max(o))
-			t->zone_start = 0;
-		memset(t->seq_pos, 0, sizeof(t->seq_pos));
-		load_offsets_pass(t);
+		if (t->f->zone_start >= end || end - t->f->zone_start < load_bs_max(o))
+			t->f->zone_start = 0;
+		memset(t->f->seq_pos, 0, sizeof(t->f->seq_pos));
+		map_pass(t);
 	}
-	*base = t->zone_start;
+	*base = t->f->zone_start;
 	/* A zone the file's end cuts short is used as far as it goes. */
-	*span = end - t->zone_start < o->zone_range ? end - t->zone_start : o->zone_range;
+	*span = end - t->f->zone_start < o->zone_range ? end - t->f->zone_start : o->zone_range;
 }
 
 /*
@@ -253,7 +273,7 @@ static bool seq_between(struct load_thread *t, int dir, __u64 span,
 		return false;
 	}
 	t->seq_count--;
-	*pos = o->rw_seq == LOAD_RW_SEQ_IDENTICAL ? t->seq_start[dir] : t->seq_pos[dir];
+	*pos = o->rw_seq == LOAD_RW_SEQ_IDENTICAL ? t->f->seq_start[dir] : t->f->seq_pos[dir];
 	if (*pos >= span)
 		return false;
 	*len = t->randommap ? o->bsz[dir].min : pick_len(t, dir, span - *pos);
@@ -262,23 +282,23 @@ static bool seq_between(struct load_thread *t, int dir, __u64 span,
 
 static bool is_used(const struct load_thread *t, __u64 b)
 {
-	return t->used[b / 64] >> (b % 64) & 1;
+	return t->f->used[b / 64] >> (b % 64) & 1;
 }
 
 /* The first block not taken from b on, round to the start past the end
  * (fio's axmap_next_free); there is one, as used_left is not 0. */
 static __u64 next_free(const struct load_thread *t, __u64 b)
 {
-	__u64 w = b / 64, words = (t->nblocks + 63) / 64;
-	__u64 bits = ~t->used[w] & (~0ULL << (b % 64));
+	__u64 w = b / 64, words = (t->f->nblocks + 63) / 64;
+	__u64 bits = ~t->f->used[w] & (~0ULL << (b % 64));
 
 	while (!bits) {
 		w = (w + 1) % words;
-		bits = ~t->used[w];
+		bits = ~t->f->used[w];
 	}
 	b = w * 64 + __builtin_ctzll(bits);
 	/* Bits past nblocks in the last word are never taken. */
-	return b < t->nblocks ? b : next_free(t, 0);
+	return b < t->f->nblocks ? b : next_free(t, 0);
 }
 
 /*
@@ -293,44 +313,42 @@ static bool used_pick(struct load_thread *t, int dir, __u64 span, __u64 *pos,
 {
 	__u64 unit = load_bs_min(t->o), nb = span / unit, b, n;
 
-	if (!t->used_left)
-		load_offsets_pass(t);
+	if (!t->f->used_left)
+		map_pass(t);
 	b = below(t, nb);
 	if (is_used(t, b))
 		b = next_free(t, b);
 	/* Only blocks past a zone the file's end cut short are left. */
 	if (b >= nb) {
-		load_offsets_pass(t);
+		map_pass(t);
 		b = below(t, nb);
 	}
 	*pos = b * unit;
 	*len = pick_len(t, dir, span - *pos);
 	for (n = 0; n * unit < *len && b + n < nb && !is_used(t, b + n); n++)
-		t->used[(b + n) / 64] |= 1ULL << ((b + n) % 64);
-	t->used_left -= n;
+		t->f->used[(b + n) / 64] |= 1ULL << ((b + n) % 64);
+	t->f->used_left -= n;
 	*len = n * unit < *len ? n * unit : *len;
 	return true;
 }
 
-bool load_pick_io(struct load_thread *t, struct load_io *io)
+/* Places io in the file t->f; false when its range is done and it is not
+ * to go round again. */
+static bool place(struct load_thread *t, struct load_io *io, bool again)
 {
 	const struct load_job_opts *o = t->o;
-	/* Round the range (or a strided zone) again: in the ramp, for
-	 * time, for more bytes than it holds. */
-	bool again = t->ramping || o->time_based || t->budget > o->size ||
-		     o->zonemode == LOAD_ZONE_STRIDED;
 	int dir = io->dir;
 	__u64 pos, len, ba, base, span;
 
 	zone_of(t, &base, &span);
 	if (load_rw_random(o->rw) && seq_between(t, dir, span, &pos, &len)) {
 		/* Placed after (or at) the last I/O. */
-	} else if (load_rw_random(o->rw) && t->used) {
-		if (!t->used_left && !again)
+	} else if (load_rw_random(o->rw) && t->f->used) {
+		if (!t->f->used_left && !again)
 			return false;
 		used_pick(t, dir, span, &pos, &len);
 	} else if (load_rw_random(o->rw) && t->randommap) {
-		if (t->perm_pos >= t->nblocks && !again)
+		if (t->f->perm_pos >= t->f->nblocks && !again)
 			return false;
 		len = o->bsz[dir].min;
 		pos = perm_next(t) * len;
@@ -352,7 +370,7 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 	} else {
 		/* Each direction walks the range on its own, as fio's last
 		 * position per direction. */
-		pos = t->seq_pos[dir];
+		pos = t->f->seq_pos[dir];
 		len = step_seq(t, &pos) && pos < span ? pick_len(t, dir, span - pos) : 0;
 		if (!len) {
 			if (!again)
@@ -364,12 +382,70 @@ bool load_pick_io(struct load_thread *t, struct load_io *io)
 	/* Where the next sequential I/O starts: random ones need it only
 	 * between sequential runs (rw=randread:N). */
 	if (!load_rw_random(o->rw) || o->seq_nr > 1) {
-		t->seq_start[dir] = pos;
-		t->seq_pos[dir] = pos + len;
+		t->f->seq_start[dir] = pos;
+		t->f->seq_pos[dir] = pos + len;
 	}
-	t->zone_bytes += len;
+	t->f->zone_bytes += len;
 	io->offset = o->offset + base + pos;
 	io->len = len;
+	return true;
+}
+
+/*
+ * fio's file_service_type: the file of the next I/O, among those whose
+ * range is not done: the same one for file_service_nr I/Os (sequential:
+ * to its end), then the next in turn, or one at random.
+ */
+static void pick_file(struct load_thread *t)
+{
+	const struct load_job_opts *o = t->o;
+	unsigned int i;
+
+	if (t->f && !t->f->done) {
+		if (o->fservice == LOAD_FSERVICE_SEQ)
+			return;
+		if (t->fservice_left) {
+			t->fservice_left--;
+			return;
+		}
+	}
+	do {
+		if (o->fservice == LOAD_FSERVICE_RANDOM) {
+			i = below(t, t->nfiles);
+		} else {
+			i = t->next_file;
+			t->next_file = (i + 1) % t->nfiles;
+		}
+	} while (t->files[i].done);
+	t->f = &t->files[i];
+	t->fservice_left = o->fservice_nr - 1;
+}
+
+bool load_pick_io(struct load_thread *t, struct load_io *io)
+{
+	const struct load_job_opts *o = t->o;
+	/* Round the range (or a strided zone) again: in the ramp, for
+	 * time, for more bytes than it holds. */
+	bool again = t->ramping || o->time_based || t->budget > o->size ||
+		     o->zonemode == LOAD_ZONE_STRIDED;
+
+	/* One file goes round on its own; of several, each is done at the
+	 * end of its range, and all start again once every one is, as
+	 * fio's. */
+	pick_file(t);
+	while (!place(t, io, again && t->nfiles == 1)) {
+		if (t->nfiles == 1)
+			return false;
+		t->f->done = true;
+		if (++t->nfiles_done == t->nfiles) {
+			if (!again)
+				return false;
+			load_offsets_rewind(t);
+		}
+		pick_file(t);
+	}
+	io->fd = t->f->fd;
+	io->file = t->f - t->files;
 	return true;
 }
 
@@ -382,18 +458,22 @@ int load_offsets_map(struct load_thread *t, bool several)
 {
 	const struct load_job_opts *o = t->o;
 
-	/* A strided zone is what the random map covers, as fio's. */
-	t->nblocks = (o->zonemode == LOAD_ZONE_STRIDED && o->zone_range < o->size ?
-		      o->zone_range : o->size) / load_bs_min(o);
-	t->feistel_half = 1;
-	while ((1ULL << (2 * t->feistel_half)) < t->nblocks)
-		t->feistel_half++;
-	if (several) {
+	for (unsigned int i = 0; i < t->nfiles; i++) {
+		struct load_file *f = &t->files[i];
+
+		/* A strided zone is what the random map covers, as fio's. */
+		f->nblocks = (o->zonemode == LOAD_ZONE_STRIDED && o->zone_range < f->size ?
+			      o->zone_range : f->size) / load_bs_min(o);
+		f->feistel_half = 1;
+		while ((1ULL << (2 * f->feistel_half)) < f->nblocks)
+			f->feistel_half++;
 		/* fio's axmap costs as much: a bit per block. */
-		t->used = calloc((t->nblocks + 63) / 64, 8);
-		if (!t->used)
-			return -ENOMEM;
-		t->used_left = t->nblocks;
+		if (several) {
+			f->used = calloc((f->nblocks + 63) / 64, 8);
+			if (!f->used)
+				return -ENOMEM;
+		}
 	}
+	load_offsets_rewind(t);
 	return 0;
 }

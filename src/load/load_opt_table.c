@@ -34,6 +34,11 @@ static const struct load_choice fallocate_choices[] = {
 	{ "native", LOAD_FALLOC_NATIVE }, { NULL, 0 },
 };
 
+static const struct load_choice fservice_choices[] = {
+	{ "roundrobin", LOAD_FSERVICE_RR }, { "sequential", LOAD_FSERVICE_SEQ },
+	{ "random", LOAD_FSERVICE_RANDOM }, { NULL, 0 },
+};
+
 static const struct load_choice verify_choices[] = {
 	{ "0", LOAD_VERIFY_NONE }, { "crc32c", LOAD_VERIFY_CRC32C },
 	{ "crc32c-intel", LOAD_VERIFY_CRC32C }, { "crc32", LOAD_VERIFY_CRC32 },
@@ -93,15 +98,17 @@ const struct load_opt load_opt_table[] = {
 	{ "filename", T_STR, OFF(filename), NULL, 0, 0, "PATH",
 	  "regular file (created if absent, never truncated) or block device" },
 	{ "directory", T_STR, OFF(directory), NULL, 0, 0, "DIR",
-	  "where a job without --filename makes its file (default: here)" },
+	  "where a job without --filename makes its files (default: here)" },
 	{ "filename_format", T_STR, OFF(filename_format), NULL, 0, 0, "FORMAT",
 	  "its name: $jobname, $jobnum, $filenum (default $jobname.$jobnum.$filenum)" },
 	{ "size", T_SIZE, OFF(size), NULL, 0, 0, "SIZE",
 	  "bytes of I/O per job and the range used (default: to the end)" },
 	{ "filesize", T_SIZE, OFF(filesize), NULL, 0, 0, "SIZE",
 	  "size of the file made (default: offset + size); also --size if none" },
-	{ "nrfiles", T_UINT, OFF(nrfiles), NULL, 1, 1, "1",
-	  "files per job: one (fio's several are not supported)" },
+	{ "nrfiles", T_UINT, OFF(nrfiles), NULL, 1, 1 << 20, "N",
+	  "files a job without --filename makes, size= shared among them" },
+	{ "file_service_type", T_FSERVICE, OFF(fservice), fservice_choices, 0, 0,
+	  "TYPE[:N]", "which file next: roundrobin (N I/Os each), sequential, random" },
 	{ "fallocate", T_ENUM, OFF(fallocate), fallocate_choices, 0, 0, "HOW",
 	  "how a file is grown: native (default), posix, keep, none" },
 	{ "allow_file_create", T_BOOL, OFF(allow_file_create), NULL, 0, 0, "0|1",
@@ -129,7 +136,7 @@ const struct load_opt load_opt_table[] = {
 	{ "create_on_open", T_BOOL, OFF(create_on_open), NULL, 0, 0, "0|1",
 	  "a missing file is made as its job starts, empty: not laid out before" },
 	{ "unlink", T_BOOL, OFF(unlink), NULL, 0, 0, "0|1",
-	  "remove the job's regular file when it ends" },
+	  "remove the job's regular files when it ends" },
 	{ "invalidate", T_BOOL, OFF(invalidate), NULL, 0, 0, "0|1",
 	  "drop the file's cached pages before the job (default 1)" },
 	{ "fadvise_hint", T_BOOL, OFF(fadvise_hint), NULL, 0, 0, "0|1",

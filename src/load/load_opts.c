@@ -37,6 +37,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->bw_avg_ms = 500;
 	o->iops_avg_ms = 500;
 	o->nrfiles = 1;
+	o->fservice_nr = 1;
 	o->loops = 1;
 	o->think_blocks = 1;
 	o->invalidate = true;
@@ -314,34 +315,65 @@ static int choose_set(const struct load_choice *c, const char *list, int *v,
 /* fio's rw=PATTERN[:SIZE]: a sequential pattern skips SIZE after each
  * I/O, or steps back with a negative one ("read:-8k" reads backwards); a
  * random one takes a count, "randread:8": a random offset every 8 I/Os. */
-static int parse_rw(struct load_job_opts *o, const struct load_opt *op, const char *value,
-		    const char **err)
+/* fio's "CHOICE:MORE": the choice into *v, *more what follows the ':'
+ * (NULL: none). */
+static int choose_before(const struct load_choice *c, const char *value, int *v,
+			 const char **more, const char **err)
 {
 	char name[32];
 	size_t n = strcspn(value, ":");
-	const char *step = value[n] ? value + n + 1 : NULL;
-	__u64 v;
 
+	*more = value[n] ? value + n + 1 : NULL;
 	if (n >= sizeof(name)) {
-		*err = choices_text(op->choices);
+		*err = choices_text(c);
 		return -1;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)n, value);
-	if (choose(op->choices, name, &o->rw, err))
+	return choose(c, name, v, err);
+}
+
+/* A count after the ':' of fio's "randread:8" and "roundrobin:4". */
+static int count_after(const char *s, unsigned int *n)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!isdigit((unsigned char)*s) || *end || !v || v > ~0U)
+		return -1;
+	*n = v;
+	return 0;
+}
+
+/* file_service_type=TYPE[:N]: N I/Os to a file before the next (fio's
+ * file_service_nr, 1 without it); sequential takes none. */
+static int parse_fservice(struct load_job_opts *o, const struct load_opt *op,
+			  const char *value, const char **err)
+{
+	const char *nr;
+
+	if (choose_before(op->choices, value, &o->fservice, &nr, err))
+		return -1;
+	o->fservice_nr = 1;
+	*err = "want roundrobin:N or random:N, N I/Os to a file before the next";
+	return nr && (o->fservice == LOAD_FSERVICE_SEQ || count_after(nr, &o->fservice_nr)) ?
+	       -1 : 0;
+}
+
+static int parse_rw(struct load_job_opts *o, const struct load_opt *op, const char *value,
+		    const char **err)
+{
+	const char *step;
+	__u64 v;
+
+	if (choose_before(op->choices, value, &o->rw, &step, err))
 		return -1;
 	o->seq_add = 0;
 	o->seq_nr = 0;
 	if (!step)
 		return 0;
 	if (load_rw_random(o->rw)) {
-		char *end;
-		unsigned long n = strtoul(step, &end, 10);
-
 		*err = "want PATTERN:N, a random offset every N I/Os, e.g. randread:8";
-		if (!isdigit((unsigned char)*step) || *end || !n || n > ~0U)
-			return -1;
-		o->seq_nr = n;
-		return 0;
+		return count_after(step, &o->seq_nr);
 	}
 	*err = "want PATTERN:SIZE, e.g. read:8k or read:-8k";
 	if (parse_size(step + (*step == '-'), &v) || v > (1ULL << 62))
@@ -437,6 +469,10 @@ int load_opt_set(struct load_job_opts *o, const char *name, const char *value,
 		break;
 	case T_RW:
 		if (parse_rw(o, op, value, err))
+			return -2;
+		break;
+	case T_FSERVICE:
+		if (parse_fservice(o, op, value, err))
 			return -2;
 		break;
 	case T_OFFSET:

@@ -104,24 +104,72 @@ struct run_ctx {
 	struct load_target *targets;
 };
 
+/* The targets of job i: one per file, after those of the jobs before. */
+static struct load_target *targets_of(const struct load_jobs *js,
+				      struct load_target *tg, ptrdiff_t i)
+{
+	for (ptrdiff_t k = 0; k < i; k++)
+		tg += load_nfiles(&js->v[k]);
+	return tg;
+}
+
 static int thread_starting(void *ctx, struct load_thread *t)
 {
 	struct run_ctx *r = ctx;
 	ptrdiff_t i = t->o - r->js->v;
+	struct load_target *tg = targets_of(r->js, r->targets, i);
+	int rc = 0;
 
-	if (r->targets[i].create_at_open && t->fd < 0)
-		return load_target_create(t->o, &r->targets[i], &t->fd);
-	if (!t->o->size_at_start)
-		return 0;
-	return load_target_resize(&r->js->v[i], &r->targets[i], t->fd);
+	for (unsigned int k = 0; k < t->nfiles && !rc; k++) {
+		if (tg[k].create_at_open && t->files[k].fd < 0)
+			rc = load_target_create(load_file_opts(&r->js->v[i], k), &tg[k],
+						&t->files[k].fd);
+	}
+	if (rc || !t->o->size_at_start)
+		return rc;
+	/* One file (fills_before): its range is the job's. */
+	rc = load_target_resize(&r->js->v[i], tg, t->files[0].fd);
+	t->files[0].size = t->o->size;
+	return rc;
+}
+
+/* The thread's files, each opened (but one of create_on_open, made as
+ * the thread starts): 0, or 1 after one line. */
+static int thread_files(struct load_thread *t, struct load_job_opts *o,
+			struct load_target *tg)
+{
+	char why[200];
+
+	t->nfiles = load_nfiles(o);
+	t->files = calloc(t->nfiles, sizeof(*t->files));
+	if (!t->files) {
+		pr_err("out of memory");
+		return 1;
+	}
+	for (unsigned int k = 0; k < t->nfiles; k++) {
+		struct load_file *f = &t->files[k];
+		const struct load_job_opts *fo = load_file_opts(o, k);
+
+		f->target = &tg[k];
+		f->size = fo->size;
+		f->fd = -1;
+		if (t->eng->diskless || tg[k].create_at_open)
+			continue;
+		f->fd = load_target_open(fo, &tg[k], why, sizeof(why));
+		if (f->fd < 0) {
+			pr_err("%s: %s", fo->filename, why);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 {
-	int rc = load_files_name(js);
-	struct load_target *targets = calloc(js->n, sizeof(*targets));
-	int *claimed = calloc(js->n, sizeof(int)), nclaimed = 0;
-	dev_t *claimed_dev = calloc(js->n, sizeof(dev_t));
+	int rc = load_files_name(js), nfiles = 0;
+	struct load_target *targets;
+	int *claimed, nclaimed = 0;
+	dev_t *claimed_dev;
 	struct load_thread *th = NULL;
 	struct load_result *res = NULL;
 	struct load_gate gate = { .starting = thread_starting };
@@ -130,10 +178,14 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
 	int nres = 0;
-	char why[200];
 	sigset_t block, old;
 	FILE *out = stdout;
 
+	for (int i = 0; i < js->n; i++)
+		nfiles += load_nfiles(&js->v[i]);
+	targets = calloc(nfiles, sizeof(*targets));
+	claimed = calloc(nfiles, sizeof(int));
+	claimed_dev = calloc(nfiles, sizeof(dev_t));
 	if (rc)
 		goto out;
 	rctx.targets = targets;
@@ -147,11 +199,16 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	 * come before a single byte is written anywhere. */
 	for (int i = 0; i < js->n && !rc; i++) {
 		js->v[i].size_at_start = fills_before(js, i);
-		rc = load_target_prepare(&js->v[i], &targets[i]);
+		rc = load_files_prepare(&js->v[i], targets_of(js, targets, i));
 		nth += js->v[i].numjobs;
 	}
-	for (int i = 0; i < js->n && !rc; i++)
-		rc = claim(&js->v[i], &targets[i], claimed, claimed_dev, &nclaimed);
+	for (int i = 0; i < js->n && !rc; i++) {
+		struct load_target *tg = targets_of(js, targets, i);
+
+		for (unsigned int k = 0; k < load_nfiles(&js->v[i]) && !rc; k++)
+			rc = claim(load_file_opts(&js->v[i], k), &tg[k], claimed, claimed_dev,
+				   &nclaimed);
+	}
 	if (rc)
 		goto out;
 	rc = load_output_open(&js->global, &out);
@@ -164,31 +221,24 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		rc = 1;
 		goto out;
 	}
-	for (unsigned int i = 0; i < nth; i++)
-		th[i].fd = -1;
 	nth = 0;
 	for (int i = 0, wave = 0; i < js->n; i++) {
 		wave += i && js->v[i].stonewall;
 		for (unsigned int k = 0; k < js->v[i].numjobs; k++, nth++) {
 			struct load_thread *t = &th[nth];
+			struct load_target *tg = targets_of(js, targets, i);
 
 			t->o = &js->v[i];
 			t->gate = &gate;
 			t->wave = wave;
-			t->target = &targets[i];
+			t->target = tg;
 			t->eng = t->o->ioengine;
 			t->job_index = nth;
-			rc = load_iolog_open(t);
-			if (rc)
-				goto out;
-			/* A file of create_on_open is made as its job
-			 * starts (thread_starting). */
-			if (t->eng->diskless || t->target->create_at_open)
-				continue;
-			t->fd = load_target_open(t->o, t->target, why, sizeof(why));
-			if (t->fd < 0) {
-				pr_err("%s: %s", t->o->filename, why);
-				rc = 1;
+			rc = thread_files(t, &js->v[i], tg);
+			if (!rc)
+				rc = load_iolog_open(t);
+			if (rc) {
+				nth++;	/* what it opened is closed at out */
 				goto out;
 			}
 		}
@@ -202,7 +252,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	if (!done && (js->global.format & LOAD_FMT_NORMAL))
 		print_header(out, js, nth);
 	for (int i = 0; i < js->n && !rc; i++)
-		rc = load_files_layout(&js->v[i], &targets[i],
+		rc = load_files_layout(&js->v[i], targets_of(js, targets, i),
 				       !done && (js->global.format & LOAD_FMT_NORMAL) ? out : NULL);
 	if (rc)
 		goto out;
@@ -221,7 +271,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	load_monitor_wait(th, started, &js->global, out);
 	load_disks_end(disks);
 	for (int i = 0; i < js->n; i++)
-		load_files_unlink(&js->v[i], &targets[i]);
+		load_files_unlink(&js->v[i], targets_of(js, targets, i));
 
 	for (unsigned int i = 0; i < started; i++) {
 		struct load_result *r;
@@ -255,9 +305,12 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		load_report_normal(out, res, nres, disks);
 out:
 	for (unsigned int i = 0; th && i < nth; i++) {
-		if (th[i].fd >= 0)
-			close(th[i].fd);
+		for (unsigned int k = 0; th[i].files && k < th[i].nfiles; k++) {
+			if (th[i].files[k].fd >= 0)
+				close(th[i].files[k].fd);
+		}
 		load_thread_free(&th[i]);
+		free(th[i].files);
 		load_stats_free(&th[i].st);
 		load_steady_free(th[i].ss);
 		load_iolog_close(&th[i], th[i].start_ns);

@@ -137,14 +137,15 @@ static int setup(struct load_jobs *js, struct sweep *sw)
 static int run_step(const struct load_job_opts *o, const struct load_target *t,
 		    struct load_stats *st)
 {
-	struct load_thread th = { .o = o, .target = t };
+	struct load_file file = { .target = t, .size = o->size };
+	struct load_thread th = { .o = o, .target = t, .files = &file, .nfiles = 1 };
 	char why[200];
 	sigset_t block, old;
 	int rc = 0;
 
 	th.eng = o->ioengine;
-	th.fd = load_target_open(o, t, why, sizeof(why));
-	if (th.fd < 0) {
+	file.fd = load_target_open(o, t, why, sizeof(why));
+	if (file.fd < 0) {
 		pr_err("%s: %s", o->filename, why);
 		return 1;
 	}
@@ -163,7 +164,7 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	*st = th.st;
 	/* A step's figures are its totals, none by priority. */
 	load_stats_free(st);
-	close(th.fd);
+	close(file.fd);
 	load_thread_free(&th);
 	return rc ? rc : st->error ? 1 : 0;
 }

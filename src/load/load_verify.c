@@ -241,6 +241,9 @@ static bool verify_block(struct load_thread *t, __u64 offset)
 	const char *bad;
 	long res;
 
+	/* One file: verify is refused with several (load_files.c). */
+	io->fd = t->files[0].fd;
+	io->file = 0;
 	io->dir = LOAD_READ;
 	io->offset = offset;
 	io->len = load_bs_min(o);
@@ -249,7 +252,7 @@ static bool verify_block(struct load_thread *t, __u64 offset)
 	io->ioprio = t->prio.ioprio;
 	io->prio_stat = LOAD_PRIO_NO_STATS;
 	io->t_start = io->t_issue = mono_ns();
-	res = pread(t->fd, io->buf, io->len, io->offset);
+	res = pread(io->fd, io->buf, io->len, io->offset);
 	res = res < 0 ? -errno : res;
 	if (res >= 0 && res != (long)io->len)
 		snprintf(why, sizeof(why), "short read: %ld of %u bytes", res, io->len);

@@ -43,6 +43,25 @@ TUTORIALS = [
                     "--name=second", "--startdelay=1", "--rw=read", "--size=8m"], True),
 ]
 
+# Jobs of several files (nrfiles): fio's names and sizes, size= shared
+# among them (a tail short of a block unread), filesize= capping it,
+# loops over all the files, on the engines that hold a file each.
+NRFILES = [
+    ("nrfiles-read", ["--name=files", "--rw=read", "--bs=4k", "--size=1m", "--nrfiles=4",
+                      "--direct=1"], True),
+    ("nrfiles-randread-loops", ["--name=files", "--rw=randread", "--bs=4k", "--size=200k",
+                                "--nrfiles=4", "--loops=2", "--direct=1"], True),
+    ("nrfiles-filesize", ["--name=files", "--rw=write", "--bs=4k", "--size=128k",
+                          "--filesize=64k", "--nrfiles=4"], True),
+    ("nrfiles-libaio", ["--name=files", "--rw=randwrite", "--bs=4k", "--size=1m", "--nrfiles=3",
+                        "--ioengine=libaio", "--iodepth=8", "--direct=1"], True),
+    ("nrfiles-io_uring", ["--name=files", "--rw=randread", "--bs=4k", "--size=1m", "--nrfiles=3",
+                          "--ioengine=io_uring", "--registerfiles=1", "--iodepth=8",
+                          "--direct=1", "--file_service_type=random"], True),
+    ("nrfiles-mmap", ["--name=files", "--rw=read", "--bs=4k", "--size=512k", "--nrfiles=2",
+                      "--ioengine=mmap"], True),
+]
+
 
 @pytest.fixture
 def fs(root, tmp_path):
@@ -110,7 +129,8 @@ def run_both(fs, args):
     return out
 
 
-@pytest.mark.parametrize("name,args,bounded", TUTORIALS, ids=[t[0] for t in TUTORIALS])
+@pytest.mark.parametrize("name,args,bounded", TUTORIALS + NRFILES,
+                         ids=[t[0] for t in TUTORIALS + NRFILES])
 def test_tutorial_runs_as_fio_runs_it(iolens, fs, name, args, bounded):
     runs = run_both(fs, args)
     theirs, fio_dev, fio_took, fio_files = runs["fio"]
@@ -663,6 +683,46 @@ def test_create_on_open_makes_the_file_as_the_job_starts(iolens, fs, tmp_path, t
     assert os.path.getsize(where / "r") == 0
     if tool == "iolens":
         assert "read (no byte: the file's end) at offset 0" in p.stderr, p.stderr
+
+
+def file_order(lines):
+    """(file, 4 KiB block) of each 4 KiB pread64 in strace's lines, the
+    file by the number in its name (j.0.N) that its open gave the fd."""
+    fds, order = {}, []
+    for line in lines:
+        m = re.search(r'openat\(AT_FDCWD, "j\.0\.(\d+)".*\) = (\d+)$', line)
+        if m:
+            fds[m.group(2)] = int(m.group(1))
+        m = re.search(r"pread64\((\d+), .*, 4096, (\d+)\) = 4096$", line)
+        if m and m.group(1) in fds:
+            order.append((fds[m.group(1)], int(m.group(2)) // 4096))
+    return order
+
+
+@pytest.mark.parametrize("fst", ["roundrobin", "roundrobin:2", "sequential", "random"])
+def test_file_service_type_as_fios(iolens, fs, tmp_path, fst):
+    """nrfiles=3, 8 blocks each: the reads go to the files in fio's order
+    for file_service_type (strace's preads, each fd known by its open):
+    in turn, two at a time, one file to its end then the next; random:
+    each block of each file once, in no fixed order of files."""
+    lo, mnt = fs
+    orders = {}
+    for tool, cmd in (("fio", ["fio"]), ("iolens", [IOLENS, "load"])):
+        where = mnt / (tool + "-" + fst.replace(":", "-"))
+        folder(where)
+        args = ["--name=j", "--rw=read", "--bs=4k", "--size=96k", "--nrfiles=3",
+                "--ioengine=psync", "--file_service_type=" + fst]
+        lines, p = straced(cmd, args, tmp_path / (tool + ".strace"), "openat,pread64", where)
+        assert p.returncode == 0, p.stderr
+        orders[tool] = file_order(lines)
+        assert sorted(orders[tool]) == [(f, b) for f in range(3) for b in range(8)], tool
+    if fst == "random":
+        turns = [f for f, _ in orders["iolens"]]
+        assert turns != sorted(turns) and turns != [0, 1, 2] * 8, turns
+        for f in range(3):
+            assert [b for g, b in orders["iolens"] if g == f] == list(range(8))
+    else:
+        assert orders["iolens"] == orders["fio"]
 
 
 def test_directory_holds_a_named_file_too(iolens, fs):

@@ -8,6 +8,7 @@
  * interrupt submission.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <liburing.h>
 #include "lib/clock.h"
 #include "load/engine.h"
@@ -46,12 +47,16 @@ static int uring_setup(struct uring *u, const struct load_thread *t)
 static int uring_init(struct load_thread *t)
 {
 	struct uring *u = t->engine_data;
-	int rc = uring_setup(u, t);
+	int rc = uring_setup(u, t), *fds;
 
 	if (rc < 0)
 		return rc;
-	u->fixed_file = t->o->registerfiles &&
-			io_uring_register_files(&u->ring, &t->fd, 1) == 0;
+	/* The kernel copies the table: an I/O names its file by index. */
+	fds = t->o->registerfiles ? calloc(t->nfiles, sizeof(*fds)) : NULL;
+	for (unsigned int i = 0; fds && i < t->nfiles; i++)
+		fds[i] = t->files[i].fd;
+	u->fixed_file = fds && io_uring_register_files(&u->ring, fds, t->nfiles) == 0;
+	free(fds);
 	for (unsigned int i = 0; i < t->depth; i++) {
 		u->iov[i].iov_base = t->ios[i].buf;
 		u->iov[i].iov_len = t->buf_len;
@@ -68,7 +73,7 @@ static int uring_queue(struct load_thread *t, struct load_io *io, long *res)
 {
 	struct uring *u = t->engine_data;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
-	int fd = u->fixed_file ? 0 : t->fd;
+	int fd = u->fixed_file ? (int)io->file : io->fd;
 	bool w = io->dir == LOAD_WRITE;
 
 	/* The ring has depth entries and at most depth I/Os are out; but

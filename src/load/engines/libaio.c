@@ -35,9 +35,9 @@ static int aio_queue(struct load_thread *t, struct load_io *io, long *res)
 
 	(void)res;
 	if (io->dir == LOAD_WRITE)
-		io_prep_pwrite(cb, t->fd, io->buf, io->len, io->offset);
+		io_prep_pwrite(cb, io->fd, io->buf, io->len, io->offset);
 	else
-		io_prep_pread(cb, t->fd, io->buf, io->len, io->offset);
+		io_prep_pread(cb, io->fd, io->buf, io->len, io->offset);
 	/* A priority of its own (cmdprio); without the flag the kernel
 	 * gives it the thread's (Linux 4.18, IOCB_FLAG_IOPRIO). */
 	if (io->ioprio) {

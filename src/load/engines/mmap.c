@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmap: the job's range of the file mapped once per thread, each I/O a
+ * mmap: the job's range of each file mapped once per thread, each I/O a
  * memcpy to or from the mapping, so that reads are page faults and writes
  * dirty pages, as fio's mmap engine.  With --direct, as fio's, each write
  * is msync'ed and the pages of every I/O are dropped (MADV_DONTNEED), the
@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "load/engine.h"
@@ -15,9 +16,12 @@
 #include "load/load.h"
 #include "load/target.h"
 
+/* Each file's range mapped, page-aligned. */
 struct map {
-	char *base;
-	__u64 start, len;	/* the file range mapped, page-aligned */
+	struct map_file {
+		char *base;
+		__u64 start, len;
+	} *v;
 };
 
 static int mmap_init(struct load_thread *t)
@@ -26,21 +30,35 @@ static int mmap_init(struct load_thread *t)
 	struct map *m = t->engine_data;
 	int prot = PROT_READ | (t->target->writes ? PROT_WRITE : 0);
 
-	m->start = o->offset & ~4095ULL;
-	m->len = o->offset + o->size - m->start;
-	m->base = mmap(NULL, m->len, prot, MAP_SHARED, t->fd, m->start);
-	if (m->base == MAP_FAILED)
-		return -errno;
-	/* As fio's: tell the kernel how the job reads, for its readahead. */
-	madvise(m->base, m->len, o->rw == LOAD_RW_READ || o->rw == LOAD_RW_WRITE ||
-				    o->rw == LOAD_RW_RW ? MADV_SEQUENTIAL : MADV_RANDOM);
+	m->v = calloc(t->nfiles, sizeof(*m->v));
+	if (!m->v)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < t->nfiles; i++) {
+		struct map_file *f = &m->v[i];
+
+		f->start = o->offset & ~4095ULL;
+		f->len = o->offset + t->files[i].size - f->start;
+		f->base = mmap(NULL, f->len, prot, MAP_SHARED, t->files[i].fd, f->start);
+		if (f->base == MAP_FAILED) {
+			int e = errno;
+
+			while (i--)
+				munmap(m->v[i].base, m->v[i].len);
+			free(m->v);
+			return -e;
+		}
+		/* As fio's: tell the kernel how the job reads, for its
+		 * readahead. */
+		madvise(f->base, f->len, o->rw == LOAD_RW_READ || o->rw == LOAD_RW_WRITE ||
+					 o->rw == LOAD_RW_RW ? MADV_SEQUENTIAL : MADV_RANDOM);
+	}
 	return 0;
 }
 
 static int mmap_queue(struct load_thread *t, struct load_io *io, long *res)
 {
-	struct map *m = t->engine_data;
-	char *at = m->base + (io->offset - m->start);
+	struct map_file *f = &((struct map *)t->engine_data)->v[io->file];
+	char *at = f->base + (io->offset - f->start);
 
 	if (io->dir == LOAD_WRITE)
 		memcpy(at, io->buf, io->len);
@@ -63,7 +81,9 @@ static void mmap_exit(struct load_thread *t)
 {
 	struct map *m = t->engine_data;
 
-	munmap(m->base, m->len);
+	for (unsigned int i = 0; i < t->nfiles; i++)
+		munmap(m->v[i].base, m->v[i].len);
+	free(m->v);
 }
 
 const struct load_engine load_engine_mmap = {

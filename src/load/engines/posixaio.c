@@ -29,7 +29,7 @@ static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
 	int rc;
 
 	memset(cb, 0, sizeof(*cb));
-	cb->aio_fildes = t->fd;
+	cb->aio_fildes = io->fd;
 	cb->aio_buf = io->buf;
 	cb->aio_nbytes = io->len;
 	cb->aio_offset = io->offset;
@@ -116,7 +116,8 @@ static void paio_exit(struct load_thread *t)
 	/* An error stopped the job: the C library's threads must not write
 	 * into buffers about to be freed. */
 	while (p->n) {
-		aio_cancel(t->fd, NULL);
+		for (unsigned int i = 0; i < t->nfiles; i++)
+			aio_cancel(t->files[i].fd, NULL);
 		/* aio_suspend failing for good: nothing more to wait for. */
 		if (paio_reap(t, p->n, p->n, 0) < 0)
 			break;

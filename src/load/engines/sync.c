@@ -25,46 +25,50 @@ static long done(ssize_t n)
 	return n < 0 ? -errno : n;
 }
 
-static int sync_queue(struct load_thread *t, struct load_io *io, long *res)
+static int sync_queue(struct load_thread *t __attribute__((unused)), struct load_io *io,
+		      long *res)
 {
 	bool w = io->dir == LOAD_WRITE;
 
-	if (lseek(t->fd, io->offset, SEEK_SET) < 0)
+	if (lseek(io->fd, io->offset, SEEK_SET) < 0)
 		*res = -errno;
 	else
-		*res = done(w ? write(t->fd, io->buf, io->len) :
-				read(t->fd, io->buf, io->len));
+		*res = done(w ? write(io->fd, io->buf, io->len) :
+				read(io->fd, io->buf, io->len));
 	return LOAD_Q_COMPLETED;
 }
 
-static int psync_queue(struct load_thread *t, struct load_io *io, long *res)
+static int psync_queue(struct load_thread *t __attribute__((unused)), struct load_io *io,
+		       long *res)
 {
 	bool w = io->dir == LOAD_WRITE;
 
-	*res = done(w ? pwrite(t->fd, io->buf, io->len, io->offset) :
-			pread(t->fd, io->buf, io->len, io->offset));
+	*res = done(w ? pwrite(io->fd, io->buf, io->len, io->offset) :
+			pread(io->fd, io->buf, io->len, io->offset));
 	return LOAD_Q_COMPLETED;
 }
 
-static int vsync_queue(struct load_thread *t, struct load_io *io, long *res)
+static int vsync_queue(struct load_thread *t __attribute__((unused)), struct load_io *io,
+		       long *res)
 {
 	struct iovec v = { io->buf, io->len };
 	bool w = io->dir == LOAD_WRITE;
 
-	if (lseek(t->fd, io->offset, SEEK_SET) < 0)
+	if (lseek(io->fd, io->offset, SEEK_SET) < 0)
 		*res = -errno;
 	else
-		*res = done(w ? writev(t->fd, &v, 1) : readv(t->fd, &v, 1));
+		*res = done(w ? writev(io->fd, &v, 1) : readv(io->fd, &v, 1));
 	return LOAD_Q_COMPLETED;
 }
 
-static int pvsync_queue(struct load_thread *t, struct load_io *io, long *res)
+static int pvsync_queue(struct load_thread *t __attribute__((unused)), struct load_io *io,
+			long *res)
 {
 	struct iovec v = { io->buf, io->len };
 	bool w = io->dir == LOAD_WRITE;
 
-	*res = done(w ? pwritev(t->fd, &v, 1, io->offset) :
-			preadv(t->fd, &v, 1, io->offset));
+	*res = done(w ? pwritev(io->fd, &v, 1, io->offset) :
+			preadv(io->fd, &v, 1, io->offset));
 	return LOAD_Q_COMPLETED;
 }
 
@@ -74,8 +78,8 @@ static int pvsync2_queue(struct load_thread *t, struct load_io *io, long *res)
 	int flags = t->o->hipri ? RWF_HIPRI : 0;
 	bool w = io->dir == LOAD_WRITE;
 
-	*res = done(w ? pwritev2(t->fd, &v, 1, io->offset, flags) :
-			preadv2(t->fd, &v, 1, io->offset, flags));
+	*res = done(w ? pwritev2(io->fd, &v, 1, io->offset, flags) :
+			preadv2(io->fd, &v, 1, io->offset, flags));
 	return LOAD_Q_COMPLETED;
 }
 
