@@ -126,6 +126,12 @@ $(OUT)/tests/task_probe: tests/system/task_probe.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
+# The disk that fails where a test says (tests/system/faultfs.c): FUSE.
+$(OUT)/tests/faultfs: tests/system/faultfs.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)$(CC) $(CFLAGS) $$(pkg-config --cflags fuse3) $(LDFLAGS) -o $@ $< \
+		$$(pkg-config --libs fuse3)
+
 lib-objs: $(LIB_OBJS)
 
 # Only in $(SAN_OUT), where CC is clang with the sanitizers.
@@ -139,7 +145,8 @@ san-unit: | $(OUT)/.deps-test
 # The system tests again, with iolens and the task probe built with ASan
 # and UBSan; tests marked `nosan` measure memory or time and are left out.
 san-systest: $(OUT)/fio-examples/VERSION | $(OUT)/.deps-test
-	$(SAN_MAKE) LDFLAGS="$(SAN_FLAGS)" $(SAN_OUT)/iolens $(SAN_OUT)/tests/task_probe
+	$(SAN_MAKE) LDFLAGS="$(SAN_FLAGS)" $(SAN_OUT)/iolens $(SAN_OUT)/tests/task_probe \
+		$(SAN_OUT)/tests/faultfs
 	IOLENS=$(abspath $(SAN_OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
 		$(PYTHON) -m pytest -p no:cacheprovider \
 		-m "not matrix and not nosan" tests/system
@@ -181,7 +188,7 @@ $(OUT)/fio-examples/VERSION: tools/fetch-fio-examples.sh | $(OUT)/.deps-test
 
 # Tests marked `matrix` need what only the kernel matrix's guests have
 # (device-mapper, md): they run there, not here.
-systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
+systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
 	IOLENS=$(abspath $(OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
 		$(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
 
@@ -206,7 +213,7 @@ test:
 	done
 
 # The fast path: unit tests and the system tests marked `fast` (under two minutes).
-check: unit $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/.deps-test
+check: unit $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test
 	IOLENS=$(abspath $(OUT)/iolens) $(PYTHON) -m pytest -p no:cacheprovider -m "fast and not matrix" tests/system
 
 # Man pages: tools/man/NAME.8.in, their OPTIONS (and iolens(8)'s command

@@ -13,7 +13,7 @@ build="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libncurses-dev liburi
 # PyPI into build/venv by the Makefile); report's page is looked at by a
 # real browser (headless chromium).
 deb="$build dpkg-dev"
-test="$deb man-db zsh fish libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk prometheus qemu-system-x86 kmod busybox-static chromium"
+test="$deb man-db zsh fish libclang-rt-dev libcmocka-dev python3 python3-pytest python3-venv util-linux fio sysstat time tmux e2fsprogs fdisk fuse3 libfuse3-dev prometheus qemu-system-x86 kmod busybox-static chromium"
 bench="$test libbpf-tools iotop iotop-c"
 
 case "${1:-build}" in

@@ -56,9 +56,11 @@ def _stale_loops():
     for line in out.splitlines():
         m = re.match(r"(/dev/loop\d+):.*\((.*)\)", line)
         if m:
-            backing = os.path.basename(m.group(2).replace(" (deleted)", ""))
-            if backing.startswith(PREFIX) and _stale(backing):
-                yield m.group(1), m.group(2)
+            # A backing file of a session, or in a folder of one (faultfs).
+            for part in m.group(2).replace(" (deleted)", "").split("/"):
+                if part.startswith(PREFIX) and _stale(part):
+                    yield m.group(1), m.group(2)
+                    break
 
 
 def pytest_sessionstart(session):
@@ -80,6 +82,8 @@ def pytest_sessionstart(session):
             if f in instances:
                 os.rmdir(f)
             elif os.path.isdir(f) and not os.path.islink(f):
+                # faultfs's mount, its daemon gone with the session.
+                subprocess.run(["umount", "-l", f], check=False, capture_output=True)
                 shutil.rmtree(f, ignore_errors=True)
             else:
                 os.unlink(f)

@@ -27,6 +27,9 @@ import pytest
 IOLENS = os.environ.get("IOLENS", os.path.join(os.path.dirname(__file__),
                                                 "../../build/iolens"))
 TMPFS = "/dev/shm"
+# Test programs built beside the iolens under test (the Makefile's
+# $(OUT)/tests).
+FAULTFS = os.path.join(os.path.dirname(os.path.abspath(IOLENS)), "tests", "faultfs")
 PREFIX = "iolens-test-"
 # What this session makes is named OWN...: the pid lets a session clean up
 # after a killed one without touching those of another running at once.
@@ -55,15 +58,18 @@ def losetup(backing, *args):
 
 
 class Loop:
-    """A loop device over a file on tmpfs, direct I/O on where the kernel
-    can."""
+    """A loop device over a file on tmpfs (or over `backing`, which it
+    leaves), direct I/O on where the kernel can."""
 
-    def __init__(self, size_mb=64, sector_size=512):
-        fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
+    def __init__(self, size_mb=64, sector_size=512, backing=None):
+        self.own = backing is None
+        self.backing = backing
         self.dev = None
         try:
-            os.ftruncate(fd, size_mb << 20)
-            os.close(fd)
+            if self.own:
+                fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
+                os.ftruncate(fd, size_mb << 20)
+                os.close(fd)
             # -P: the kernel may read a partition table written later
             # (BLKRRPART), as on a distribution's kernel.
             self.dev = losetup(self.backing, "-P", "--sector-size", str(sector_size))
@@ -85,11 +91,69 @@ class Loop:
         if self.dev:
             subprocess.run(["losetup", "-d", self.dev], check=False)
             self.dev = None
-        if self.backing and os.path.exists(self.backing):
+        if self.own and self.backing and os.path.exists(self.backing):
             os.unlink(self.backing)
 
     def diskstats(self):
         return diskstats(self.name)
+
+
+class FaultyDisk(Loop):
+    """A loop device over faultfs's disk (faultfs.c), a FUSE file system of
+    this session on tmpfs: the byte ranges the test names fail with EIO
+    (fail()) or stay in flight until released (hold(), release())."""
+
+    def __init__(self, size_mb=16):
+        self.mnt = tempfile.mkdtemp(prefix=OWN + "faultfs-", dir=TMPFS)
+        self.proc = subprocess.Popen([FAULTFS, self.mnt, str(size_mb)],
+                                     stderr=subprocess.PIPE, text=True)
+        self.dev = None
+        self.own = False
+        try:
+            for _ in range(100):
+                if self.mounted() or self.proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert self.mounted(), "faultfs did not mount: %s" % (
+                self.proc.stderr.read() if self.proc.poll() is not None else "")
+            super().__init__(size_mb, backing=os.path.join(self.mnt, "disk"))
+        except BaseException:
+            self.close()
+            raise
+
+    def mounted(self):
+        return os.path.exists(os.path.join(self.mnt, "ctl"))
+
+    def _ctl(self, command):
+        with open(os.path.join(self.mnt, "ctl"), "w") as f:
+            f.write(command)
+
+    def fail(self, start, length):
+        self._ctl("fail %d %d" % (start, length))
+
+    def hold(self, start, length):
+        self._ctl("hold %d %d" % (start, length))
+
+    def release(self):
+        self._ctl("release")
+
+    def counts(self):
+        """{"failed": N, "held": N}: the reads and writes faultfs failed or
+        held so far."""
+        with open(os.path.join(self.mnt, "ctl")) as f:
+            return {k: int(v) for k, v in (line.split() for line in f)}
+
+    def close(self):
+        if self.proc.poll() is None and self.mounted():
+            self._ctl("clear")
+        super().close()
+        subprocess.run(["umount", self.mnt], check=False, capture_output=True)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.rmdir(self.mnt)
 
 
 class Zram:

@@ -2,8 +2,10 @@
 """iolens snoop against independent ground truth: the tracefs block events
 and /proc/diskstats of an otherwise idle loop device."""
 import csv
+import errno
 import io
 import json
+import mmap
 import os
 import signal
 import subprocess
@@ -11,8 +13,86 @@ import time
 
 import pytest
 
-from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, check_exact, diskstats, do_workload,
-                     issued_events, json_lines, my_comm, run, wait_idle)
+from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, FaultyDisk, check_exact, diskstats,
+                     do_workload, issued_events, json_lines, my_comm, run, wait_idle)
+
+
+@pytest.fixture
+def faulty(root):
+    d = FaultyDisk()
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def test_snoop_shows_each_failed_request(iolens, faulty, tracer):
+    """A disk that fails (faultfs: a loop device whose reads of one range
+    end in EIO, which the loop driver completes with BLK_STS_IOERR): 20
+    direct reads there are 20 requests with status IOERR, each where it was
+    read; 20 reads elsewhere are "ok"; all 40 are the reads diskstats
+    counts, and the 20 the ones faultfs failed."""
+    mib = 1 << 20
+    faulty.fail(mib, mib)
+    wait_idle(faulty)
+    t = tracer(["snoop", "-j", "-d", faulty.name])
+    before = faulty.diskstats()
+    fd = os.open(faulty.dev, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 4096)
+    try:
+        for i in range(20):
+            with pytest.raises(OSError) as e:
+                os.preadv(fd, [buf], mib + i * 4096)
+            assert e.value.errno == errno.EIO
+            assert os.preadv(fd, [buf], i * 4096) == 4096
+    finally:
+        os.close(fd)
+    wait_idle(faulty)
+    after = faulty.diskstats()
+    recs, summary = json_lines(t.stop())
+    reads = [r for r in recs if r["op"] == "read"]
+    where = {s: sorted(r["sector"] * 512 for r in reads if r["status"] == s)
+             for s in ("IOERR", "ok")}
+    assert where == {"IOERR": [mib + i * 4096 for i in range(20)],
+                     "ok": [i * 4096 for i in range(20)]}, reads
+    assert len(reads) == after["r_ios"] - before["r_ios"] == 40
+    assert summary["lost"] == 0
+    assert faulty.counts()["failed"] == 20
+
+
+def test_snoop_times_a_request_held_in_the_device(iolens, faulty, tracer):
+    """faultfs holds a read in flight until the test releases it, half a
+    second later: snoop's line comes once it completes, its device time
+    the hold (between what the test measured around the read and its
+    release), and the read before it, not held, far under it."""
+    faulty.hold(0, 4096)
+    wait_idle(faulty)
+    t = tracer(["snoop", "-j", "-d", faulty.name])
+    fd = os.open(faulty.dev, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 4096)
+    try:
+        assert os.preadv(fd, [buf], 8192) == 4096
+        reader = subprocess.Popen(["dd", "if=" + faulty.dev, "of=/dev/null", "bs=4k",
+                                   "count=1", "iflag=direct", "status=none"])
+        for _ in range(100):
+            if faulty.counts()["held"]:
+                break
+            time.sleep(0.01)
+        t0 = time.monotonic_ns()
+        time.sleep(0.5)
+        faulty.release()
+        t1 = time.monotonic_ns()
+        assert reader.wait(timeout=10) == 0
+    finally:
+        os.close(fd)
+    wait_idle(faulty)
+    recs, _ = json_lines(t.stop())
+    held = [r for r in recs if r["op"] == "read" and r["sector"] == 0]
+    quick = [r for r in recs if r["op"] == "read" and r["sector"] == 16]
+    assert len(held) == len(quick) == 1, recs
+    assert 500_000_000 <= held[0]["device_ns"] <= t1 - t0 + 500_000_000, held
+    assert held[0]["status"] == "ok"
+    assert quick[0]["total_ns"] < 100_000_000, quick
 
 
 @pytest.mark.fast
