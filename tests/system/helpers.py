@@ -194,7 +194,20 @@ def mounted_ext4(dev, where):
     try:
         yield mnt
     finally:
-        subprocess.run(["umount", str(mnt)], check=False)
+        umount(mnt)
+
+
+def umount(mnt):
+    """Unmounts `mnt`, waiting while it is busy: a process's io_uring
+    with registered files lets them go from a kernel worker after the
+    process has ended (io_uring's ring exit work), and until then the
+    mount is busy.  Lazily after 10 s, so that its device is let go in
+    the end."""
+    for _ in range(100):
+        if subprocess.run(["umount", str(mnt)], capture_output=True).returncode == 0:
+            return
+        time.sleep(0.1)
+    subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 class PlainUser:
