@@ -279,9 +279,12 @@ int load_files_layout(struct load_job_opts *o, const struct load_target *tg, FIL
 
 	if (!load_dir_used(o, LOAD_READ))
 		return 0;
+	/* fio's figure: the sizes of the files it lays out. */
 	for (unsigned int k = 0; k < load_nfiles(o); k++) {
-		n += tg[k].grown_to > tg[k].grown_from;
-		bytes += tg[k].grown_to;
+		if (tg[k].grown_to > tg[k].grown_from) {
+			n++;
+			bytes += tg[k].grown_to;
+		}
 	}
 	if (!n)
 		return 0;

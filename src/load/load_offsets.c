@@ -64,12 +64,10 @@ static __u64 feistel(const struct load_thread *t, __u64 x)
 	return l << h | r;
 }
 
-/* A new pass of the random map of the file of the next I/O: each block
- * once more, in a new order. */
-static void map_pass(struct load_thread *t)
+/* A new pass of file f's random map: each block once more, in a new
+ * order. */
+static void map_pass(struct load_thread *t, struct load_file *f)
 {
-	struct load_file *f = t->f;
-
 	f->perm_pos = 0;
 	for (int i = 0; i < 4; i++)
 		f->feistel_keys[i] = load_rnd(t);
@@ -81,16 +79,14 @@ static void map_pass(struct load_thread *t)
 
 void load_offsets_rewind(struct load_thread *t)
 {
-	struct load_file *cur = t->f;
-
 	for (unsigned int i = 0; i < t->nfiles; i++) {
-		t->f = &t->files[i];
-		memset(t->f->seq_pos, 0, sizeof(t->f->seq_pos));
-		t->f->done = false;
-		map_pass(t);
+		struct load_file *f = &t->files[i];
+
+		memset(f->seq_pos, 0, sizeof(f->seq_pos));
+		f->done = false;
+		map_pass(t, f);
 	}
 	t->nfiles_done = 0;
-	t->f = cur;
 }
 
 static __u64 perm_next(struct load_thread *t)
@@ -98,7 +94,7 @@ static __u64 perm_next(struct load_thread *t)
 	__u64 x;
 
 	if (t->f->perm_pos >= t->f->nblocks)
-		map_pass(t);
+		map_pass(t, t->f);
 	x = feistel(t, t->f->perm_pos++);
 	while (x >= t->f->nblocks)
 		x = feistel(t, x);
@@ -249,7 +245,7 @@ static void zone_of(struct load_thread *t, __u64 *base, __u64 *span)
 		if (t->f->zone_start >= end || end - t->f->zone_start < load_bs_max(o))
 			t->f->zone_start = 0;
 		memset(t->f->seq_pos, 0, sizeof(t->f->seq_pos));
-		map_pass(t);
+		map_pass(t, t->f);
 	}
 	*base = t->f->zone_start;
 	/* A zone the file's end cuts short is used as far as it goes. */
@@ -308,19 +304,19 @@ static __u64 next_free(const struct load_thread *t, __u64 b)
  * does size= bytes exactly.  Sizes are multiples of the smallest, which
  * every direction uses (load_job.c turns the map off otherwise).
  */
-static bool used_pick(struct load_thread *t, int dir, __u64 span, __u64 *pos,
+static void used_pick(struct load_thread *t, int dir, __u64 span, __u64 *pos,
 		      __u64 *len)
 {
 	__u64 unit = load_bs_min(t->o), nb = span / unit, b, n;
 
 	if (!t->f->used_left)
-		map_pass(t);
+		map_pass(t, t->f);
 	b = below(t, nb);
 	if (is_used(t, b))
 		b = next_free(t, b);
 	/* Only blocks past a zone the file's end cut short are left. */
 	if (b >= nb) {
-		map_pass(t);
+		map_pass(t, t->f);
 		b = below(t, nb);
 	}
 	*pos = b * unit;
@@ -329,7 +325,6 @@ static bool used_pick(struct load_thread *t, int dir, __u64 span, __u64 *pos,
 		t->f->used[(b + n) / 64] |= 1ULL << ((b + n) % 64);
 	t->f->used_left -= n;
 	*len = n * unit < *len ? n * unit : *len;
-	return true;
 }
 
 /* Places io in the file t->f; false when its range is done and it is not

@@ -98,7 +98,8 @@ static int paio_reap(struct load_thread *t, unsigned int min, unsigned int max, 
 		if (now < poll_end) {
 			sched_yield();
 		} else {
-			left = ns_timespec(until - now);
+			if (until)
+				left = ns_timespec(until - now);
 			/* EAGAIN: out of time */
 			if (aio_suspend(p->inflight, p->n, until ? &left : NULL) &&
 			    errno != EINTR && errno != EAGAIN)
