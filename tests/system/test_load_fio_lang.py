@@ -406,7 +406,24 @@ def straced(tool, args, log, calls, cwd=None):
     p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=" + calls,
                         "-e", "signal=none", "-o", str(log)] + tool + args,
                        capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
-    return log.read_text().splitlines(), p
+    return joined(log.read_text().splitlines()), p
+
+
+def joined(lines):
+    """strace's lines with each call that another thread's call cut in two
+    ("<unfinished ...>", then "<... name resumed>") written whole again, in
+    the place where it ended."""
+    cut, whole = {}, []
+    for line in lines:
+        pid, _, rest = line.partition(" ")
+        if line.endswith(" <unfinished ...>"):
+            cut[pid] = rest[:-len(" <unfinished ...>")]
+            continue
+        m = re.match(r"\s*<\.\.\. \w+ resumed>\s?(.*)", rest)
+        if m and pid in cut:
+            line = pid + " " + cut.pop(pid) + m.group(1)
+        whole.append(line)
+    return whole
 
 
 def aio_calls(tool, args, tmp_path):
@@ -417,8 +434,7 @@ def aio_calls(tool, args, tmp_path):
     assert p.returncode == 0, p.stderr
     calls = []
     for line in lines:
-        m = (re.match(r"\d+\s+(io_submit|io_getevents)\(.*\)\s+=\s+(-?\d+)", line) or
-             re.match(r"\d+\s+<\.\.\. (io_submit|io_getevents) resumed>.*=\s+(-?\d+)", line))
+        m = re.match(r"\d+\s+(io_submit|io_getevents)\(.*\)\s+=\s+(-?\d+)", line)
         if m:
             calls.append((m.group(1), int(m.group(2))))
     return calls
