@@ -195,6 +195,75 @@ static __always_inline void started(struct request *rq)
 
 RQ_PROG("tp_btf/block_io_start", agg_start, started)
 
+/*
+ * A request counted in flight (d = 1) or no longer (-1), in the word of the
+ * epoch of its start (see IOLENS_AGE_SHIFT).  The common case is one add
+ * to the word of the current epoch: a word is taken over only once per
+ * epoch, and only 17 s later could it be again, so between the read of its
+ * epoch and the add it cannot change hands.
+ */
+static __always_inline void age_count(struct iolens_dev_slot *ds, __u64 start,
+				      int d)
+{
+	__u32 e = start >> IOLENS_AGE_SHIFT, held;
+	__u64 *word = &ds->age[e % IOLENS_AGE_EPOCHS], old;
+
+	for (int i = 0; i < 4; i++) {
+		old = *(volatile __u64 *)word;
+		held = old >> 32;
+		if (held == e) {
+			__sync_fetch_and_add(word, d);
+			return;
+		}
+		/* Its word went to a later epoch: it is among the old ones
+		 * (and so is a request issued long after its start). */
+		if (d < 0 || held > e) {
+			__sync_fetch_and_add(&ds->age_old, d);
+			return;
+		}
+		if (__sync_val_compare_and_swap(word, old, (__u64)e << 32 | 1) == old) {
+			if ((__u32)old)
+				__sync_fetch_and_add(&ds->age_old, (__u32)old);
+			return;
+		}
+	}
+	/* Four CPUs took the word over in turn: count it as old rather than
+	 * lose it. */
+	__sync_fetch_and_add(&ds->age_old, d);
+}
+
+/* Watches rq if its disk watches none (struct iolens_watch). */
+static __always_inline void watch_take(struct iolens_dev_slot *ds,
+				       struct request *rq, const struct where *w)
+{
+	struct iolens_watch *wa = &ds->watch;
+	struct task_struct *t;
+
+	if (wa->rq || __sync_val_compare_and_swap(&wa->rq, 0, (__u64)rq))
+		return;
+	wa->start = rq->start_time_ns;
+	wa->sector = rq->__sector;
+	wa->bytes = rq->__data_len;
+	wa->op = rq->cmd_flags & KERNEL_REQ_OP_MASK;
+	if (w->owner) {
+		wa->tgid = w->owner->tgid;
+		__builtin_memcpy(wa->comm, w->owner->comm, IOLENS_COMM_LEN);
+		wa->submitter = 1;
+		return;
+	}
+	t = bpf_get_current_task_btf();
+	wa->tgid = t->tgid;
+	__builtin_memcpy(wa->comm, t->comm, IOLENS_COMM_LEN);
+	wa->submitter = 0;
+}
+
+static __always_inline void watch_drop(struct iolens_dev_slot *ds,
+				       struct request *rq)
+{
+	if (ds->watch.rq == (__u64)rq)
+		ds->watch.rq = 0;
+}
+
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(agg_issue, struct request *rq)
 {
@@ -234,6 +303,10 @@ int BPF_PROG(agg_issue, struct request *rq)
 	w.st->issues++;
 	w.st->qd_sum += qd;
 	hist_put(&w, IOLENS_H_QD, qd);
+	if (!lat_mode()) {
+		age_count(ds, rq->start_time_ns, 1);
+		watch_take(ds, rq, &w);
+	}
 	return 0;
 }
 
@@ -245,12 +318,18 @@ int BPF_PROG(agg_requeue, struct request *rq)
 
 	if (!counters_of(rq, &w))
 		return 0;
+	w.st->requeues++;
 	if (!w.owner)
 		w.owner = owner_of(rq);
 	if (!lat_mode())
 		issue_shape(rq, &w, -1);
-	if (counted(rq))
+	if (counted(rq)) {
 		__sync_fetch_and_add(&w.disk->inflight, -1);
+		if (!lat_mode()) {
+			age_count(w.disk, rq->start_time_ns, -1);
+			watch_drop(w.disk, rq);
+		}
+	}
 	return 0;
 }
 
@@ -306,14 +385,22 @@ static __always_inline __u64 issue_time(struct request *rq,
 /*
  * A request's times, ending `now`: total from the kernel's accounting start
  * (rq->start_time_ns, 0 where it keeps none), queue and device time where
- * the issue time is known too.  Device time needs only the issue.
+ * the issue time is known too.  Device time needs only the issue.  A
+ * failed request's time is not a success's: it is kept apart (fail_add()),
+ * here only its own issue stamp is dropped.
  */
 static __always_inline void time_request(struct request *rq,
-					 const struct where *w, __u64 now)
+					 const struct where *w, __u64 now,
+					 bool failed)
 {
 	struct iolens_stat *st = w->st;
-	__u64 start = rq->start_time_ns, issue = issue_time(rq, st);
+	__u64 start = rq->start_time_ns, issue, key = (__u64)rq;
 
+	if (failed) {
+		bpf_map_delete_elem(&issue_ts, &key);
+		return;
+	}
+	issue = issue_time(rq, st);
 	if (start > now)
 		start = 0;
 	if (start) {
@@ -371,15 +458,106 @@ static __always_inline void label_add(struct request *rq, const struct where *w,
 
 /* The end of a request that is timed: its times, and its owner let go
  * (requests that are not leave theirs to the LRU). */
-static __always_inline void stat_done_at(struct request *rq, struct where *w)
+static __always_inline void stat_done_at(struct request *rq, struct where *w,
+					 bool failed)
 {
 	__u64 key = (__u64)rq;
 
 	if (!w->owner)
 		w->owner = owner_of(rq);
-	time_request(rq, w, bpf_ktime_get_ns());
+	time_request(rq, w, bpf_ktime_get_ns(), failed);
 	if (w->owner)
 		bpf_map_delete_elem(&owners, &key);
+}
+
+/*
+ * A request or bio that ended with an error `status`: counted by status
+ * (and submitter, for top), with its time `ns` (0: unknown).  Failures are
+ * rare: the hash update costs nothing on the common path.  w->owner is
+ * the submitter where known.
+ */
+static __always_inline void fail_add(const struct where *w, __u8 status,
+				     __u64 bytes, __u64 ns)
+{
+	struct iolens_fail_key key = { .slot = w->slot, .sg = w->sg, .status = status };
+	struct iolens_fail_count zero = {}, *c;
+	struct iolens_stat_counters *lost;
+
+	if ((cfg.flags & IOLENS_STAT_BY_PROC) && w->owner)
+		key.tgid = w->owner->tgid;
+	c = bpf_map_lookup_elem(&failures, &key);
+	if (!c) {
+		bpf_map_update_elem(&failures, &key, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&failures, &key);
+		if (!c) {
+			lost = losses();
+			if (lost)
+				lost->no_fail_key++;
+			return;
+		}
+	}
+	__sync_fetch_and_add(&c->ios, 1);
+	__sync_fetch_and_add(&c->bytes, bytes);
+	if (ns) {
+		__sync_fetch_and_add(&c->ns, ns);
+		__sync_fetch_and_add(&c->timed, 1);
+	}
+}
+
+/* A failed request's time, ending now: from its start, or for `iolens
+ * lat` keeping only device time (its default), from its issue. */
+static __always_inline __u64 fail_ns(struct request *rq)
+{
+	__u64 now = bpf_ktime_get_ns(), from = rq->start_time_ns;
+
+	if (lat_mode() && cfg.hist_slot[IOLENS_H_TOTAL] < 0)
+		from = rq->io_start_time_ns;
+	return from && from < now ? now - from : 0;
+}
+
+/* A request that failed, at its last completion event. */
+static __always_inline void rq_failed(struct request *rq, struct where *w,
+				      __u8 status, __u64 bytes)
+{
+	if ((cfg.flags & IOLENS_STAT_BY_PROC) && !w->owner)
+		w->owner = owner_of(rq);
+	fail_add(w, status, bytes, fail_ns(rq));
+}
+
+/* Marks a failed request for block_io_done (see fail_marks). */
+static __always_inline void fail_mark(struct request *rq)
+{
+	__u64 key = (__u64)rq, start = rq->start_time_ns;
+	struct iolens_stat_counters *lost;
+
+	if (!bpf_map_update_elem(&fail_marks, &key, &start, BPF_NOEXIST)) {
+		__sync_fetch_and_add(&fail_marked, 1);
+		return;
+	}
+	/* A mark left by a request of the same address whose end we never
+	 * saw is taken over; no room is a loss. */
+	if (bpf_map_update_elem(&fail_marks, &key, &start, BPF_EXIST)) {
+		lost = losses();
+		if (lost)
+			lost->no_fail_mark++;
+	}
+}
+
+/* Whether block_rq_complete marked the request failed; takes the mark. */
+static __always_inline bool fail_marked_take(struct request *rq)
+{
+	__u64 key = (__u64)rq, *start;
+	bool mine;
+
+	if (!fail_marked)
+		return false;
+	start = bpf_map_lookup_elem(&fail_marks, &key);
+	if (!start)
+		return false;
+	mine = *start == rq->start_time_ns;
+	if (!bpf_map_delete_elem(&fail_marks, &key))
+		__sync_fetch_and_add(&fail_marked, -1);
+	return mine;
 }
 
 /*
@@ -421,17 +599,28 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 		if (__sync_fetch_and_add(&ds->inflight, -1) - ds->leaked == 1 &&
 		    since)
 			__sync_fetch_and_add(&ds->busy_ns, bpf_ktime_get_ns() - since);
+		if (!lat_mode()) {
+			age_count(ds, rq->start_time_ns, -1);
+			watch_drop(ds, rq);
+		}
 	}
 	if (!lat_mode()) {
 		__u64 ios = accounted(flags, w.sg);
 
 		w.st->ios += ios;
 		label_add(rq, &w, bytes, ios);
+		if (ios && error) {
+			rq_failed(rq, &w, error, nr_bytes);
+			if (have_io_start)
+				fail_mark(rq);
+		}
 		/* Before Linux 6.5 times end here, not at block_io_done. */
 		if (!have_io_start && ends && ios)
-			stat_done_at(rq, &w);
+			stat_done_at(rq, &w, error);
 	} else if (ends) {
-		stat_done_at(rq, &w);
+		if (error)
+			rq_failed(rq, &w, error, nr_bytes);
+		stat_done_at(rq, &w, error);
 	}
 	return 0;
 }
@@ -451,7 +640,7 @@ int BPF_PROG(agg_done, struct request *rq)
 	struct where w;
 
 	if (counters_of(rq, &w) && accounted(rq->rq_flags, w.sg))
-		stat_done_at(rq, &w);
+		stat_done_at(rq, &w, fail_marked_take(rq));
 	return 0;
 }
 

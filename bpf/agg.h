@@ -75,6 +75,14 @@ struct iolens_stat {
 	 * those of label sets label_counts had no room for. */
 	__u64 label_other_ios;
 	__u64 label_other_bytes;
+	/* Of `ios`, those that ended with an error status (the kernel counts
+	 * them in diskstats as any other) are counted in map `failures`
+	 * alone, with their times: a failure's latency is not a success's, so
+	 * `timed`, the sums of times and the histograms are of the requests
+	 * that succeeded. */
+	/* block_rq_requeue: requests sent back to the queue by the driver
+	 * (busy device, resources), to be issued again. */
+	__u64 requeues;
 };
 
 /*
@@ -97,6 +105,36 @@ struct iolens_hist_pend {
 	__u32 busy;		/* a program of this CPU is changing it */
 };
 
+/*
+ * The age of the requests in flight, without per-request state: each is
+ * counted by the epoch of its start (rq->start_time_ns >>
+ * IOLENS_AGE_SHIFT, the kernel's own stamp, read again at completion),
+ * in word epoch % IOLENS_AGE_EPOCHS, which holds that epoch (high 32
+ * bits) and its count (low 32 bits).  The first request of a later epoch
+ * takes the word over (compare-and-swap) and moves what it still counted,
+ * requests older than IOLENS_AGE_EPOCHS epochs, to age_old.
+ */
+#define IOLENS_AGE_SHIFT	28	/* an epoch: 2^28 ns, 0.27 s */
+#define IOLENS_AGE_EPOCHS	64	/* epochs told apart: 17 s */
+
+/*
+ * A request in flight that a disk's slot watches, to name one when the
+ * ages say a request is stuck: taken at issue (compare-and-swap of `rq`)
+ * when none is watched, let go at its completion.  A reader trusts the
+ * fields only where `rq` reads the same before and after them.
+ */
+struct iolens_watch {
+	__u64 rq;		/* its address; 0 = none watched */
+	__u64 start;		/* rq->start_time_ns */
+	__u64 sector;
+	__u32 bytes;
+	__u32 op;		/* cmd_flags & REQ_OP_MASK, raw */
+	__u32 tgid;		/* the submitter, or the task that issued it */
+	__u32 submitter;	/* 1: tgid and comm are the submitter's
+				 * (block_io_start), 0: the issuing task's */
+	char comm[IOLENS_COMM_LEN];
+};
+
 /* A device slot (map `devs`, shared by all CPUs). */
 struct iolens_dev_slot {
 	__u32 dev;		/* kernel dev_t; 0 = free */
@@ -111,6 +149,11 @@ struct iolens_dev_slot {
 	__u64 busy_ns;		/* closed busy periods: time with a request
 				 * issued and not completed */
 	__u64 busy_periods;	/* times inflight - leaked left 0 */
+	/* Whole-disk slots: the requests counted in flight by the epoch of
+	 * their start, and those older than the epochs told apart. */
+	__u64 age[IOLENS_AGE_EPOCHS];
+	__s64 age_old;
+	struct iolens_watch watch;
 };
 
 /*
@@ -168,11 +211,38 @@ struct iolens_label_count {
 	__u64 bytes;
 };
 
+/*
+ * Failed requests by device slot, op group, status and (with
+ * IOLENS_STAT_BY_PROC) submitter (map `failures`, shared by all CPUs,
+ * atomic adds, never reset: failures are rare).  The one count of them,
+ * so that every view of one read agrees; beyond the map's room a failure
+ * is counted in stat_counters' no_fail_key.
+ */
+struct iolens_fail_key {
+	__u32 tgid;		/* submitter with IOLENS_STAT_BY_PROC, 0 =
+				 * not split or not seen */
+	__u16 slot;
+	__u8 sg;		/* enum iolens_sgrp */
+	__u8 status;		/* the kernel's blk_status_t, raw: its
+				 * numbering changed in Linux 6.10 */
+};
+
+struct iolens_fail_count {
+	__u64 ios;
+	__u64 bytes;		/* of the completion that failed */
+	__u64 ns;		/* sum of their times from start (lat: of
+				 * the time lat measures), over `timed` */
+	__u64 timed;
+};
+
 /* Per-CPU counters of the aggregation (map `stat_counters`). */
 struct iolens_stat_counters {
 	__u64 no_slot;		/* events of devices beyond the slot table */
 	__u64 no_stamp;		/* own issue stamps lost (map full or evicted) */
 	__u64 no_key;		/* lat_hists full: the value was not kept */
+	__u64 no_fail_key;	/* failures full: not split by status */
+	__u64 no_fail_mark;	/* a failure's time went to the histograms:
+				 * no room to mark it for block_io_done */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */

@@ -102,17 +102,23 @@ int BPF_PROG(agg_bio_complete, struct request_queue *q, struct bio *bio)
 	w.sg = b->sg;
 	w.owner = cfg.flags & OWNED ? &b->owner : NULL;
 	st = stat_of(w.slot, w.sg);
+	w.st = st;
 	if (st && now > b->ns) {
 		if (!lat_mode()) {
 			st->ios++;
 			st->bytes += b->bytes;
 		}
-		st->timed++;
-		st->total_ns += now - b->ns;
-		/* No request queue: the bio is at its driver from the start. */
-		hist_put(&w, IOLENS_H_TOTAL, now - b->ns);
-		hist_put(&w, IOLENS_H_DEVICE, now - b->ns);
 		hist_put(&w, IOLENS_H_SIZE, b->bytes);
+		if (bio->bi_status) {
+			fail_add(&w, bio->bi_status, b->bytes, now - b->ns);
+		} else {
+			st->timed++;
+			st->total_ns += now - b->ns;
+			/* No request queue: the bio is at its driver from
+			 * the start. */
+			hist_put(&w, IOLENS_H_TOTAL, now - b->ns);
+			hist_put(&w, IOLENS_H_DEVICE, now - b->ns);
+		}
 	}
 	bpf_map_delete_elem(&bio_starts, &key);
 	return 0;

@@ -84,6 +84,30 @@ struct {
 	__type(value, struct iolens_label_count);
 } label_counts SEC(".maps");
 
+/* Failed requests by status (struct iolens_fail_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);	/* more with IOLENS_STAT_BY_PROC */
+	__type(key, struct iolens_fail_key);
+	__type(value, struct iolens_fail_count);
+} failures SEC(".maps");
+
+/*
+ * Since Linux 6.5 a request's times end at block_io_done, which has no
+ * status: block_rq_complete marks a failed one here (by address, with its
+ * start stamp against a reused address) and block_io_done takes the mark.
+ * `fail_marked` counts the marks, so that while none is left, which is
+ * nearly always, block_io_done does no lookup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u64);
+} fail_marks SEC(".maps");
+
+volatile __s64 fail_marked;
+
 static __always_inline struct iolens_stat_counters *losses(void)
 {
 	__u32 zero = 0;

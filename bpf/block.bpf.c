@@ -36,8 +36,11 @@ const volatile struct iolens_block_cfg cfg = {};
 #define RQ_SET_BITS 13
 #define RQ_SETS (1 << RQ_SET_BITS)
 
+/* Mmapable: userspace reads it in place for requests stuck in flight
+ * (block_trace_inflight()); lookups stay inlined. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, RQ_SETS * RQ_WAYS);
 	__type(key, __u32);
 	__type(value, struct iolens_rq_slot);

@@ -110,6 +110,8 @@ static inline bool cli_opt_end(const struct cli_opt *o)
 #define CLI_STRING(T, f)	.kind = CLI_K_STRING, .at = CLI_FIELD(T, f, const char *)
 #define CLI_TIME(T, f, b)	.kind = CLI_K_TIME, .bad = (b), \
 	.at = CLI_FIELD(T, f, __u64)
+/* A time where 0 means "never" (an alarm turned off). */
+#define CLI_TIME_OR_0(T, f, b)	CLI_TIME(T, f, b), .val = 1
 #define CLI_COUNT(T, f, b)	.kind = CLI_K_COUNT, .bad = (b), \
 	.at = offsetof(T, f) + CLI_MUST((__typeof__(((T *)0)->f))-1 > 0 && \
 		(CLI_FIELD_SIZE(T, f) == sizeof(unsigned long) || \

@@ -26,6 +26,7 @@ struct report {
 
 	__u64 total, shown, lost;
 	__u64 unseen;		/* shown without completion */
+	__u64 failed;		/* shown, ended with an error status */
 	struct trace_end end;
 	bool complete;
 	bool prescanned;	/* devices known before the first request */

@@ -13,6 +13,8 @@ struct snoop_opts {
 	enum rqfmt_mode mode;
 	__u64 duration_ns;		/* 0: until interrupted */
 	unsigned long long max;		/* lines to show; 0: no limit */
+	__u64 stuck_ns;			/* warn of a request in flight this
+					 * long; 0: never */
 };
 
 /* Traces until the duration, the count or a signal ends it; the exit code. */

@@ -21,6 +21,8 @@ struct stat_row {
 	__u32 members[IOLENS_MAX_DEV_FILTER];	/* a stacked device's (dm, md) */
 	int nmembers;
 	int depth;			/* with -S: under how many holders */
+	bool partition;			/* a partition's line (a disk's holds
+					 * its partitions' requests too) */
 	const struct agg_dev *d;	/* iolens's own figures; NULL since boot */
 };
 
@@ -28,6 +30,7 @@ struct stat_row {
 /* One report of `n` rows over `secs`; `boot`: since boot, from diskstats
  * (`st` NULL), else iolens's own figures from `st`. */
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct agg_trace *st, bool json, bool human);
+		 const struct agg_trace *st, bool json, bool human,
+		 __u64 stuck_ns);
 
 #endif

@@ -16,6 +16,8 @@
 struct stat_opts {
 	struct agg_cmd_opts a;	/* no INTERVAL: one report since boot */
 	bool partitions, skip_boot, active_only, human, stack, names;
+	__u64 stuck_ns;		/* a warning for a request in flight this
+				 * long; 0: none */
 };
 
 /* Runs `iolens stat`: 0, 1 on a runtime failure, 2 on a usage error

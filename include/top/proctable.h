@@ -18,6 +18,8 @@ struct proc_io {
 	struct iolens_sys sys;
 	/* Block requests it submitted (the aggregation core's -P split). */
 	__u64 blk_ios, blk_bytes, blk_ns, blk_timed;
+	__u64 blk_failed;	/* of blk_ios: ended with an error (not in
+				 * blk_ns, blk_timed) */
 	/* Of its writes: misaligned to the disk's physical block. */
 	__u64 misaligned, misaligned_bytes;
 	/* Waits for block I/O and swap-in (delay accounting). */

@@ -46,6 +46,8 @@ struct top_opts {
 	bool cols_given;		/* by --columns: toprc is not read */
 	bool cmdline;			/* COMMAND: command lines, not names */
 	bool tree_view;			/* rows as a tree of processes */
+	__u64 stuck_ns;			/* a line for a request in flight
+					 * this long; 0: none */
 };
 
 /* Runs top with these options until quit or -n frames; the exit code. */
@@ -61,6 +63,8 @@ struct top_row {
 	const char *cmdline;	/* with o->cmdline, else NULL */
 };
 
+#define TOP_FAIL_STATUSES 4
+
 struct top_dev {
 	struct dev_info info;
 	double r_s, w_s, rkb_s, wkb_s;
@@ -72,6 +76,14 @@ struct top_dev {
 	double busy;		/* iolens's exact busy time; NaN: unknown */
 	bool bio_based;		/* counts the kernel's, latency of bios */
 	int depth;		/* under how many stacked devices shown */
+	/* Requests that failed this frame, and by status the first few
+	 * (of `nfail` statuses). */
+	__u64 failed;
+	struct { unsigned int status; __u64 n; } fail[TOP_FAIL_STATUSES];
+	int nfail;
+	double oldest_s;	/* the oldest request in flight (a lower
+				 * bound); NaN: not known (a bio-based disk) */
+	char stuck[256];	/* its line when stuck (agg_dev_stuck()), or "" */
 	__u64 *hist;		/* total latency, this frame */
 	const struct graph *graph;	/* bytes moved, the last minute */
 };
@@ -251,6 +263,10 @@ void top_collect_stop(struct top_collector *c);
 
 /* The one line a frame needs when delay accounting is off, or NULL. */
 const char *top_delay_note(const struct top_frame *f);
+
+/* The line a frame has when requests failed in it ("requests FAILED:
+ * sdb 20 (IOERR 20)"), into buf; NULL when none did. */
+const char *top_failed_note(const struct top_frame *f, char *buf, size_t len);
 
 /* Frames as text (-b) or JSON lines (-j) until -n or Ctrl-C; exit code. */
 int top_batch_run(struct top_opts *o, struct top_frame *f,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "bpf/agg.h"
+#include "trace/agg_fail.h"
 
 /* Whether `f` filters anything. */
 static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
@@ -84,6 +85,15 @@ struct agg_dev {
 	bool bio_based;
 	/* The kernel no longer has it (its sysfs stat cannot be read). */
 	bool gone;
+	/* Whole disks: the age of the oldest request issued and not
+	 * completed at the read, a lower bound within 2^IOLENS_AGE_SHIFT ns;
+	 * 0: none.  `oldest_beyond`: older than the epochs told apart, the
+	 * age is then that bound. */
+	__u64 oldest_ns;
+	bool oldest_beyond;
+	/* The request the disk watches (watch.rq 0: none), with its age. */
+	struct iolens_watch watch;
+	__u64 watch_age_ns;
 	/* Histograms of the kinds asked for, NULL for the others, and how
 	 * many values each holds (to skip the empty ones). */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
@@ -129,6 +139,12 @@ const struct agg_dev *agg_trace_dev(const struct agg_trace *st, int i);
 int agg_trace_nkeyed(const struct agg_trace *st);
 const struct agg_keyed *agg_trace_keyed(const struct agg_trace *st, int i);
 
+/* Failed requests by device slot, op group, status (and with by_proc
+ * submitter): totals and the last interval's, 0 <= i < nfailures; those
+ * the map had no room for are counted in lost.no_fail_key only. */
+int agg_trace_nfailures(const struct agg_trace *st);
+const struct agg_failure *agg_trace_failure(const struct agg_trace *st, int i);
+
 /* With labels: every label set so far, in *out (malloc'd, the caller
  * frees it).  How many, or -errno. */
 int agg_trace_labels(const struct agg_trace *st, struct stat_label **out);
@@ -147,6 +163,13 @@ void agg_dev_zero(struct agg_dev *d);
  * histograms. */
 void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src);
 void agg_dev_free(struct agg_dev *d);
+
+/* Whether `d` (a disk called `name`) has had a request in flight for
+ * stuck_ns or more (0: never asked); its warning line, sanitized for a
+ * terminal, into buf: the age, and the request when it is the one the
+ * disk watches (its op, size, sector and submitter). */
+bool agg_dev_stuck(const struct agg_dev *d, const char *name, __u64 stuck_ns,
+		   char *buf, size_t len);
 
 /* Descriptors of the programs loaded, at most `max` of them, for their run
  * statistics (struct bpf_prog_info run_time_ns, run_cnt); owned by `st`.

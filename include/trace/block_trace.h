@@ -110,6 +110,17 @@ void block_trace_print_stats(FILE *f, const struct block_trace_stats *st);
 
 void block_trace_stop(struct block_trace *bt);
 
+/* A request in flight for `age_ns`, seen in the table under `key` (its
+ * address: with rq->ts_start, it tells one request from a later one). */
+typedef void (*block_trace_inflight_fn)(void *ctx, __u64 key,
+					const struct iolens_rq *rq, __u64 age_ns);
+
+/* Calls fn for each request the table holds that started (or was first
+ * seen) older_ns ago or longer and has not completed; read in place, while
+ * the hooks run.  0 or -errno. */
+int block_trace_inflight(struct block_trace *bt, __u64 older_ns,
+			 block_trace_inflight_fn fn, void *ctx);
+
 /* The kernel memory the block tracer's maps take on this machine with
  * `nrings` rings (made, not used); 0 if they cannot be made. */
 __u64 block_trace_memory(int nrings);

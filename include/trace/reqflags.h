@@ -28,7 +28,11 @@ void flags_str(unsigned int flags, char *buf, size_t len);
 /* blktrace-style rwbs ("WS", "RA", "FWFS"), like the tracefs events. */
 void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len);
 
-/* Name of a raw blk_status_t ("ok", "EIO", ...). */
+/* Name of a raw blk_status_t ("ok", "IOERR", ...), in the numbering of
+ * the running kernel or of the one blk_status_kernel() named. */
 const char *blk_status_name(unsigned int status);
+
+/* The kernel (uname -r) whose statuses are named: a trace file's. */
+void blk_status_kernel(const char *release);
 
 #endif

@@ -19,6 +19,8 @@ struct rqfilter {
 	const char *cgroup;		/* path prefix, NULL = any */
 	unsigned int ops;		/* bit per enum iolens_op, 0 = any */
 	__u64 min_lat_ns;		/* total (or device) latency, 0 = any */
+	/* Only requests that failed; with min_lat_ns, those or slow ones. */
+	bool errors;
 };
 
 /* Whether a (normalised) request passes; `devname`, `cgroup` and

@@ -54,7 +54,7 @@ static int bind(const struct cli_opt *o, char *obj, const char *cmd,
 		*(const char **)at = arg;
 		return 0;
 	case CLI_K_TIME:
-		if (parse_duration(arg, 1e9, &ns) || !ns)
+		if (parse_duration(arg, 1e9, &ns) || (!ns && !o->val))
 			return usage_err(cmd, o->bad, arg);
 		*(__u64 *)at = ns;
 		return 0;

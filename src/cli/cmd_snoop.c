@@ -4,7 +4,7 @@
 #include "cli/filters.h"
 #include "snoop/snoop.h"
 
-enum { OPT_CSV = CLI_LONG };
+enum { OPT_CSV = CLI_LONG, OPT_STUCK };
 
 #define OPTS struct snoop_opts
 
@@ -15,6 +15,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT(OPT_CSV, "csv", NULL, "CSV with a header row", CLI_INT(OPTS, mode, RQFMT_CSV)),
 	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms")),
 	CLI_OPT('n', "count", "N", "stop after N requests shown", CLI_COUNT(OPTS, max, "bad count '%s'")),
+	CLI_OPT(OPT_STUCK, "stuck", "TIME", "a line on stderr for a request in flight this long\n(default 5s; 0 never)",
+		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_END,
 };
 
@@ -26,7 +28,7 @@ static int check_pids(void *obj, const char *cmd)
 	return cli_pids_live(cmd, o->filter.pid, o->filter.npid);
 }
 
-CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT) = {
+CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT, .stuck_ns = 5000000000ULL) = {
 	.name = "snoop",
 	.usage = "usage: iolens snoop [options]\n",
 	.about =

@@ -7,6 +7,8 @@
 
 #define OPTS struct stat_opts
 
+enum { OPT_STUCK = CLI_LONG };
+
 static const struct cli_opt opts[] = {
 	CLI_AGG_DEV(OPTS),
 	CLI_OPT('p', "partitions", NULL, "also a line per partition", CLI_BOOL(OPTS, partitions)),
@@ -19,11 +21,13 @@ static const struct cli_opt opts[] = {
 		CLI_BOOL(OPTS, names)),
 	CLI_OPT('j', "json", NULL, "one JSON object per report (iostat's key names)", CLI_BOOL(OPTS, a.json)),
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
+	CLI_OPT(OPT_STUCK, "stuck", "TIME", "warn of a request in flight this long (default 5s;\n0 never)",
+		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };
 
-CLI_COMMAND_MAIN(stat) = {
+CLI_COMMAND_MAIN(stat, .stuck_ns = 5000000000ULL) = {
 	.name = "stat",
 	.usage = "usage: iolens stat [OPTIONS] [INTERVAL [COUNT]]\n",
 	.about =

@@ -17,7 +17,7 @@
 #include "lib/proctree.h"
 #include "top/top.h"
 
-enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS };
+enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS, OPT_STUCK };
 
 /* The column keys, from the column table. */
 static const char *column_choices(void)
@@ -133,12 +133,14 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('u', "user", "USER", "only this user's processes", CLI_CALL_ALL(parse_user)),
 	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT", CLI_STRING(OPTS, comm)),
 	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)", CLI_CALL_ALL(parse_cgroup)),
+	CLI_OPT(OPT_STUCK, "stuck", "TIME", "a line for a request in flight this long (default 5s;\n0 never)",
+		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)",
 		   CLI_STRING(OPTS, columns)),
 	CLI_END,
 };
 
-CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1) = {
+CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1, .stuck_ns = 5000000000ULL) = {
 	.name = "top",
 	.usage = "usage: iolens top [OPTIONS]\n",
 	.about =

@@ -81,6 +81,8 @@ const struct cli_opt cli_rqfilter_opts[] = {
 		   CLI_CALL(struct rqfilter, ops, add_ops)),
 	CLI_OPT('m', "min-lat", "TIME", "only requests slower than TIME (us; or 2ms, 1.5s)",
 		CLI_CALL(struct rqfilter, min_lat_ns, set_min_lat)),
+	CLI_OPT('E', "errors", NULL, "only requests that failed (with -m: or are slow)",
+		CLI_BOOL(struct rqfilter, errors)),
 	CLI_END,
 };
 

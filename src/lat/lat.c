@@ -367,6 +367,61 @@ static int build_groups(void *arg, const struct agg_trace *st)
 	return err;
 }
 
+/*
+ * Failed requests of the interval, apart from the histograms: a failure's
+ * latency is not a success's.  By disk, op, status and with -P submitter;
+ * their time is the one lat measures (bpf fail_ns()): from the start with
+ * the total histogram, else from issue.
+ */
+static bool failures(const struct agg_trace *st, const struct lat_opts *o,
+		     struct json *j)
+{
+	const char *time = o->kinds & (1U << IOLENS_H_TOTAL) ? "total" : "device";
+	bool first = true;
+	char avg[32];
+
+	if (j)
+		json_arr_open(j, "failed");
+	for (int i = 0; i < agg_trace_nfailures(st); i++) {
+		const struct agg_failure *f = agg_trace_failure(st, i);
+
+		if (!f->n.ios)
+			continue;
+		if (j) {
+			json_obj_open(j, NULL);
+			json_str(j, "disk", dev_name(f->dev));
+			json_str(j, "op", agg_group_names[f->key.sg]);
+			json_str(j, "status", blk_status_name(f->key.status));
+			if (o->per_proc)
+				json_u64(j, "pid", f->key.tgid);
+			json_u64(j, "count", f->n.ios);
+			json_str(j, "time", time);
+			if (f->n.timed)
+				json_f64(j, "avg_ns", (double)f->n.ns / f->n.timed, 2);
+			else
+				json_null(j, "avg_ns");
+			json_obj_close(j);
+			continue;
+		}
+		if (first)
+			printf("\nfailed requests (in no histogram above):\n");
+		first = false;
+		printf("  %s %s %s", dev_name(f->dev), agg_group_names[f->key.sg],
+		       blk_status_name(f->key.status));
+		if (o->per_proc)
+			printf(", pid %u", f->key.tgid);
+		printf(": %llu", (unsigned long long)f->n.ios);
+		if (f->n.timed) {
+			fmt_ns(avg, sizeof(avg), (f->n.ns + f->n.timed / 2) / f->n.timed);
+			printf(", %s time avg %s", time, avg);
+		}
+		printf("\n");
+	}
+	if (j)
+		json_arr_close(j);
+	return !first;
+}
+
 static void report(void *arg, const struct agg_trace *st, double secs)
 {
 	const struct groups *gs = arg;
@@ -396,9 +451,11 @@ static void report(void *arg, const struct agg_trace *st, double secs)
 			if (hist_count(gs->v[i]->h))
 				json_hist(&j, gs->v[i], o);
 		json_arr_close(&j);
+		failures(st, o, &j);
 		json_u64(&j, "untracked_device_events", lost.no_slot);
 		json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 		json_u64(&j, "split_values_dropped", lost.no_key);
+		json_u64(&j, "failures_not_by_status", lost.no_fail_key);
 		if (o->kinds & (1U << IOLENS_H_QD))
 			json_u64(&j, "completions_missed", missed);
 		json_obj_close(&j);
@@ -418,7 +475,7 @@ static void report(void *arg, const struct agg_trace *st, double secs)
 			printf("  (all 0: the kernel stamps start and issue from one clock reading cached per plug; --own-clock measures)\n");
 		any = true;
 	}
-	if (!any)
+	if (!failures(st, o, NULL) && !any)
 		printf("no requests\n");
 	/* Counts since start: a loss is never silent. */
 	if (lost.no_slot)
@@ -434,6 +491,9 @@ static void report(void *arg, const struct agg_trace *st, double secs)
 	if (lost.no_key)
 		printf("(%llu values were dropped: more than the split table holds)\n",
 		       (unsigned long long)lost.no_key);
+	if (lost.no_fail_key)
+		printf("(%llu failed requests were not kept: more statuses and devices than the table of failures holds)\n",
+		       (unsigned long long)lost.no_fail_key);
 	putchar('\n');
 	fflush(stdout);
 }

@@ -20,6 +20,7 @@
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "report/run.h"
+#include "trace/reqflags.h"
 
 #define CMD "report"
 
@@ -160,6 +161,8 @@ void report_summary(struct report *r)
 		fprintf(r->out, "# %llu of %llu requests shown, duration %.3f s, ",
 			(unsigned long long)r->shown,
 			(unsigned long long)r->total, duration_s(r));
+		if (r->failed)
+			fprintf(r->out, "%llu of them FAILED, ", (unsigned long long)r->failed);
 		if (r->end.lost)
 			fprintf(r->out, "lost %llu records (ring buffer full or hook skipped), ",
 				(unsigned long long)r->end.lost);
@@ -180,6 +183,7 @@ void report_summary(struct report *r)
 		json_u64(&j, "lost", r->end.lost);
 		json_u64(&j, "untracked", r->end.untracked);
 		json_u64(&j, "unseen", r->unseen);
+		json_u64(&j, "failed", r->failed);
 		json_obj_close(&j);
 		json_obj_close(&j);
 		json_newline(&j);
@@ -218,6 +222,8 @@ static int handle_rq(struct report *r, struct iolens_rq *rq)
 	r->shown++;
 	if (!rq->ts_complete)
 		r->unseen++;
+	else if (rq->status)
+		r->failed++;
 	return r->fmt->add(r, rq, &names);
 }
 
@@ -311,6 +317,8 @@ int report_run(const struct report_opts *o)
 		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);
 		return 1;
 	}
+	/* Statuses as the recording kernel numbered them. */
+	blk_status_kernel(r.hdr.kernel);
 	/* Perfetto is written in a second pass: memory holds a window of
 	 * the trace, not all of it (report_perfetto.h). */
 	if (r.fmt->twice) {

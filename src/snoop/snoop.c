@@ -13,8 +13,11 @@
 #include "lib/fdwrite.h"
 #include "lib/json.h"
 #include "lib/proctree.h"
+#include "lib/sanitize.h"
+#include "lib/vec.h"
 #include "snoop/snoop.h"
 #include "trace/block_trace.h"
+#include "trace/reqflags.h"
 #include "trace/rqfmt.h"
 
 struct snoop {
@@ -30,6 +33,12 @@ struct snoop {
 	struct proctree tree;
 	pthread_mutex_t tree_lock;
 	int write_err;		/* errno of a failed write of the lines */
+	__u64 stuck_ns;		/* --stuck; 0: no warnings */
+	/* Requests warned of as stuck, while they stay in flight: by
+	 * address and start, and the scan that last saw them. */
+	struct stuck { __u64 key, start; unsigned int gen; } *stuck;
+	int nstuck;
+	unsigned int gen;
 };
 
 /* In a consumer thread: the line of a request that passes the filters,
@@ -81,11 +90,67 @@ static int emit_lines(void *ctx, struct iovec *iov, int n)
 	return stop;
 }
 
+/* A request in flight past --stuck: one line on stderr (stdout keeps its
+ * format) the first time a scan finds it, if the filters would show it. */
+static void on_stuck(void *ctx, __u64 key, const struct iolens_rq *rq, __u64 age_ns)
+{
+	struct snoop *s = ctx;
+	struct rqfilter f = s->filter;
+	char dev[SAN_TEXT_MAX(DEV_NAME_LEN) + 1], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
+	const char *name = dev_name(rq->dev);
+	struct stuck *e;
+
+	/* What it is, not how it ended: it has not. */
+	f.min_lat_ns = 0;
+	f.errors = false;
+	if (!rqfilter_match(&f, rq, name, cgroup_path(0, rq->cgroup),
+			    cgroup_path(rq->io_cgroup_hier, rq->io_cgroup)))
+		return;
+	if (s->tree.nroots) {
+		bool in;
+
+		pthread_mutex_lock(&s->tree_lock);
+		in = proctree_has(&s->tree, rq->pid);
+		pthread_mutex_unlock(&s->tree_lock);
+		if (!in)
+			return;
+	}
+	for (int i = 0; i < s->nstuck; i++) {
+		if (s->stuck[i].key == key && s->stuck[i].start == rq->ts_start) {
+			s->stuck[i].gen = s->gen;
+			return;
+		}
+	}
+	e = vec_add(&s->stuck, &s->nstuck, sizeof(*e));
+	if (e)
+		*e = (struct stuck){ .key = key, .start = rq->ts_start, .gen = s->gen };
+	fprintf(stderr, "iolens snoop: STUCK: %s: %s of %u bytes at sector %llu, by pid %u (%s), in flight for %.1f s\n",
+		san_text_buf(dev, sizeof(dev), name), op_name(rq->op), rq->bytes,
+		(unsigned long long)rq->sector, rq->pid,
+		san_text_buf(comm, sizeof(comm), rq->comm), age_ns / 1e9);
+}
+
+/* Warns of requests in flight past --stuck; forgets those that ended. */
+static void scan_stuck(struct snoop *s)
+{
+	int k = 0;
+
+	s->gen++;
+	if (block_trace_inflight(s->bt, s->stuck_ns, on_stuck, s))
+		return;
+	for (int i = 0; i < s->nstuck; i++)
+		if (s->stuck[i].gen == s->gen)
+			s->stuck[k++] = s->stuck[i];
+	s->nstuck = k;
+}
+
 static void on_tick(void *ctx)
 {
 	struct snoop *s = ctx;
 	struct block_trace_stats c;
 
+	if (s->stuck_ns)
+		scan_stuck(s);
 	block_trace_stats(s->bt, &c);
 	if (block_trace_dropped(&c) > s->dropped_reported) {
 		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?) or hook skipped by the kernel\n",
@@ -125,6 +190,7 @@ int snoop_run(const struct snoop_opts *o)
 {
 	struct snoop s = {
 		.filter = o->filter, .mode = o->mode, .max = o->max,
+		.stuck_ns = o->stuck_ns,
 		.tree_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	__u32 devs[RQFILTER_MAX];
@@ -164,5 +230,6 @@ int snoop_run(const struct snoop_opts *o)
 	summary(&s, (mono_ns() - s.t0) / 1e9);
 	block_trace_stop(s.bt);
 	proctree_free(&s.tree);
+	free(s.stuck);
 	return r;
 }

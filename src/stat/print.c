@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include "stat/print.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/units.h"
+#include "trace/reqflags.h"
 
 /* iostat's prefixes of its columns per op group (r/s, w_await, ...); the
  * groups' own names are agg_group_names. */
@@ -155,16 +157,92 @@ static void print_avg_ns(double sum, double n)
 	printf(" %8s", buf);
 }
 
-static void print_extras(const struct stat_row *rows, int n)
+/* Whether failure `f` counts in row r: its device's own, or a partition's
+ * in its disk's line. */
+static bool fail_in_row(const struct agg_failure *f, const struct stat_row *r)
 {
-	printf("%-13s %-7s %9s %8s %8s %8s %8s %8s %7s %6s %8s\n", "Device", "op",
+	struct dev_info info;
+
+	if (f->dev == r->dev)
+		return true;
+	return !r->partition && !dev_lookup(f->dev, &info) && info.disk == r->dev;
+}
+
+/* Row r's failures of op group g over the interval, by the kernel's
+ * status (raw blk_status_t); how many in all. */
+static __u64 fails_of(const struct stat_row *r, int g, const struct agg_trace *st,
+		      __u64 by_status[256])
+{
+	__u64 n = 0;
+
+	memset(by_status, 0, 256 * sizeof(*by_status));
+	for (int i = 0; st && r->d && i < agg_trace_nfailures(st); i++) {
+		const struct agg_failure *f = agg_trace_failure(st, i);
+
+		if (f->n.ios && f->key.sg == g && fail_in_row(f, r)) {
+			by_status[f->key.status] += f->n.ios;
+			n += f->n.ios;
+		}
+	}
+	return n;
+}
+
+/* A line per device and op group with failures: how many of how many,
+ * by status. */
+static void print_fail_lines(const struct stat_row *rows, int n,
+			     const struct agg_trace *st)
+{
+	for (int i = 0; i < n; i++) {
+		for (int g = 0; g < IOLENS_SG_NR; g++) {
+			__u64 by[256], failed = fails_of(&rows[i], g, st, by);
+			const char *sep = ": ";
+
+			if (!failed)
+				continue;
+			printf("(%s: %llu of %llu %s requests failed", rows[i].name,
+			       (unsigned long long)failed,
+			       (unsigned long long)rows[i].d->op[g].ios, agg_group_names[g]);
+			for (int s = 0; s < 256; s++) {
+				if (!by[s])
+					continue;
+				printf("%s%s %llu", sep, blk_status_name(s),
+				       (unsigned long long)by[s]);
+				sep = ", ";
+			}
+			printf(")\n");
+		}
+	}
+}
+
+/* Whether any line had a failed request in the interval. */
+static bool any_failed(const struct stat_row *rows, int n,
+		       const struct agg_trace *st)
+{
+	__u64 by[256];
+
+	for (int i = 0; i < n; i++)
+		for (int g = 0; g < IOLENS_SG_NR; g++)
+			if (fails_of(&rows[i], g, st, by))
+				return true;
+	return false;
+}
+
+static void print_extras(const struct stat_row *rows, int n,
+			 const struct agg_trace *st)
+{
+	bool failures = any_failed(rows, n, st);
+
+	printf("%-13s %-7s %9s %8s %8s %8s %8s %8s %7s %6s %8s", "Device", "op",
 	       "ios", "p50", "p99", "max", "queue", "device", "qd-avg",
 	       "qd-max", "misalign");
+	/* Only when something failed: an SRE's eye goes to it. */
+	printf(failures ? " %7s\n" : "\n", "failed%");
 	for (int i = 0; i < n; i++) {
 		const struct agg_dev *d = rows[i].d;
 
 		for (int g = 0; g < IOLENS_SG_NR; g++) {
 			const struct iolens_stat *o = &d->op[g];
+			__u64 by[256], failed;
 			bool over;
 			__u64 v;
 
@@ -186,11 +264,18 @@ static void print_extras(const struct stat_row *rows, int n)
 			else
 				printf(" %6s", "-");
 			if (o->checked)
-				printf(" %7.1f%%\n", 100 * ratio(o->misaligned, o->checked));
+				printf(" %7.1f%%", 100 * ratio(o->misaligned, o->checked));
 			else
-				printf(" %8s\n", "-");
+				printf(" %8s", "-");
+			if (failures && (failed = fails_of(&rows[i], g, st, by)))
+				printf(" %6.1f%%", 100 * ratio(failed, o->ios));
+			else if (failures)
+				printf(" %7s", "-");
+			printf("\n");
 		}
 	}
+	if (failures)
+		print_fail_lines(rows, n, st);
 }
 
 static void json_pct(struct json *j, const char *key, const struct agg_dev *d,
@@ -214,8 +299,24 @@ static void json_avg(struct json *j, const char *key, double sum, double n)
 		json_null(j, key);
 }
 
-static void json_ops(struct json *j, const struct agg_dev *d)
+static void json_fails(struct json *j, const struct stat_row *r, int g,
+		       const struct agg_trace *st)
 {
+	__u64 by[256];
+
+	json_u64(j, "failed", fails_of(r, g, st, by));
+	json_obj_open(j, "failed_by_status");
+	for (int s = 0; s < 256; s++)
+		if (by[s])
+			json_u64(j, blk_status_name(s), by[s]);
+	json_obj_close(j);
+}
+
+static void json_ops(struct json *j, const struct stat_row *r,
+		     const struct agg_trace *st)
+{
+	const struct agg_dev *d = r->d;
+
 	json_obj_open(j, "ops");
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		const struct iolens_stat *o = &d->op[g];
@@ -245,12 +346,44 @@ static void json_ops(struct json *j, const struct agg_dev *d)
 		json_u64(j, "writes_checked", o->checked);
 		json_u64(j, "misaligned", o->misaligned);
 		json_u64(j, "misaligned_bytes", o->misaligned_bytes);
+		json_fails(j, r, g, st);
+		json_u64(j, "requeues", o->requeues);
 		json_obj_close(j);
 	}
 	json_obj_close(j);
 }
 
-static void json_row(struct json *j, const struct stat_row *r, double secs)
+/* A disk's oldest request in flight, and the one it watches when that
+ * is stuck. */
+static void json_age(struct json *j, const struct stat_row *r, __u64 stuck_ns)
+{
+	const struct agg_dev *d = r->d;
+	const struct iolens_watch *w = &d->watch;
+
+	if (r->partition || r->bio_based) {
+		json_null(j, "inflight_oldest_s");
+		json_null(j, "inflight_oldest_beyond");
+		json_null(j, "stuck");
+		return;
+	}
+	json_f64(j, "inflight_oldest_s", d->oldest_ns / 1e9, 3);
+	json_bool(j, "inflight_oldest_beyond", d->oldest_beyond);
+	if (!stuck_ns || d->oldest_ns < stuck_ns || !w->rq || d->watch_age_ns < stuck_ns) {
+		json_null(j, "stuck");
+		return;
+	}
+	json_obj_open(j, "stuck");
+	json_f64(j, "age_s", d->watch_age_ns / 1e9, 3);
+	json_u64(j, "sector", w->sector);
+	json_u64(j, "bytes", w->bytes);
+	json_u64(j, "pid", w->tgid);
+	json_str(j, "comm", w->comm);
+	json_bool(j, "submitter", w->submitter);
+	json_obj_close(j);
+}
+
+static void json_row(struct json *j, const struct stat_row *r, double secs,
+		     const struct agg_trace *st, __u64 stuck_ns)
 {
 	char key[16];
 
@@ -288,14 +421,18 @@ static void json_row(struct json *j, const struct stat_row *r, double secs)
 	}
 	if (r->d) {
 		json_u64(j, "completions_missed", r->d->missed);
-		json_ops(j, r->d);
+		json_age(j, r, stuck_ns);
+		json_ops(j, r, st);
 	}
 	json_obj_close(j);
 }
 
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct agg_trace *st, bool json, bool human)
+		 const struct agg_trace *st, bool json, bool human,
+		 __u64 stuck_ns)
 {
+	char line[512];
+
 	char ts[64];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -312,7 +449,7 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 		json_f64(&j, "seconds", secs, 6);
 		json_arr_open(&j, "devices");
 		for (int i = 0; i < n; i++)
-			json_row(&j, &rows[i], secs);
+			json_row(&j, &rows[i], secs, st, stuck_ns);
 		json_arr_close(&j);
 		if (st) {
 			struct iolens_stat_counters lost;
@@ -320,6 +457,8 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 			agg_trace_losses(st, &lost);
 			json_u64(&j, "untracked_device_events", lost.no_slot);
 			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
+			json_u64(&j, "failures_not_by_status", lost.no_fail_key);
+			json_u64(&j, "failures_timed_as_successes", lost.no_fail_mark);
 		}
 		json_obj_close(&j);
 		json_newline(&j);
@@ -331,11 +470,15 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 			if (rows[i].d && rows[i].d->missed)
 				printf("(%s: %llu completions were never delivered to iolens: its busy%% is unknown this time)\n",
 				       rows[i].name, (unsigned long long)rows[i].d->missed);
+		for (int i = 0; i < n; i++)
+			if (rows[i].d && !rows[i].partition &&
+			    agg_dev_stuck(rows[i].d, rows[i].name, stuck_ns, line, sizeof(line)))
+				printf("%s\n", line);
 		if (boot)
 			printf("(since boot, from /proc/diskstats; iolens's own figures begin with the next report)\n");
 		else if (n) {
 			printf("\n");
-			print_extras(rows, n);
+			print_extras(rows, n, st);
 		}
 		printf("\n");
 	}

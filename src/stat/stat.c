@@ -142,7 +142,7 @@ static int report_boot(const struct stat_opts *o)
 	}
 	if (o->stack && stack_sort(rows, nr))
 		nr = 0;
-	stat_report(rows, nr, uptime_s(), true, NULL, o->a.json, o->human);
+	stat_report(rows, nr, uptime_s(), true, NULL, o->a.json, o->human, 0);
 	free(rows);
 	free(ds);
 	return 0;
@@ -170,6 +170,7 @@ static void row_from(struct stat_row *r, const struct desc *ds,
 	 * unknown where a completion was never delivered to us (our busy
 	 * period never ended) and on bio-based disks (no requests). */
 	r->busy_ns = partition || agg_dev_busy_unknown(d) ? -1 : (double)d->busy_ns;
+	r->partition = partition;
 	r->d = d;
 }
 
@@ -385,7 +386,8 @@ static void print_rows(void *arg, const struct agg_trace *st, double secs)
 {
 	const struct table *t = arg;
 
-	stat_report(t->rows, t->n, secs, false, st, t->o->a.json, t->o->human);
+	stat_report(t->rows, t->n, secs, false, st, t->o->a.json, t->o->human,
+		    t->o->stuck_ns);
 }
 
 /* -S -d DEV: the devices under each one asked for, down the stack. */

@@ -11,6 +11,7 @@
 #include "lib/stop.h"
 #include "lib/units.h"
 #include "top/top.h"
+#include "trace/reqflags.h"
 
 static void print_ms(double ms)
 {
@@ -32,6 +33,30 @@ const char *top_delay_note(const struct top_frame *f)
 	       "turn it on with: sysctl kernel.task_delayacct=1";
 }
 
+const char *top_failed_note(const struct top_frame *f, char *buf, size_t len)
+{
+	char name[SAN_TEXT_MAX(DEV_NAME_LEN) + 1];
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < f->ndev; i++) {
+		const struct top_dev *d = &f->devs[i];
+
+		if (!d->failed)
+			continue;
+		at += snprintf(buf + at, at < len ? len - at : 0, "%s%s %llu (",
+			       at ? "; " : "requests FAILED: ",
+			       san_text_buf(name, sizeof(name), d->info.name),
+			       (unsigned long long)d->failed);
+		for (int k = 0; k < d->nfail; k++)
+			at += snprintf(buf + at, at < len ? len - at : 0, "%s%s %llu",
+				       k ? ", " : "", blk_status_name(d->fail[k].status),
+				       (unsigned long long)d->fail[k].n);
+		at += snprintf(buf + at, at < len ? len - at : 0, ")");
+	}
+	return at ? buf : NULL;
+}
+
 static void print_batch(const struct top_frame *f, const struct top_opts *o)
 {
 	char cell[256];
@@ -41,9 +66,15 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 				  .accumulated = o->accumulated };
 	char name[256];
 	const char *note = top_delay_note(f);
+	char failed[512];
 
 	printf("iolens top - %s, %.2f s, %s, task I/O from %s\n", f->when, f->secs,
 	       o->accumulated ? "totals since start" : "rates", f->source);
+	if (top_failed_note(f, failed, sizeof(failed)))
+		printf("%s\n", failed);
+	for (int i = 0; i < f->ndev; i++)
+		if (f->devs[i].stuck[0])
+			printf("%s\n", f->devs[i].stuck);
 	if (note)
 		printf("%s\n", note);
 	printf("%-10s %9s %9s %9s %9s %7s %7s %7s %7s %7s %6s\n", "Device", "r/s",
@@ -213,6 +244,12 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_f64(&j, "util", d->util, 2);
 		json_f64(&j, "busy", d->busy, 2);
 		json_str(&j, "source", d->bio_based ? "bios" : "requests");
+		json_f64(&j, "inflight_oldest_s", d->oldest_s, 3);
+		json_u64(&j, "failed", d->failed);
+		json_obj_open(&j, "failed_by_status");
+		for (int k = 0; k < d->nfail; k++)
+			json_u64(&j, blk_status_name(d->fail[k].status), d->fail[k].n);
+		json_obj_close(&j);
 		members(&j, d->info.dev);
 		json_obj_close(&j);
 	}

@@ -102,7 +102,37 @@ static int fold_block(struct top_collector *s, struct top_frame *f)
 				.misaligned = n, .misaligned_bytes = k->sum });
 		}
 	}
+	/* Failed requests are in no latency histogram: counted here. */
+	for (int i = 0; i < agg_trace_nfailures(s->st); i++) {
+		const struct agg_failure *fl = agg_trace_failure(s->st, i);
+
+		if (fl->n.ios)
+			proctable_add_block(s->pt, fl->key.tgid, &(struct proc_io){
+				.blk_ios = fl->n.ios, .blk_failed = fl->n.ios });
+	}
 	return 0;
+}
+
+/* The frame's failures of device t, in all and by status. */
+static void dev_failures(const struct top_collector *s, struct top_dev *t)
+{
+	for (int i = 0; i < agg_trace_nfailures(s->st); i++) {
+		const struct agg_failure *fl = agg_trace_failure(s->st, i);
+		int k = 0;
+
+		if (!fl->n.ios || fl->dev != t->info.dev)
+			continue;
+		t->failed += fl->n.ios;
+		while (k < t->nfail && t->fail[k].status != fl->key.status)
+			k++;
+		if (k == TOP_FAIL_STATUSES)
+			continue;
+		if (k == t->nfail) {
+			t->fail[k].status = fl->key.status;
+			t->nfail++;
+		}
+		t->fail[k].n += fl->n.ios;
+	}
 }
 
 /* The graph of device `dev`, made at its first frame. */
@@ -186,6 +216,10 @@ static int build_devs(struct top_collector *s, struct top_frame *f, double secs)
 		t->util = 100.0 * d->io_ticks_ns / 1e9 / secs;
 		t->busy = agg_dev_busy_unknown(d) ? NAN : 100.0 * d->busy_ns / 1e9 / secs;
 		t->bio_based = d->bio_based;
+		dev_failures(s, t);
+		t->oldest_s = d->bio_based ? NAN : d->oldest_ns / 1e9;
+		if (!agg_dev_stuck(d, t->info.name, s->o->stuck_ns, t->stuck, sizeof(t->stuck)))
+			t->stuck[0] = 0;
 		g = dev_graph(s, d->dev);
 		if (g)
 			graph_add(g, f->at - secs, f->at, r->bytes + w->bytes);

@@ -116,7 +116,7 @@ _Static_assert(sizeof(struct iolens_ioac) % sizeof(__u64) == 0 &&
 #define BLK(f) { offsetof(struct proc_io, f), offsetof(struct proc_io, f) }
 /* What the block I/O tracer adds to a process's counters. */
 static const struct counter_map blk_counters[] = {
-	BLK(blk_ios), BLK(blk_bytes), BLK(blk_ns), BLK(blk_timed),
+	BLK(blk_ios), BLK(blk_bytes), BLK(blk_ns), BLK(blk_timed), BLK(blk_failed),
 	BLK(misaligned), BLK(misaligned_bytes),
 };
 

@@ -437,6 +437,7 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 	int y = 0, pane = LINES >= 24 ? PANE_ROWS : 0, bottom = LINES - 1 - pane;
 	char when[16], title[256];
 	const char *note = top_delay_note(f);
+	char failed[512];
 	time_t t = time(NULL);
 
 	if (v->help) {
@@ -453,6 +454,17 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 		 v->filter);
 	bar(y, CP_TITLE);
 	bar_put(y++, 0, CP_TITLE, title);
+	/* A failing disk is the first thing to see: in the title's colours. */
+	if (top_failed_note(f, failed, sizeof(failed))) {
+		bar(y, CP_TITLE);
+		bar_put(y++, 0, CP_TITLE, failed);
+	}
+	for (int i = 0; i < f->ndev; i++) {
+		if (!f->devs[i].stuck[0])
+			continue;
+		bar(y, CP_TITLE);
+		bar_put(y++, 0, CP_TITLE, f->devs[i].stuck);
+	}
 	if (note && f->delayacct != DELAYACCT_OFF)
 		line(y++, COLS >= (int)strlen(note) ? note :
 		     "IO> SWAPIN: - where the kernel counted waits longer than a life");

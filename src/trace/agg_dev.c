@@ -3,7 +3,9 @@
 #include <string.h>
 #include <stdlib.h>
 #include "lib/hist.h"
+#include "lib/sanitize.h"
 #include "trace/agg_trace.h"
+#include "trace/reqflags.h"
 
 /*
  * io_ticks counts whole jiffies: each busy period is rounded to them (the
@@ -33,6 +35,10 @@ void agg_dev_zero(struct agg_dev *d)
 	d->io_ticks_ns = 0;
 	d->busy_periods = 0;
 	d->bio_based = false;
+	d->oldest_ns = 0;
+	d->oldest_beyond = false;
+	d->watch.rq = 0;
+	d->watch_age_ns = 0;
 }
 
 void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
@@ -54,6 +60,46 @@ void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
 	dst->io_ticks_ns += src->io_ticks_ns;
 	dst->busy_periods += src->busy_periods;
 	dst->bio_based |= src->bio_based;
+	if (src->oldest_ns > dst->oldest_ns)
+		dst->oldest_ns = src->oldest_ns;
+	dst->oldest_beyond |= src->oldest_beyond;
+	if (src->watch.rq && src->watch_age_ns >= dst->watch_age_ns) {
+		dst->watch = src->watch;
+		dst->watch_age_ns = src->watch_age_ns;
+	}
+}
+
+bool agg_dev_stuck(const struct agg_dev *d, const char *name, __u64 stuck_ns,
+		   char *buf, size_t len)
+{
+	static bool ops_known;
+	char who[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1], dev[SAN_TEXT_MAX(64) + 1];
+	const struct iolens_watch *w = &d->watch;
+	struct iolens_rq rq = { .kflags = w->op };
+	size_t at;
+
+	if (!stuck_ns || !d->oldest_ns || d->oldest_ns < stuck_ns)
+		return false;
+	at = snprintf(buf, len, "STUCK: %s has a request in flight for %s%.1f s",
+		      san_text_buf(dev, sizeof(dev), name),
+		      d->oldest_beyond ? "more than " : "", d->oldest_ns / 1e9);
+	if (at >= len)
+		return true;
+	if (!w->rq || d->watch_age_ns < stuck_ns) {
+		snprintf(buf + at, len - at, " (which one is not known: iolens watched another)");
+		return true;
+	}
+	/* Only now, once: the kernel's op numbers, from its BTF. */
+	if (!ops_known) {
+		reqflags_init();
+		ops_known = true;
+	}
+	reqflags_normalize(&rq);
+	snprintf(buf + at, len - at, ": %s of %u bytes at sector %llu, %s by pid %u (%s), %.1f s ago",
+		 op_name(rq.op), w->bytes, (unsigned long long)w->sector,
+		 w->submitter ? "submitted" : "issued", w->tgid,
+		 san_text_buf(who, sizeof(who), w->comm), d->watch_age_ns / 1e9);
+	return true;
 }
 
 void agg_dev_free(struct agg_dev *d)

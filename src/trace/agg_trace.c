@@ -24,6 +24,8 @@
 #include "trace/mapmem.h"
 #include "trace/tracer.h"
 #include "trace/agg_keyed.h"
+#include "trace/agg_fail.h"
+#include "trace/agg_inflight.h"
 
 #define NPROGS 7
 
@@ -36,6 +38,10 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
  * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
+/* Keys of failures: per device, op group and status; per process too for
+ * top. */
+#define FAILS_MAX 1024
+#define FAILS_BY_PROC_MAX 4096
 
 /* Room for devices that appear while we run (a loop device set up later). */
 #define SPARE_SLOTS 16
@@ -52,6 +58,7 @@ struct slot_state {
 	bool hist_read[IOLENS_SG_NR];		/* read this time */
 	int stat_fd;				/* its sysfs stat, open */
 	bool stat_open;
+	struct agg_inflight_base inflight;	/* of missed completions */
 };
 
 struct agg_trace {
@@ -75,6 +82,7 @@ struct agg_trace {
 	struct agg_dev *cur;
 	void *buf;			/* one lookup's per-CPU values */
 	struct keyed_set *keyed;	/* lat_hists, when split */
+	struct fail_set *fails;		/* failures */
 	struct diskstat *ds0;		/* diskstats of every device at attach */
 	int nds0;
 	bool filtered;			/* only some processes' I/O */
@@ -192,6 +200,13 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 					       o->max_labels);
 	if (!err && st->split)
 		err = bpf_map__set_max_entries(st->skel->maps.lat_hists, KEYED_MAX);
+	if (!err)
+		err = bpf_map__set_max_entries(st->skel->maps.failures,
+					       o->by_proc ? FAILS_BY_PROC_MAX : FAILS_MAX);
+	/* Failures are timed at block_rq_complete where their times end
+	 * there: marks only for block_io_done. */
+	if (!err && (o->lat || !kf->io_start_done))
+		err = bpf_map__set_max_entries(st->skel->maps.fail_marks, 1);
 	/* Only the hooks this mode needs run: each costs tens of ns per I/O
 	 * even when it does nothing. */
 	st->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
@@ -226,7 +241,8 @@ static int alloc_state(struct agg_trace *st)
 	st->prev = calloc(st->nslots, sizeof(*st->prev));
 	st->cur = calloc(st->nslots, sizeof(*st->cur));
 	st->buf = malloc(st->ncpu * sizeof(struct iolens_stat));
-	if (!st->prev || !st->cur || !st->buf)
+	st->fails = fail_set_new();
+	if (!st->prev || !st->cur || !st->buf || !st->fails)
 		return -ENOMEM;
 	if (st->split) {
 		st->keyed = keyed_set_new();
@@ -368,29 +384,6 @@ static __u64 hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64
 	return n;
 }
 
-/* The first `n` numbers of a device's sysfs file `file` ("stat", whose
- * fields Documentation/block/stat.rst lists, or "inflight"). */
-/*
- * See agg_trace_read().  Only a disk idle for a whole interval is trusted:
- * under load the kernel's count (requests in state MQ_RQ_IN_FLIGHT) and
- * ours disagree for a moment around every completion.
- */
-static __s64 reconcile(volatile struct iolens_dev_slot *ds, struct slot_state *p,
-		       const struct iolens_stat *now_sum)
-{
-	__s64 n = ds->inflight - ds->leaked;
-	__u64 kin[2];
-
-	for (int g = 0; g < IOLENS_SG_NR; g++)
-		if (now_sum[g].ios != p->sum[g].ios ||
-		    now_sum[g].issues != p->sum[g].issues)
-			return 0;
-	if (n <= 0 || dev_sysfs_u64s(ds->dev, "inflight", kin, 2) || kin[0] + kin[1])
-		return 0;
-	ds->leaked += n;
-	return n;
-}
-
 /* The kernel's counters of `dev` when we attached: 0 for a disk made
  * since, whose every tick is ours. */
 static void stats_at_attach(const struct agg_trace *st, __u32 dev,
@@ -456,7 +449,7 @@ static int read_slot(struct agg_trace *st, int s)
 		}
 	}
 	d->bio_based = p->bio_based;
-	d->missed = reconcile(ds, p, sum);
+	d->missed = agg_inflight_reconcile(&p->inflight, ds, p->sum, sum);
 	/* The kernel's io_ticks and ours read at one moment: a preemption
 	 * between the two would move time from one interval to the next in
 	 * one of them only, and look like a missed completion. */
@@ -489,6 +482,7 @@ static int read_slot(struct agg_trace *st, int s)
 	p->busy = busy;
 	d->busy_periods = ds->busy_periods - p->busy_periods;
 	p->busy_periods += d->busy_periods;
+	agg_inflight_ages(&p->inflight, ds, now, d);
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
@@ -621,6 +615,10 @@ int agg_trace_read(struct agg_trace *st)
 		if (err)
 			return err;
 	}
+	err = fail_set_read(st->fails, bpf_map__fd(st->skel->maps.failures),
+			    st->slots, st->nslots);
+	if (err)
+		return err;
 	for (int s = 0; s < st->nslots; s++) {
 		if (!st->slots[s].dev)
 			continue;
@@ -653,6 +651,16 @@ int agg_trace_nslots(const struct agg_trace *st)
 const struct agg_dev *agg_trace_dev(const struct agg_trace *st, int i)
 {
 	return i >= 0 && i < st->nslots && st->cur[i].dev ? &st->cur[i] : NULL;
+}
+
+int agg_trace_nfailures(const struct agg_trace *st)
+{
+	return fail_set_count(st->fails);
+}
+
+const struct agg_failure *agg_trace_failure(const struct agg_trace *st, int i)
+{
+	return fail_set_get(st->fails, i);
 }
 
 int agg_trace_labels(const struct agg_trace *st, struct stat_label **out)
@@ -697,6 +705,8 @@ void agg_trace_losses(const struct agg_trace *st,
 			lost->no_slot += v[c].no_slot;
 			lost->no_stamp += v[c].no_stamp;
 			lost->no_key += v[c].no_key;
+			lost->no_fail_key += v[c].no_fail_key;
+			lost->no_fail_mark += v[c].no_fail_mark;
 		}
 	}
 	free(v);
@@ -747,6 +757,7 @@ void agg_trace_stop(struct agg_trace *st)
 			free(st->cur[s].hist_mem);
 	}
 	keyed_set_free(st->keyed);
+	fail_set_free(st->fails);
 	free(st->ds0);
 	free(st->prev);
 	free(st->cur);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -83,6 +84,8 @@ struct block_trace {
 	__u64 short_records;
 	const char *flavour;
 	__u64 unseen_at_end;	/* still in the table after detaching */
+	const volatile struct iolens_rq_slot *rqs;	/* mmap of `rqs` */
+	size_t rqs_len;
 	block_trace_fn fn;
 	void *ctx;
 	int stop;
@@ -622,6 +625,8 @@ void block_trace_stop(struct block_trace *bt)
 	if (!bt)
 		return;
 	detach(bt);
+	if (bt->rqs)
+		munmap((void *)bt->rqs, bt->rqs_len);
 	ring_buffer__free(bt->rb);
 	for (int i = 0; i < bt->nrings; i++)
 		ring_buffer__free(bt->cons[i].rb);
@@ -629,6 +634,38 @@ void block_trace_stop(struct block_trace *bt)
 	rings_close(bt);
 	block__destroy(bt->skel);
 	free(bt);
+}
+
+int block_trace_inflight(struct block_trace *bt, __u64 older_ns,
+			 block_trace_inflight_fn fn, void *ctx)
+{
+	__u32 n = bpf_map__max_entries(bt->skel->maps.rqs);
+	struct iolens_rq_slot slot;
+	__u64 now = mono_ns(), from;
+	int err = 0;
+
+	if (!bt->rqs)
+		bt->rqs = mapmem_mmap(bt->skel->maps.rqs, PROT_READ, &bt->rqs_len, &err);
+	if (err)
+		return err;
+	for (__u32 k = 0; k < n; k++) {
+		__u64 key = bt->rqs[k].key;
+
+		if (!key)
+			continue;
+		/* Trusted only if the slot held the same request throughout. */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(&slot, (const void *)&bt->rqs[k], sizeof(slot));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (bt->rqs[k].key != key || slot.key != key || slot.rq.ts_complete)
+			continue;
+		from = slot.rq.ts_start ? slot.rq.ts_start : slot.seen;
+		if (!from || from > now || now - from < older_ns)
+			continue;
+		reqflags_normalize(&slot.rq);
+		fn(ctx, key, &slot.rq, now - from);
+	}
+	return 0;
 }
 
 const void *block_trace_elf(size_t *sz)

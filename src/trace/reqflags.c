@@ -6,6 +6,7 @@
  * they are decoded here with the running kernel's own enums from BTF.
  */
 #include <stdio.h>
+#include <sys/utsname.h>
 #include <string.h>
 #include <bpf/btf.h>
 #include "lib/kbtf.h"
@@ -183,20 +184,56 @@ void rq_rwbs(const struct iolens_rq *rq, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/*
+ * blk_status_t values are #defines, not in BTF, and were renumbered:
+ * "block: Remove BLK_STS_ZONE_RESOURCE" (Linux 6.10) moved the codes
+ * after 13 down by one.  Names as in include/linux/blk_types.h of 6.1 and
+ * 6.18.  BLK_STS_INVAL (Linux 6.11) was 19 and later moved to 18, where
+ * nothing else was: on 6.10 and later both mean it.  Anything else is
+ * shown as a number.
+ */
+static const char *const sts_common[] = {
+	"ok", "NOTSUPP", "TIMEOUT", "NOSPC", "TRANSPORT", "TARGET",
+	"RESV_CONFLICT", "MEDIUM", "PROTECTION", "RESOURCE", "IOERR",
+	"DM_REQUEUE", "AGAIN", "DEV_RESOURCE",
+};
+static const char *const sts_before_6_10[] = {
+	"ZONE_RESOURCE", "ZONE_OPEN_RESOURCE", "ZONE_ACTIVE_RESOURCE",
+	"OFFLINE", "DURATION_LIMIT",
+};
+static const char *const sts_since_6_10[] = {
+	"ZONE_OPEN_RESOURCE", "ZONE_ACTIVE_RESOURCE", "OFFLINE",
+	"DURATION_LIMIT", "INVAL", "INVAL",
+};
+
+/* -1: not set, the running kernel's numbering is read at first use. */
+static int sts_old = -1;
+
+void blk_status_kernel(const char *release)
+{
+	int major, minor;
+
+	sts_old = sscanf(release, "%d.%d", &major, &minor) == 2 &&
+		  (major < 6 || (major == 6 && minor < 10));
+}
+
 const char *blk_status_name(unsigned int status)
 {
-	/* blk_status_t values are #defines, not in BTF.  Names and values of
-	 * BLK_STS_* in Linux 6.18 include/linux/blk_types.h; new codes are
-	 * only ever appended, and anything unknown is shown as a number. */
-	static const char *const names[] = {
-		"ok", "NOTSUPP", "TIMEOUT", "NOSPC", "TRANSPORT", "TARGET",
-		"RESV_CONFLICT", "MEDIUM", "PROTECTION", "RESOURCE", "IOERR",
-		"DM_REQUEUE", "AGAIN", "DEV_RESOURCE",
-	};
 	static __thread char buf[24];	/* snoop formats in several threads */
+	const char *const *tail;
+	size_t ntail, common = ARRAY_LEN(sts_common);
 
-	if (status < ARRAY_LEN(names))
-		return names[status];
+	if (sts_old < 0) {
+		struct utsname u;
+
+		blk_status_kernel(uname(&u) ? "" : u.release);
+	}
+	tail = sts_old ? sts_before_6_10 : sts_since_6_10;
+	ntail = sts_old ? ARRAY_LEN(sts_before_6_10) : ARRAY_LEN(sts_since_6_10);
+	if (status < common)
+		return sts_common[status];
+	if (status - common < ntail)
+		return tail[status - common];
 	snprintf(buf, sizeof(buf), "status%u", status);
 	return buf;
 }

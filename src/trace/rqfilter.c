@@ -107,14 +107,14 @@ bool rqfilter_match(const struct rqfilter *f, const struct iolens_rq *rq,
 		return false;
 	if (f->ops && !(f->ops & (1U << rq->op)))
 		return false;
+	if (f->errors && rq->ts_complete && rq->status)
+		return true;
 	if (f->min_lat_ns) {
 		/* Total latency if the start was seen, else device time; a
 		 * request missing either end cannot be shown to be slow. */
 		__u64 from = rq->ts_start ? rq->ts_start : rq->ts_issue;
 
-		if (!from || !rq->ts_complete ||
-		    rq->ts_complete - from < f->min_lat_ns)
-			return false;
+		return from && rq->ts_complete && rq->ts_complete - from >= f->min_lat_ns;
 	}
-	return true;
+	return !f->errors;
 }

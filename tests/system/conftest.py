@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Loop, PlainUser, Serve, TraceInstance, \
+from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Background, FaultyDisk, Loop, PlainUser, Serve, TraceInstance, \
     Tracer, Zram, mounted_ext4, tracefs_instances, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -203,34 +203,45 @@ def tracefs(loop):
         t.close()
 
 
-@pytest.fixture
-def tracer():
-    started = []
+def started(make):
+    """A fixture's function that starts `make(...)`s, each killed at the
+    end of the test if still running."""
+    procs = []
 
-    def start(args, attach=None):
-        t = Tracer(args, attach)
-        started.append(t)
+    def start(*args):
+        t = make(*args)
+        procs.append(t)
         return t
     try:
         yield start
     finally:
-        for t in started:
+        for t in procs:
             t.kill()
 
 
 @pytest.fixture
-def serve(root):
-    started = []
+def tracer():
+    yield from started(Tracer)
 
-    def start(args=()):
-        s = Serve(args)
-        started.append(s)
-        return s
+
+@pytest.fixture
+def background():
+    yield from started(Background)
+
+
+@pytest.fixture
+def faulty(root):
+    """A disk whose byte ranges the test makes fail or hang (FaultyDisk)."""
+    d = FaultyDisk()
     try:
-        yield start
+        yield d
     finally:
-        for s in started:
-            s.kill()
+        d.close()
+
+
+@pytest.fixture
+def serve(root):
+    yield from started(Serve)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ commands run in the background with what reads their output.  Test modules
 import from here; the fixtures built on these are in conftest.py, where
 pytest finds them.  No test module imports another."""
 import contextlib
+import errno
 import glob
 import hashlib
 import http.client
@@ -98,6 +99,29 @@ class Loop:
         return diskstats(self.name)
 
 
+def failing_reads(disk, n, at):
+    """n direct 4 KiB reads by this process from `at` on, which the disk
+    fails (each must end in EIO), each followed by one from 0 on that
+    succeeds: the diskstats before and after."""
+    wait_idle(disk)
+    before = disk.diskstats()
+    fd = os.open(disk.dev, os.O_RDONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 4096)
+    try:
+        for i in range(n):
+            with pytest.raises(OSError) as e:
+                os.preadv(fd, [buf], at + i * 4096)
+            assert e.value.errno == errno.EIO
+            assert os.preadv(fd, [buf], i * 4096) == 4096
+    finally:
+        os.close(fd)
+        buf.close()
+    wait_idle(disk)
+    after = disk.diskstats()
+    assert after["r_ios"] - before["r_ios"] == 2 * n
+    return before, after
+
+
 class FaultyDisk(Loop):
     """A loop device over faultfs's disk (faultfs.c), a FUSE file system of
     this session on tmpfs: the byte ranges the test names fail with EIO
@@ -143,6 +167,41 @@ class FaultyDisk(Loop):
         with open(os.path.join(self.mnt, "ctl")) as f:
             return {k: int(v) for k, v in (line.split() for line in f)}
 
+    def failing_reads(self, n=20, at=1 << 20):
+        """failing_reads() of n reads that faultfs fails from `at` on: it
+        counts each one failed."""
+        self.fail(at, n * 4096)
+        failed = self.counts()["failed"]
+        before, after = failing_reads(self, n, at)
+        assert self.counts()["failed"] - failed == n
+        return before, after
+
+    @contextlib.contextmanager
+    def held_read(self, sector):
+        """dd reading the 4 KiB at `sector`, which faultfs holds in flight
+        until the block ends: its process, once the read is held."""
+        self.hold(sector * 512, 4096)
+        wait_idle(self)
+        held = self.counts()["held"]
+        reader = subprocess.Popen(["dd", "if=" + self.dev, "of=/dev/null", "bs=4k", "count=1",
+                                   "skip=%d" % (sector // 8), "iflag=direct", "status=none"])
+        try:
+            for _ in range(200):
+                if self.counts()["held"] > held:
+                    break
+                time.sleep(0.01)
+            else:
+                raise AssertionError("the read was never held")
+            yield reader
+        finally:
+            self.release()
+            try:
+                reader.wait(timeout=10)
+            finally:
+                if reader.poll() is None:
+                    reader.kill()
+                    reader.wait()
+
     def close(self):
         if self.proc.poll() is None and self.mounted():
             self._ctl("clear")
@@ -154,6 +213,113 @@ class FaultyDisk(Loop):
             self.proc.kill()
             self.proc.wait()
         os.rmdir(self.mnt)
+
+
+# Disks of real drivers: only in the kernel matrix's guests (tests marked
+# `matrix`), which tests/kernels/run_matrix.py gives an NVMe controller, a
+# virtio-scsi and a virtio-blk disk over images of its own, each with a
+# serial of its own; null_blk and scsi_debug the tests make themselves.
+
+class Disk:
+    """A whole disk the kernel has, by name: what tests take of a Loop."""
+
+    def __init__(self, name):
+        self.name = name
+        self.dev = "/dev/" + name
+        st = os.stat(self.dev)
+        self.major, self.minor = os.major(st.st_rdev), os.minor(st.st_rdev)
+        with open("/sys/block/%s/size" % name) as f:
+            self.size = int(f.read()) * 512
+        wait_idle(self)
+
+    def diskstats(self):
+        return diskstats(self.name)
+
+    def close(self):
+        pass
+
+
+def guest_disk(serial):
+    """The disk whose qemu device carries `serial` (run_matrix.py): found
+    by it, never by name, so that no test can take a machine's own disk.
+    Drivers probe in the background (NVMe): waited for a while."""
+    end = time.time() + 20
+    while time.time() < end:
+        for name in sorted(os.listdir("/sys/block")):
+            for attr in ("serial", "device/serial", "device/vpd_pg80"):
+                try:
+                    with open("/sys/block/%s/%s" % (name, attr), "rb") as f:
+                        if serial.encode() in f.read():
+                            return Disk(name)
+                except OSError:
+                    pass
+        time.sleep(0.2)
+    pytest.fail("no disk of serial %s: this test runs in the kernel matrix's guests" % serial)
+
+
+def modprobe(*args):
+    subprocess.run(["modprobe"] + list(args), check=True, capture_output=True)
+
+
+class NullBlk(Disk):
+    """A null_blk device of its own (configfs), memory-backed so that
+    reads return what was written; `attrs` are configfs's (submit_queues,
+    badblocks, zoned, zone_size, irqmode, completion_nsec, ...)."""
+
+    def __init__(self, size_mb=64, **attrs):
+        modprobe("null_blk", "nr_devices=0")
+        if not os.path.isdir("/sys/kernel/config/nullb"):
+            subprocess.run(["mount", "-t", "configfs", "none", "/sys/kernel/config"],
+                           check=True)
+        self.cfg = "/sys/kernel/config/nullb/" + OWN + "nullb"
+        os.mkdir(self.cfg)
+        try:
+            for k, v in [("size", size_mb), ("memory_backed", 1)] + list(attrs.items()):
+                self.set(k, v)
+            # Its disk is "nullb" and its index, or on newer kernels the
+            # configfs folder's name: the one that appears.
+            was = set(os.listdir("/sys/block"))
+            self.set("power", 1)
+            (name,) = set(os.listdir("/sys/block")) - was
+            super().__init__(name)
+        except BaseException:
+            self.close()
+            raise
+
+    def set(self, attr, value):
+        with open(os.path.join(self.cfg, attr), "w") as f:
+            f.write(str(value))
+
+    def close(self):
+        if os.path.exists(os.path.join(self.cfg, "power")):
+            self.set("power", 0)
+            os.rmdir(self.cfg)
+
+
+class ScsiDebug(Disk):
+    """scsi_debug's one disk, made with module parameters `params`
+    (sector_size, physblk_exp, opts, every_nth, delay, ...), its module
+    removed again at close()."""
+
+    def __init__(self, size_mb=64, **params):
+        modprobe("scsi_debug", "dev_size_mb=%d" % size_mb,
+                 *("%s=%s" % kv for kv in params.items()))
+        try:
+            for _ in range(100):
+                names = [n for n in os.listdir("/sys/block")
+                         if os.path.exists("/sys/block/%s/device/model" % n) and
+                         open("/sys/block/%s/device/model" % n).read().strip() == "scsi_debug"]
+                if names:
+                    break
+                time.sleep(0.05)
+            assert len(names) == 1, names
+            super().__init__(names[0])
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        subprocess.run(["modprobe", "-r", "scsi_debug"], check=False, capture_output=True)
 
 
 class Zram:
@@ -346,6 +512,15 @@ def line_of(proc, stream=None, timeout=60):
         " ".join(proc.args), timeout, "\n".join(where)))
 
 
+def need(binary):
+    """The path of a peer the test compares with, installed by
+    tools/install-deps.sh test."""
+    path = shutil.which(binary)
+    if not path:
+        pytest.skip("%s not installed: tools/install-deps.sh test" % binary)
+    return path
+
+
 def wait_idle(lo, quiet=0.3, timeout=5.0):
     """Wait until the device's counters stop moving (udev, partition scan)."""
     end = time.time() + timeout
@@ -480,6 +655,15 @@ class TraceInstance:
                             int(m.group(6)), int(m.group(7))))
         return out
 
+    def issuers(self, sector):
+        """(pid, comm) of each task that issued a request at `sector`:
+        the task tracefs's line of block_rq_issue runs in."""
+        with open(os.path.join(self.path, "trace")) as f:
+            text = f.read()
+        return [(int(m.group(2)), m.group(1)) for m in re.finditer(
+            r"^\s*(.*)-(\d+)\s+\[\d+\].*: block_rq_issue: \d+,\d+ \S+ (?:\d+ )?(?:\(.*?\) )?"
+            r"%d \+" % sector, text, re.M)]
+
     def marker(self):
         """A mark in the trace, and CLOCK_MONOTONIC (ns) around it."""
         t0 = time.monotonic_ns()
@@ -555,6 +739,45 @@ class Tracer:
             self.proc.kill()
             self.proc.wait()
 
+
+
+class Background:
+    """An iolens command writing its output to a file until stop(), for
+    those that say nothing when attached (stat, top -b): the caller waits
+    for what it needs."""
+
+    def __init__(self, args):
+        self.out = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen([IOLENS] + args, stdout=self.out,
+                                     stderr=subprocess.PIPE, text=True)
+
+    def output(self):
+        self.out.seek(0)
+        return self.out.read()
+
+    def wait_for(self, text, timeout=60):
+        """Until its output has `text` (its first report, frame): under
+        TCG a command takes seconds to attach, and I/O before that is not
+        its to see."""
+        end = time.time() + timeout
+        while text not in self.output():
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            assert time.time() < end, "no %r in %d s: %s" % (text, timeout, self.output())
+            time.sleep(0.05)
+
+    def stop(self):
+        """Its output, after a Ctrl-C it must end on with 0."""
+        self.proc.send_signal(signal.SIGINT)
+        _, err = self.proc.communicate(timeout=30)
+        assert self.proc.returncode == 0, err
+        text = self.output()
+        self.out.close()
+        return text
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def json_lines(text):
@@ -702,7 +925,8 @@ WORKLOAD = [
 def check_exact(recs, done, loop, before, after, issued):
     """One record per request with what was done, as the kernel counted
     and as tracefs saw each request issued."""
-    assert [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs] == done
+    got = [(r["op"], r["sector"] * 512, r["bytes"]) for r in recs]
+    assert got == done, "records %s, done %s" % (got, done)
     me, tid, comm = os.getpid(), thread_id(), my_comm()
     for r in recs:
         assert (r["pid"], r["tid"], r["comm"]) == (me, tid, comm)
@@ -726,6 +950,21 @@ def check_exact(recs, done, loop, before, after, issued):
     assert after["r_merges"] == before["r_merges"] and after["w_merges"] == before["w_merges"]
 
     assert [(r["rwbs"], r["sector"], r["bytes"] // 512) for r in recs] == issued
+
+
+def snoop_exact(tracer, disk, tracefs, attach=None):
+    """snoop -j of `disk` over the WORKLOAD, checked by check_exact(); its
+    summary, none lost."""
+    t = tracer(["snoop", "-j", "-d", disk.name], attach)
+    before = disk.diskstats()
+    done = do_workload(disk)
+    wait_idle(disk)
+    after = disk.diskstats()
+    recs, summary = json_lines(t.stop())
+    check_exact(recs, done, disk, before, after, issued_events(tracefs))
+    assert summary["requests"] == len(done)
+    assert summary["lost"] == summary["untracked"] == summary["unseen"] == 0
+    return t, summary
 
 
 def issued_events(tracefs):

@@ -20,7 +20,7 @@ import urllib.request
 
 import pytest
 
-from helpers import IOLENS, OWN, TMPFS, free_port, line_of
+from helpers import IOLENS, OWN, TMPFS, free_port, line_of, need
 
 # prctl-renamed comms, from the issue.
 COMMS = [b"\x1b[2J\x1b[31mX", b"\x1b]0;pw\x07", b'a\nb,c"d\\e', b'q"}{\r',
@@ -32,13 +32,6 @@ EXEC_NAME = b"\x1b[41mNAME"
 CG_NAME = "\x1b[2Kx\rhide"
 CGROUP = (OWN + CG_NAME).encode()
 CG_COMM = b"cgworker"
-
-def need(binary):
-    path = shutil.which(binary)
-    if not path:
-        pytest.skip("%s not installed: tools/install-deps.sh test" % binary)
-    return path
-
 
 WORKER = r"""
 import ctypes, mmap, os, select, sys

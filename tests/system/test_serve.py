@@ -20,20 +20,13 @@ import urllib.request
 import pytest
 
 from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, assert_counts_equal, free_port,
-                     line_of, load_json, samples, uncached_file, value, wait_idle)
+                     line_of, load_json, need, samples, uncached_file, value, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
               999424, 2490368, 4980736, 9961472, 24903680, 49807360,
               99614720, 249561088, 499122176, 998244352, 2483027968,
               4966055936, 9932111872]
-
-
-def need(binary):
-    path = shutil.which(binary)
-    if not path:
-        pytest.skip("%s not installed: tools/install-deps.sh test" % binary)
-    return path
 
 
 def workload(lo, n=300, seed=1):

@@ -2,7 +2,6 @@
 """iolens snoop against independent ground truth: the tracefs block events
 and /proc/diskstats of an otherwise idle loop device."""
 import csv
-import errno
 import io
 import json
 import mmap
@@ -13,17 +12,8 @@ import time
 
 import pytest
 
-from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, FaultyDisk, check_exact, diskstats,
-                     do_workload, issued_events, json_lines, my_comm, run, wait_idle)
-
-
-@pytest.fixture
-def faulty(root):
-    d = FaultyDisk()
-    try:
-        yield d
-    finally:
-        d.close()
+from helpers import (IOLENS, SUBMIT_CTX, WORKLOAD, diskstats, do_workload, json_lines, my_comm,
+                     run, snoop_exact, wait_idle)
 
 
 def test_snoop_shows_each_failed_request(iolens, faulty, tracer):
@@ -33,22 +23,8 @@ def test_snoop_shows_each_failed_request(iolens, faulty, tracer):
     read; 20 reads elsewhere are "ok"; all 40 are the reads diskstats
     counts, and the 20 the ones faultfs failed."""
     mib = 1 << 20
-    faulty.fail(mib, mib)
-    wait_idle(faulty)
     t = tracer(["snoop", "-j", "-d", faulty.name])
-    before = faulty.diskstats()
-    fd = os.open(faulty.dev, os.O_RDONLY | os.O_DIRECT)
-    buf = mmap.mmap(-1, 4096)
-    try:
-        for i in range(20):
-            with pytest.raises(OSError) as e:
-                os.preadv(fd, [buf], mib + i * 4096)
-            assert e.value.errno == errno.EIO
-            assert os.preadv(fd, [buf], i * 4096) == 4096
-    finally:
-        os.close(fd)
-    wait_idle(faulty)
-    after = faulty.diskstats()
+    before, after = faulty.failing_reads(20, mib)
     recs, summary = json_lines(t.stop())
     reads = [r for r in recs if r["op"] == "read"]
     where = {s: sorted(r["sector"] * 512 for r in reads if r["status"] == s)
@@ -57,7 +33,6 @@ def test_snoop_shows_each_failed_request(iolens, faulty, tracer):
                      "ok": [i * 4096 for i in range(20)]}, reads
     assert len(reads) == after["r_ios"] - before["r_ios"] == 40
     assert summary["lost"] == 0
-    assert faulty.counts()["failed"] == 20
 
 
 def test_snoop_times_a_request_held_in_the_device(iolens, faulty, tracer):
@@ -99,18 +74,8 @@ def test_snoop_times_a_request_held_in_the_device(iolens, faulty, tracer):
 @pytest.mark.parametrize("attach", ["tp_btf", "raw_tp"])
 def test_snoop_exact_against_tracefs_and_diskstats(iolens, loop, tracefs, tracer,
                                                    attach):
-    t = tracer(["snoop", "-j", "-d", loop.name], attach)
-    assert t.attach == attach
-    before = loop.diskstats()
-    done = do_workload(loop)
-    wait_idle(loop)
-    after = loop.diskstats()
-    recs, summary = json_lines(t.stop())
-    check_exact(recs, done, loop, before, after, issued_events(tracefs))
-    assert summary["requests"] == len(done)
-    assert summary["lost"] == 0 and summary["untracked"] == 0
-    assert summary["unseen"] == 0
-    assert summary["attach"] == attach
+    t, summary = snoop_exact(tracer, loop, tracefs, attach)
+    assert t.attach == summary["attach"] == attach
 
 
 def test_snoop_text_and_csv(iolens, loop, tracer):

@@ -336,6 +336,38 @@ static void test_blk_status(void **state)
 	assert_string_equal(blk_status_name(4294967295U), "status4294967295");
 }
 
+/* Linux 6.10 removed BLK_STS_ZONE_RESOURCE (14) and moved the codes after
+ * it down by one; a trace file names the kernel it was recorded on. */
+static void test_blk_status_by_kernel(void **state)
+{
+	static const struct {
+		const char *release;
+		unsigned int status;
+		const char *name;
+	} cases[] = {
+		{ "6.1.0-47-amd64", 10, "IOERR" },
+		{ "6.1.0-47-amd64", 14, "ZONE_RESOURCE" },
+		{ "6.1.0-47-amd64", 15, "ZONE_OPEN_RESOURCE" },
+		{ "6.1.0-47-amd64", 17, "OFFLINE" },
+		{ "6.1.0-47-amd64", 18, "DURATION_LIMIT" },
+		{ "6.1.0-47-amd64", 19, "status19" },
+		{ "6.9.12", 16, "ZONE_ACTIVE_RESOURCE" },
+		{ "6.12.117+deb12-amd64", 14, "ZONE_OPEN_RESOURCE" },
+		{ "6.12.117+deb12-amd64", 16, "OFFLINE" },
+		{ "6.12.117+deb12-amd64", 17, "DURATION_LIMIT" },
+		{ "6.12.117+deb12-amd64", 18, "INVAL" },
+		{ "6.12.117+deb12-amd64", 19, "INVAL" },
+		{ "6.12.117+deb12-amd64", 20, "status20" },
+		{ "7.0", 15, "ZONE_ACTIVE_RESOURCE" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		blk_status_kernel(cases[i].release);
+		assert_string_equal(blk_status_name(cases[i].status), cases[i].name);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_normalize_unknown_op),
 		cmocka_unit_test(test_normalize_flags),
 		cmocka_unit_test(test_op_names),
+		cmocka_unit_test(test_blk_status_by_kernel),
 		cmocka_unit_test(test_flags_str),
 		cmocka_unit_test(test_rwbs),
 		cmocka_unit_test(test_blk_status),

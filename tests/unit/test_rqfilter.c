@@ -163,6 +163,32 @@ static void test_min_lat(void **state)
 	assert_true(match(&f, &rq));
 }
 
+/* -E: only failed requests; with -m, failed or slow ones.  A request
+ * not seen to complete has no status yet. */
+static void test_errors(void **state)
+{
+	struct rqfilter f = {};
+	struct iolens_rq rq = rq_make();
+
+	(void)state;
+	assert_int_equal(set(&f, 'E', NULL), 1);
+	assert_true(f.errors);
+	assert_false(match(&f, &rq));
+	rq.status = 10;
+	assert_true(match(&f, &rq));
+	rq.ts_complete = 0;
+	assert_false(match(&f, &rq));
+
+	/* With -m 200 (the request takes exactly 200 us): slow or failed. */
+	assert_int_equal(set(&f, 'm', "200"), 1);
+	rq = rq_make();
+	assert_true(match(&f, &rq));
+	rq.ts_complete--;
+	assert_false(match(&f, &rq));
+	rq.status = 1;
+	assert_true(match(&f, &rq));
+}
+
 static void test_min_lat_bad(void **state)
 {
 	static const char *const bad[] = {
@@ -387,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_op_bad),
 		cmocka_unit_test(test_min_lat),
 		cmocka_unit_test(test_min_lat_bad),
+		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pid),
 		cmocka_unit_test(test_pid_bad),
 		cmocka_unit_test(test_comm),
