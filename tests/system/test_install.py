@@ -29,7 +29,11 @@ pytestmark = pytest.mark.nosan
 
 
 def make(*args):
-    r = subprocess.run(["make", "-C", REPO, "--no-print-directory", "OUT=" + BUILD] +
+    # OUT as the Makefile spells its own (relative to the tree): the
+    # dependency files of what this rebuilds name their objects so, and
+    # make would not match an absolute path to them afterwards.
+    out = os.path.relpath(BUILD, REPO) if BUILD.startswith(REPO + os.sep) else BUILD
+    r = subprocess.run(["make", "-C", REPO, "--no-print-directory", "OUT=" + out] +
                        list(args), capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return r.stdout
@@ -213,7 +217,7 @@ def dpkg_status(pkg):
 def test_deb_installs_runs_and_goes(root):
     assert "installed" not in dpkg_status("iolens"), \
         "an iolens package is installed on this machine already: the test would replace it"
-    deb = make("deb").strip().splitlines()[-1]
+    deb = os.path.join(REPO, make("deb").strip().splitlines()[-1])
     assert re.search(r"iolens_\d+\.\d+\.\d+_\w+\.deb$", deb), deb
     info = subprocess.run(["dpkg-deb", "-f", deb, "Depends"], capture_output=True,
                           text=True).stdout
