@@ -199,7 +199,7 @@ $(OUT)/venv/bin/vng: | $(OUT)/.deps-test
 	$(PYTHON) -m venv $(OUT)/venv
 	$(OUT)/venv/bin/pip install -q $(VIRTME_NG)
 
-kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/venv/bin/vng
+kmatrix: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/venv/bin/vng
 	$(PYTHON) tests/kernels/run_matrix.py $(OUT)
 
 # Each tier in turn, with the time it took (tests/README.md says what each

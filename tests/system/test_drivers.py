@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Real drivers, where users run iolens: an emulated NVMe controller
+(interrupt-driven and polled queues), virtio-scsi and virtio-blk disks, and
+the null_blk and scsi_debug modules.  Only the kernel matrix's guests have
+them (tests/kernels/run_matrix.py gives the qemu devices), so these are
+marked `matrix`.  Ground truth as everywhere: tracefs's block events,
+/proc/diskstats, and what the test did."""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from helpers import (NullBlk, ScsiDebug, Stat, TraceInstance, assert_counts_equal,
+                     failing_reads, guest_disk, json_lines, need, samples, snoop_exact,
+                     stat_counts, totals, value, wait_idle)
+
+pytestmark = pytest.mark.matrix
+
+DRIVERS = {
+    "nvme": lambda: guest_disk("iolensnvme"),
+    "virtio-scsi": lambda: guest_disk("iolensscsi"),
+    "virtio-blk": lambda: guest_disk("iolensvblk"),
+    # 255 sectors a request unless told: the 128 KiB write would be two.
+    "null_blk": lambda: NullBlk(submit_queues=2, max_sectors=1024),
+    "scsi_debug": lambda: ScsiDebug(),
+}
+
+
+@pytest.fixture(params=sorted(DRIVERS))
+def disk(request, root):
+    d = DRIVERS[request.param]()
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def test_snoop_and_stat_exact_on_each_driver(iolens, disk, tracer):
+    """snoop's records are the requests tracefs saw issued, with what the
+    test did and as diskstats counts them; stat's counts over the same
+    time are the diskstats deltas."""
+    tracefs = TraceInstance(disk)
+    try:
+        st = Stat(iolens, ["-d", disk.name])
+        before = disk.diskstats()
+        snoop_exact(tracer, disk, tracefs)
+        d1, reps = st.stop_when_idle(disk)
+    finally:
+        tracefs.close()
+    tot, missed, _, _ = totals(reps, disk.name)
+    assert missed == 0
+    assert_counts_equal(disk.name, before, d1, stat_counts(tot))
+
+
+def test_polled_nvme_reads_counted(iolens, tracer):
+    """fio --hipri on the NVMe disk's poll queue (nvme.poll_queues=1): every
+    read is a request snoop shows flagged polled, as many as diskstats
+    counts, and stat counts the same."""
+    disk = guest_disk("iolensnvme")
+    with open("/sys/block/%s/queue/io_poll" % disk.name) as f:
+        assert f.read().strip() == "1"
+    st = Stat(iolens, ["-d", disk.name])
+    t = tracer(["snoop", "-j", "-d", disk.name])
+    before = disk.diskstats()
+    p = subprocess.run([need("fio"), "--name=poll", "--filename=" + disk.dev, "--rw=randread",
+                        "--bs=4k", "--size=2m", "--direct=1", "--ioengine=io_uring",
+                        "--hipri", "--iodepth=4", "--output-format=json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    ios = json.loads(p.stdout)["jobs"][0]["read"]["total_ios"]
+    wait_idle(disk)
+    after = disk.diskstats()
+    recs, _ = json_lines(t.stop())
+    reads = [r for r in recs if r["op"] == "read"]
+    assert len(reads) == ios == after["r_ios"] - before["r_ios"] == 512
+    assert all("polled" in r["flags"].split(",") for r in reads), reads[:3]
+    d1, reps = st.stop_when_idle(disk)
+    tot, _, _, _ = totals(reps, disk.name)
+    assert_counts_equal(disk.name, before, d1, stat_counts(tot, ("read",)))
+
+
+def test_null_blk_bad_blocks_fail_in_every_view(iolens, tracer, serve):
+    """null_blk with a bad-block range: 20 direct reads there fail with EIO
+    and 20 elsewhere succeed; snoop shows the 20 with status IOERR, stat
+    counts 20 failed of 40 reads, /metrics' iolens_requests_failed_total
+    says 20 (promtool accepts it)."""
+    promtool = need("promtool")
+    nb = NullBlk()
+    try:
+        nb.set("badblocks", "+2048-2207")  # sectors: 20 reads of 4 KiB from 1 MiB
+        s = serve(["-d", nb.name])
+        st = Stat(iolens, ["-d", nb.name])
+        t = tracer(["snoop", "-j", "-d", nb.name])
+        failing_reads(nb, 20, 1 << 20)
+        recs, _ = json_lines(t.stop())
+        _, reps = st.stop_when_idle(nb)
+        time.sleep(1.2)
+        body = s.metrics()
+    finally:
+        nb.close()
+    bad = sorted(r["sector"] for r in recs if r["status"] == "IOERR")
+    assert bad == [2048 + 8 * i for i in range(20)], recs
+    failed = sum(d["ops"]["read"]["failed"] for r in reps for d in r["devices"]
+                 if d["disk_device"] == nb.name)
+    by = [d["ops"]["read"]["failed_by_status"] for r in reps for d in r["devices"]
+          if d["disk_device"] == nb.name and d["ops"]["read"]["failed"]]
+    assert failed == 20 and all(set(b) == {"IOERR"} for b in by), by
+    chk = subprocess.run([promtool, "check", "metrics"], input=body,
+                         capture_output=True, text=True, timeout=30)
+    assert chk.returncode == 0, chk.stdout + chk.stderr
+    assert samples(body, "iolens_requests_failed_total") == {
+        frozenset({("device", nb.name), ("op", "read"), ("status", "IOERR")}): 20}
+    assert value(body, "iolens_requests_total", device=nb.name, op="read") == 40
+
+
+def test_scsi_debug_delay_is_seen_stuck(iolens, background):
+    """scsi_debug answering a read only after its delay (several seconds,
+    set in jiffies while it runs): stat --stuck 1s names the device and
+    the read while dd waits for it, and the task that issued it, as
+    tracefs's block_rq_issue saw it (dd, or on 6.1 kblockd's worker)."""
+    sd = ScsiDebug()
+    tracefs = TraceInstance(sd)
+    try:
+        text = background(["stat", "-y", "--stuck", "1s", "-d", sd.name, "1"])
+        text.wait_for("Device ")
+        with open("/sys/bus/pseudo/drivers/scsi_debug/delay", "w") as f:
+            f.write("1500")  # jiffies: 1.5 s at HZ=1000, 6 s at Debian's 250
+        reader = subprocess.Popen(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=1",
+                                   "skip=512", "iflag=direct", "status=none"])
+        try:
+            reader.wait(timeout=60)
+        finally:
+            if reader.poll() is None:
+                reader.kill()
+                reader.wait()
+        # scsi_debug takes a new delay only with nothing queued.
+        with open("/sys/bus/pseudo/drivers/scsi_debug/delay", "w") as f:
+            f.write("0")
+        out = text.stop()
+        (issuer,) = tracefs.issuers(4096)
+    finally:
+        tracefs.close()
+        sd.close()
+    lines = [l for l in out.splitlines() if l.startswith("STUCK: %s " % sd.name)]
+    assert lines, out
+    assert ": read of 4096 bytes at sector 4096, issued by pid %d (%s), " % issuer in lines[-1], \
+        (lines, issuer)
