@@ -18,6 +18,7 @@ IOLENS_MATRIX_TESTS="tests/..." runs those tests instead of TESTS.
 import collections
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -234,8 +235,11 @@ def main():
                os.environ.get("IOLENS_MATRIX_TESTS") or " ".join(TESTS)))
         t0 = time.monotonic()
         print("==== %s" % release, flush=True)
-        rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT,
-                  qemu_opts=disks_qemu_opts(), append=KERNEL_ARGS)
+        try:
+            rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT,
+                      qemu_opts=disks_qemu_opts(), append=KERNEL_ARGS)
+        finally:
+            shutil.rmtree(DISKS, ignore_errors=True)
         print("==== %s: %.0f s" % (release, time.monotonic() - t0))
         if rc:
             print("==== %s: FAILED (exit %d)" % (release, rc))
