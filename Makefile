@@ -127,7 +127,7 @@ $(OUT)/tests/task_probe: tests/system/task_probe.c $(LIB_OBJS)
 	$(call msg,CC,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS)
 
 # The disk that fails where a test says (tests/system/faultfs.c): FUSE.
-$(OUT)/tests/faultfs: tests/system/faultfs.c
+$(OUT)/tests/faultfs: tests/system/faultfs.c | $(OUT)/.deps-test
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)$(CC) $(CFLAGS) $$(pkg-config --cflags fuse3) $(LDFLAGS) -o $@ $< \
 		$$(pkg-config --libs fuse3)

@@ -41,29 +41,44 @@ struct snoop {
 	unsigned int gen;
 };
 
+/* Whether `rq` passes filter f and, live, -p's processes (a consumer's
+ * or the stuck scan's thread: the tree is shared). */
+static bool wanted(struct snoop *s, const struct rqfilter *f,
+		   const struct iolens_rq *rq, const struct rqfmt_names *n)
+{
+	bool in;
+
+	if (!rqfilter_match(f, rq, n->dev, n->cgroup, n->io_cgroup))
+		return false;
+	if (!s->tree.nroots)
+		return true;
+	pthread_mutex_lock(&s->tree_lock);
+	in = proctree_has(&s->tree, rq->pid);
+	pthread_mutex_unlock(&s->tree_lock);
+	return in;
+}
+
+/* A request's names, as the filters and the line want them. */
+static struct rqfmt_names names_of(const struct iolens_rq *rq)
+{
+	return (struct rqfmt_names){
+		.dev = dev_name(rq->dev),
+		.cgroup = cgroup_path(0, rq->cgroup),
+		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
+	};
+}
+
 /* In a consumer thread: the line of a request that passes the filters,
  * made where it is written out from. */
 static size_t format_rq(void *ctx, const struct iolens_rq *rq,
 			struct block_trace_out *o)
 {
 	struct snoop *s = ctx;
-	struct rqfmt_names n = {
-		.dev = dev_name(rq->dev),
-		.cgroup = cgroup_path(0, rq->cgroup),
-		.io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup),
-	};
+	struct rqfmt_names n = names_of(rq);
 	char *buf;
-	bool in = true;
 
-	if (!rqfilter_match(&s->filter, rq, n.dev, n.cgroup, n.io_cgroup))
+	if (!wanted(s, &s->filter, rq, &n))
 		return 0;
-	if (s->tree.nroots) {
-		pthread_mutex_lock(&s->tree_lock);
-		in = proctree_has(&s->tree, rq->pid);
-		pthread_mutex_unlock(&s->tree_lock);
-		if (!in)
-			return 0;
-	}
 	buf = block_trace_room(o, rqfmt_bound(&n));
 	if (!buf)
 		return SIZE_MAX;
@@ -97,24 +112,14 @@ static void on_stuck(void *ctx, __u64 key, const struct iolens_rq *rq, __u64 age
 	struct snoop *s = ctx;
 	struct rqfilter f = s->filter;
 	char dev[SAN_TEXT_MAX(DEV_NAME_LEN) + 1], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
-	const char *name = dev_name(rq->dev);
+	struct rqfmt_names n = names_of(rq);
 	struct stuck *e;
 
 	/* What it is, not how it ended: it has not. */
 	f.min_lat_ns = 0;
 	f.errors = false;
-	if (!rqfilter_match(&f, rq, name, cgroup_path(0, rq->cgroup),
-			    cgroup_path(rq->io_cgroup_hier, rq->io_cgroup)))
+	if (!wanted(s, &f, rq, &n))
 		return;
-	if (s->tree.nroots) {
-		bool in;
-
-		pthread_mutex_lock(&s->tree_lock);
-		in = proctree_has(&s->tree, rq->pid);
-		pthread_mutex_unlock(&s->tree_lock);
-		if (!in)
-			return;
-	}
 	for (int i = 0; i < s->nstuck; i++) {
 		if (s->stuck[i].key == key && s->stuck[i].start == rq->ts_start) {
 			s->stuck[i].gen = s->gen;
@@ -125,7 +130,7 @@ static void on_stuck(void *ctx, __u64 key, const struct iolens_rq *rq, __u64 age
 	if (e)
 		*e = (struct stuck){ .key = key, .start = rq->ts_start, .gen = s->gen };
 	fprintf(stderr, "iolens snoop: STUCK: %s: %s of %u bytes at sector %llu, by pid %u (%s), in flight for %.1f s\n",
-		san_text_buf(dev, sizeof(dev), name), op_name(rq->op), rq->bytes,
+		san_text_buf(dev, sizeof(dev), n.dev), op_name(rq->op), rq->bytes,
 		(unsigned long long)rq->sector, rq->pid,
 		san_text_buf(comm, sizeof(comm), rq->comm), age_ns / 1e9);
 }

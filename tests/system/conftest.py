@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Background, FaultyDisk, Loop, PlainUser, Serve, TraceInstance, \
+from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Background, FaultyDisk, Loop, PlainUser, Serve, Stat, TraceInstance, \
     Tracer, Zram, mounted_ext4, tracefs_instances, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -227,6 +227,13 @@ def tracer():
 @pytest.fixture
 def background():
     yield from started(Background)
+
+
+@pytest.fixture
+def stat():
+    """Starts `Stat`s (`iolens stat -j` of the build under test), each
+    killed at the end."""
+    yield from started(lambda args: Stat(IOLENS, args))
 
 
 @pytest.fixture

@@ -99,6 +99,17 @@ class Loop:
         return diskstats(self.name)
 
 
+def wait_or_kill(proc, timeout):
+    """Waits for `proc` up to `timeout` s, and kills it if it is still
+    running then (also when the wait is interrupted)."""
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def failing_reads(disk, n, at):
     """n direct 4 KiB reads by this process from `at` on, which the disk
     fails (each must end in EIO), each followed by one from 0 on that
@@ -195,12 +206,7 @@ class FaultyDisk(Loop):
             yield reader
         finally:
             self.release()
-            try:
-                reader.wait(timeout=10)
-            finally:
-                if reader.poll() is None:
-                    reader.kill()
-                    reader.wait()
+            wait_or_kill(reader, 10)
 
     def close(self):
         if self.proc.poll() is None and self.mounted():
@@ -746,9 +752,9 @@ class Background:
     those that say nothing when attached (stat, top -b): the caller waits
     for what it needs."""
 
-    def __init__(self, args):
+    def __init__(self, args, iolens=IOLENS):
         self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([IOLENS] + args, stdout=self.out,
+        self.proc = subprocess.Popen([iolens] + args, stdout=self.out,
                                      stderr=subprocess.PIPE, text=True)
 
     def output(self):
@@ -836,14 +842,18 @@ def lat_reports(t):
 OPS = {"read": "r", "write": "w", "discard": "d", "flush": "f"}
 
 
-class Stat:
+def whole_lines(text):
+    """The lines of `text` a writer has finished: one longer than stdio's
+    buffer reaches the file in parts."""
+    return text[:text.rfind("\n") + 1].splitlines()
+
+
+class Stat(Background):
     """`iolens stat -y -j ... INTERVAL` in the background, started once its
     first report shows it is attached."""
 
     def __init__(self, iolens, args, interval="0.5"):
-        self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([iolens, "stat", "-y", "-j"] + args + [interval],
-                                     stdout=self.out, stderr=subprocess.PIPE, text=True)
+        super().__init__(["stat", "-y", "-j"] + args + [interval], iolens)
         end = time.time() + 15
         while not self.reports() and time.time() < end:
             assert self.proc.poll() is None, self.proc.stderr.read()
@@ -851,11 +861,8 @@ class Stat:
         assert self.reports(), "no first report"
 
     def reports(self):
-        """The reports written so far: whole lines only, as one longer
-        than stdio's buffer reaches the file in parts."""
-        self.out.seek(0)
-        text = self.out.read()
-        return [json.loads(l) for l in text[:text.rfind("\n") + 1].splitlines()]
+        """The reports written so far."""
+        return [json.loads(l) for l in whole_lines(self.output())]
 
     def stop_when_idle(self, lo):
         """Once `lo` is idle: its diskstats then, and every report up to
@@ -866,17 +873,8 @@ class Stat:
         return ds, self.stop()
 
     def stop(self):
-        self.proc.send_signal(signal.SIGINT)
-        _, err = self.proc.communicate(timeout=30)
-        assert self.proc.returncode == 0, err
-        reps = self.reports()
-        self.out.close()
-        return reps
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        """Every report, after a Ctrl-C it must end on with 0."""
+        return [json.loads(l) for l in whole_lines(super().stop())]
 
 
 def totals(reports, name):

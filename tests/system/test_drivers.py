@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from helpers import (NullBlk, ScsiDebug, Stat, TraceInstance, assert_counts_equal,
+from helpers import (NullBlk, ScsiDebug, TraceInstance, assert_counts_equal,
                      failing_reads, guest_disk, json_lines, need, samples, snoop_exact,
-                     stat_counts, totals, value, wait_idle)
+                     stat_counts, totals, value, wait_idle, wait_or_kill)
 
 pytestmark = pytest.mark.matrix
 
@@ -37,13 +37,13 @@ def disk(request, root):
         d.close()
 
 
-def test_snoop_and_stat_exact_on_each_driver(iolens, disk, tracer):
+def test_snoop_and_stat_exact_on_each_driver(iolens, disk, tracer, stat):
     """snoop's records are the requests tracefs saw issued, with what the
     test did and as diskstats counts them; stat's counts over the same
     time are the diskstats deltas."""
     tracefs = TraceInstance(disk)
     try:
-        st = Stat(iolens, ["-d", disk.name])
+        st = stat(["-d", disk.name])
         before = disk.diskstats()
         snoop_exact(tracer, disk, tracefs)
         d1, reps = st.stop_when_idle(disk)
@@ -54,14 +54,14 @@ def test_snoop_and_stat_exact_on_each_driver(iolens, disk, tracer):
     assert_counts_equal(disk.name, before, d1, stat_counts(tot))
 
 
-def test_polled_nvme_reads_counted(iolens, tracer):
+def test_polled_nvme_reads_counted(iolens, tracer, stat):
     """fio --hipri on the NVMe disk's poll queue (nvme.poll_queues=1): every
     read is a request snoop shows flagged polled, as many as diskstats
     counts, and stat counts the same."""
     disk = guest_disk("iolensnvme")
     with open("/sys/block/%s/queue/io_poll" % disk.name) as f:
         assert f.read().strip() == "1"
-    st = Stat(iolens, ["-d", disk.name])
+    st = stat(["-d", disk.name])
     t = tracer(["snoop", "-j", "-d", disk.name])
     before = disk.diskstats()
     p = subprocess.run([need("fio"), "--name=poll", "--filename=" + disk.dev, "--rw=randread",
@@ -81,7 +81,7 @@ def test_polled_nvme_reads_counted(iolens, tracer):
     assert_counts_equal(disk.name, before, d1, stat_counts(tot, ("read",)))
 
 
-def test_null_blk_bad_blocks_fail_in_every_view(iolens, tracer, serve):
+def test_null_blk_bad_blocks_fail_in_every_view(iolens, tracer, serve, stat):
     """null_blk with a bad-block range: 20 direct reads there fail with EIO
     and 20 elsewhere succeed; snoop shows the 20 with status IOERR, stat
     counts 20 failed of 40 reads, /metrics' iolens_requests_failed_total
@@ -91,7 +91,7 @@ def test_null_blk_bad_blocks_fail_in_every_view(iolens, tracer, serve):
     try:
         nb.set("badblocks", "+2048-2207")  # sectors: 20 reads of 4 KiB from 1 MiB
         s = serve(["-d", nb.name])
-        st = Stat(iolens, ["-d", nb.name])
+        st = stat(["-d", nb.name])
         t = tracer(["snoop", "-j", "-d", nb.name])
         failing_reads(nb, 20, 1 << 20)
         recs, _ = json_lines(t.stop())
@@ -129,12 +129,7 @@ def test_scsi_debug_delay_is_seen_stuck(iolens, background):
             f.write("1500")  # jiffies: 1.5 s at HZ=1000, 6 s at Debian's 250
         reader = subprocess.Popen(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=1",
                                    "skip=512", "iflag=direct", "status=none"])
-        try:
-            reader.wait(timeout=60)
-        finally:
-            if reader.poll() is None:
-                reader.kill()
-                reader.wait()
+        wait_or_kill(reader, 60)
         # scsi_debug takes a new delay only with nothing queued.
         with open("/sys/bus/pseudo/drivers/scsi_debug/delay", "w") as f:
             f.write("0")
