@@ -16,6 +16,7 @@ Usage: run_matrix.py BUILD_DIR [KERNEL...]   (exit 1 if any test failed)
 IOLENS_MATRIX_TESTS="tests/..." runs those tests instead of TESTS.
 """
 import collections
+import io
 import os
 import re
 import shutil
@@ -93,12 +94,12 @@ QEMU_DISKS = [
 KERNEL_ARGS = "nvme.poll_queues=1"
 
 
-def disks_qemu_opts():
-    """qemu's options for the disks, over fresh zeroed images."""
-    os.makedirs(DISKS, exist_ok=True)
+def disks_qemu_opts(where):
+    """qemu's options for the disks, over fresh zeroed images in `where`."""
+    os.makedirs(where, exist_ok=True)
     opts = ["-device virtio-scsi-pci,id=iolscsi"]
     for name, device in QEMU_DISKS:
-        image = os.path.join(DISKS, name + ".img")
+        image = os.path.join(where, name + ".img")
         with open(image, "wb") as f:
             f.truncate(DISK_MB << 20)
         drive = "iol" + name
@@ -133,9 +134,9 @@ def fetch(release, package):
 
 
 def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
-         qemu_opts=None, append=None):
+         qemu_opts=None, append=None, out=sys.stdout):
     """Runs `script` (shell) in a guest of that kernel, its output going to
-    ours as it comes (and to `lines`, a list, when given): its exit code.
+    `out` as it comes (and to `lines`, a list, when given): its exit code.
     -v: Debian's qemu gives the guest no script I/O port, so the script's
     output and exit code come on the console, among the kernel's messages
     (left out here).  The script goes in a file under /tmp, which the guest
@@ -182,8 +183,8 @@ def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
             elif re.match(r"\[\s*\d+\.\d+\]", line):
                 kernel.append(line)
             else:
-                sys.stdout.write(line)
-                sys.stdout.flush()
+                out.write(line)
+                out.flush()
                 if lines is not None:
                     lines.append(line)
             if line.startswith("PANIC") or "Kernel panic" in line:
@@ -194,10 +195,47 @@ def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
         p.wait()
         os.unlink(f.name)
     if rc == 255 and time.monotonic() - t0 >= timeout:
-        print("==== timed out after %d s" % timeout)
+        print("==== timed out after %d s" % timeout, file=out)
     if rc == 255:
-        print("==== no exit code from the guest; its kernel's last words:")
-        sys.stdout.writelines(kernel)
+        print("==== no exit code from the guest; its kernel's last words:", file=out)
+        out.writelines(kernel)
+    return rc
+
+
+def run_kernel(vng, iolens, release, package, out):
+    """The tests in a guest of `release`, their output to `out`: its exit
+    code."""
+    vmlinuz = fetch(release, package)
+    script = (
+        # A guest that hangs says where: its blocked tasks' stacks on
+        # the console a minute before the host gives up on it.
+        "(sleep %d; echo w > /proc/sysrq-trigger) & W=$! && "
+        "cd %s && export IOLENS=%s CI=true PYTHONDONTWRITEBYTECODE=1 "
+        # /tmp is the host's, over 9p, which keeps no unlinked file open:
+        # pytest's capture files go to the guest's tmpfs.
+        "TMPDIR=/dev/shm && "
+        # What systemd mounts on every Debian boot and virtme-ng's init
+        # does not: the cgroup2 hierarchy (tests compare cgroup paths).
+        "{ mountpoint -q /sys/fs/cgroup || "
+        "mount -t cgroup2 none /sys/fs/cgroup; } && "
+        # Nor does it load the drivers of the disks (no udev).
+        "modprobe -a nvme virtio_blk virtio_scsi sd_mod && "
+        "/usr/bin/python3 tests/kernels/commands.py %s && "
+        "/usr/bin/python3 -m pytest -p no:cacheprovider -v --durations=0 %s; "
+        "rc=$?; kill $W; echo iolens-matrix-exit=$rc"
+        % (GUEST_TIMEOUT - 60, REPO, iolens, "/tmp/iolens-matrix-%s.json" % release,
+           os.environ.get("IOLENS_MATRIX_TESTS") or " ".join(TESTS)))
+    disks = os.path.join(DISKS, release)
+    t0 = time.monotonic()
+    print("==== %s" % release, file=out, flush=True)
+    try:
+        rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT, out=out,
+                  qemu_opts=disks_qemu_opts(disks), append=KERNEL_ARGS)
+    finally:
+        shutil.rmtree(disks, ignore_errors=True)
+    print("==== %s: %.0f s" % (release, time.monotonic() - t0), file=out)
+    if rc:
+        print("==== %s: FAILED (exit %d)" % (release, rc), file=out)
     return rc
 
 
@@ -209,42 +247,27 @@ def main():
     want = sys.argv[2:]
     vng = os.path.join(build, "venv", "bin", "vng")
     iolens = os.path.join(build, "iolens")
-    failed = 0
-    for release, package in KERNELS:
-        if want and release not in want:
-            continue
-        vmlinuz = fetch(release, package)
-        script = (
-            # A guest that hangs says where: its blocked tasks' stacks on
-            # the console a minute before the host gives up on it.
-            "(sleep %d; echo w > /proc/sysrq-trigger) & W=$! && "
-            "cd %s && export IOLENS=%s CI=true PYTHONDONTWRITEBYTECODE=1 "
-            # /tmp is the host's, over 9p, which keeps no unlinked file open:
-            # pytest's capture files go to the guest's tmpfs.
-            "TMPDIR=/dev/shm && "
-            # What systemd mounts on every Debian boot and virtme-ng's init
-            # does not: the cgroup2 hierarchy (tests compare cgroup paths).
-            "{ mountpoint -q /sys/fs/cgroup || "
-            "mount -t cgroup2 none /sys/fs/cgroup; } && "
-            # Nor does it load the drivers of the disks (no udev).
-            "modprobe -a nvme virtio_blk virtio_scsi sd_mod && "
-            "/usr/bin/python3 tests/kernels/commands.py %s && "
-            "/usr/bin/python3 -m pytest -p no:cacheprovider -v --durations=0 %s; "
-            "rc=$?; kill $W; echo iolens-matrix-exit=$rc"
-            % (GUEST_TIMEOUT - 60, REPO, iolens, "/tmp/iolens-matrix-%s.json" % release,
-               os.environ.get("IOLENS_MATRIX_TESTS") or " ".join(TESTS)))
-        t0 = time.monotonic()
-        print("==== %s" % release, flush=True)
-        try:
-            rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT,
-                      qemu_opts=disks_qemu_opts(), append=KERNEL_ARGS)
-        finally:
-            shutil.rmtree(DISKS, ignore_errors=True)
-        print("==== %s: %.0f s" % (release, time.monotonic() - t0))
-        if rc:
-            print("==== %s: FAILED (exit %d)" % (release, rc))
-            failed += 1
-    return 1 if failed else 0
+    kernels = [(r, p) for r, p in KERNELS if not want or r in want]
+    # Fetched one at a time (apt), then booted side by side: a guest runs
+    # on one CPU of the machine's two (see boot()), and each writes its
+    # output to a buffer of its own, shown whole when it ends.
+    for release, package in kernels:
+        fetch(release, package)
+    if len(kernels) == 1:
+        return 1 if run_kernel(vng, iolens, *kernels[0], sys.stdout) else 0
+    outs = [io.StringIO() for _ in kernels]
+    rcs = [255] * len(kernels)
+
+    def run(k):
+        rcs[k] = run_kernel(vng, iolens, *kernels[k], outs[k])
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(len(kernels))]
+    for t in threads:
+        t.start()
+    for k, t in enumerate(threads):
+        t.join()
+        sys.stdout.write(outs[k].getvalue())
+        sys.stdout.flush()
+    return 1 if any(rcs) else 0
 
 
 if __name__ == "__main__":
