@@ -337,11 +337,14 @@ int BPF_PROG(agg_requeue, struct request *rq)
  * Whether this completion event ends an issue: not the second completion
  * of a flush sequence's data request, nor the end of the empty PREFLUSH
  * write it stood for (blk_flush_complete_seq() ends both with no bytes
- * left, never issued as such); the flush itself is REQ_OP_FLUSH.
+ * left, never issued as such); the flush itself is REQ_OP_FLUSH.  Ops
+ * without data that are not writes (zone resets, opens, finishes) are
+ * issued and end like any request.
  */
-static __always_inline bool ends_issue(__u32 sg, unsigned int len)
+static __always_inline bool ends_issue(__u32 op, unsigned int len)
 {
-	return len || sg != IOLENS_SG_WRITE;
+	/* REQ_OP_WRITE is 1 in every kernel. */
+	return len || op != 1;
 }
 
 /* Counted as a request by diskstats (blk_account_io_done()), or the block
@@ -587,9 +590,10 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	len = rq->__data_len;
 	if (nr_bytes < len) {
 		label_add(rq, &w, bytes, 0);
+		other_op_add(&w, bytes, 0);
 		return 0;
 	}
-	ends = ends_issue(w.sg, len);
+	ends = ends_issue(w.op, len);
 	if (ends && counted(rq)) {
 		struct iolens_dev_slot *ds = w.disk;
 		__u64 since = ds->busy_since;
@@ -609,6 +613,7 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 
 		w.st->ios += ios;
 		label_add(rq, &w, bytes, ios);
+		other_op_add(&w, bytes, ios);
 		if (ios && error) {
 			rq_failed(rq, &w, error, nr_bytes);
 			if (have_io_start)

@@ -165,8 +165,10 @@ struct iolens_lat_key {
 	__u32 tgid;		/* submitting process with -P: the task that
 				 * submitted the bio (block_io_start); 0 =
 				 * not split, or not seen submitting */
-	__u32 flags;		/* with -F: the kernel's cmd_flags above the op
-				 * bits (raw, kernel-specific), else 0 */
+	__u32 flags;		/* with -F: the kernel's cmd_flags, op
+				 * included so that zone ops and write-zeroes
+				 * are told from writes (raw, kernel-specific),
+				 * else 0 */
 	__u16 slot;		/* device slot */
 	__u8 sg;		/* enum iolens_sgrp */
 	__u8 kind;		/* enum iolens_hist_kind */
@@ -233,6 +235,20 @@ struct iolens_fail_count {
 	__u64 ns;		/* sum of their times from start (lat: of
 				 * the time lat measures), over `timed` */
 	__u64 timed;
+};
+
+/*
+ * Requests of an op other than read, write, flush and discard (zone reset,
+ * zone append, write-zeroes, secure erase, driver ops), which diskstats
+ * and `stats` count in the read or write group: map `other_ops`, entry
+ * slot * IOLENS_KOPS + the kernel's op (cmd_flags & REQ_OP_MASK, raw:
+ * the numbers changed between releases, userspace names them from BTF),
+ * one copy for all CPUs (atomic adds: such ops are rare).
+ */
+#define IOLENS_KOPS	64
+struct iolens_op_count {
+	__u64 ios;		/* as `ios` of struct iolens_stat */
+	__u64 bytes;		/* as its `bytes` */
 };
 
 /* Per-CPU counters of the aggregation (map `stat_counters`). */

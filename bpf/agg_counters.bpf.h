@@ -84,6 +84,14 @@ struct {
 	__type(value, struct iolens_label_count);
 } label_counts SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, IOLENS_KOPS);	/* nslots * IOLENS_KOPS */
+	__type(key, __u32);
+	__type(value, struct iolens_op_count);
+} other_ops SEC(".maps");
+
 /* Failed requests by status (struct iolens_fail_key). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -208,7 +216,8 @@ static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
 struct where {
 	__u32 slot;		/* device slot */
 	__u32 sg;		/* enum iolens_sgrp */
-	__u32 flags;		/* lat_hists key: cmd_flags above the op */
+	__u32 flags;		/* lat_hists key: cmd_flags with -F */
+	__u32 op;		/* cmd_flags & REQ_OP_MASK */
 	const struct owner *owner;	/* lat_hists key: submitter */
 	/* Set by counters_of() only: */
 	struct iolens_stat *st;		/* the counters */
@@ -227,6 +236,28 @@ static __always_inline const struct owner *owner_of(struct request *rq)
 	return bpf_map_lookup_elem(&owners, &key);
 }
 
+/* Counts a completion of an op that is not its group's own (map
+ * `other_ops`). */
+static __always_inline void other_op_add(const struct where *w, __u64 bytes,
+					 __u64 ios)
+{
+	struct iolens_op_count *c;
+	__u32 idx;
+
+	/* REQ_OP_READ and REQ_OP_WRITE are 0 and 1 in every kernel. */
+	if (!(bytes | ios) || w->op <= 1 || w->sg == IOLENS_SG_FLUSH || w->sg == IOLENS_SG_DISCARD ||
+	    w->op >= IOLENS_KOPS)
+		return;
+	idx = w->slot * IOLENS_KOPS + w->op;
+	c = bpf_map_lookup_elem(&other_ops, &idx);
+	if (!c)
+		return;
+	if (ios)
+		__sync_fetch_and_add(&c->ios, ios);
+	if (bytes)
+		__sync_fetch_and_add(&c->bytes, bytes);
+}
+
 /* Where a request's event goes, into *w (the owner only when filtering by
  * submitter); false if it is not wanted. */
 static __always_inline bool counters_of(struct request *rq, struct where *w)
@@ -237,8 +268,9 @@ static __always_inline bool counters_of(struct request *rq, struct where *w)
 	if (!w->dev)
 		return false;
 	cmd = rq->cmd_flags;
+	w->op = cmd & KERNEL_REQ_OP_MASK;
 	w->sg = op_group(cmd);
-	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd & ~KERNEL_REQ_OP_MASK : 0;
+	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd : 0;
 	w->owner = NULL;
 	/* Filtered by submitter: a request has an owner only if kept. */
 	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {

@@ -29,9 +29,16 @@ enum iolens_op {
 	IOLENS_OP_DISCARD,
 	IOLENS_OP_SECURE_ERASE,
 	IOLENS_OP_WRITE_ZEROES,
-	IOLENS_OP_ZONE,		/* zone append/open/close/finish/reset */
+	IOLENS_OP_ZONE,		/* any zone op: files written before they were named */
 	IOLENS_OP_DRV,		/* driver private (passthrough) */
 	IOLENS_OP_OTHER,
+	/* Zone ops each by name, after the values files already hold. */
+	IOLENS_OP_ZONE_APPEND,
+	IOLENS_OP_ZONE_RESET,
+	IOLENS_OP_ZONE_RESET_ALL,
+	IOLENS_OP_ZONE_OPEN,
+	IOLENS_OP_ZONE_CLOSE,
+	IOLENS_OP_ZONE_FINISH,
 	IOLENS_OP_NR,
 };
 

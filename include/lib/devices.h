@@ -22,6 +22,9 @@ struct dev_info {
 					 * partition's disk */
 	bool bio_based;			/* its disk's I/O never becomes a
 					 * request (block_rq_* never fire) */
+	char zoned[16];			/* queue/zoned: "host-managed",
+					 * "host-aware", "none", "" unknown */
+	__u64 zone_bytes;		/* a zoned disk's zone size; else 0 */
 };
 
 /* Reads /sys/dev/block/MAJ:MIN; 0 on success, -errno if there is no such

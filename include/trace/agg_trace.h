@@ -94,6 +94,9 @@ struct agg_dev {
 	/* The request the disk watches (watch.rq 0: none), with its age. */
 	struct iolens_watch watch;
 	__u64 watch_age_ns;
+	/* Of op[]'s ios and bytes, those of ops that are not their group's
+	 * own, by the kernel's op (struct iolens_op_count). */
+	struct iolens_op_count other_ops[IOLENS_KOPS];
 	/* Histograms of the kinds asked for, NULL for the others, and how
 	 * many values each holds (to skip the empty ones). */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
@@ -162,6 +165,10 @@ void agg_dev_zero(struct agg_dev *d);
 /* dst += src: counters, busy time, missed completions, io_ticks and
  * histograms. */
 void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src);
+/* d->other_ops from the map's counts `now` of its slot, since `prev`,
+ * which becomes `now`. */
+void agg_dev_other_ops(struct agg_dev *d, struct iolens_op_count *prev,
+		       const volatile struct iolens_op_count *now);
 void agg_dev_free(struct agg_dev *d);
 
 /* Whether `d` (a disk called `name`) has had a request in flight for

@@ -17,8 +17,8 @@ void reqflags_normalize(struct iolens_rq *rq);
 
 /* "read", "write", "flush", "discard", ... */
 const char *op_name(unsigned int op);
-/* Parses an op name; -1 if unknown. */
-int op_parse(const char *s);
+/* The ops (1 << enum iolens_op) an op name stands for; 0 if unknown. */
+unsigned int op_parse_mask(const char *s);
 /* Every op name, space-separated, "," at the end (a list of them). */
 const char *op_names_list(void);
 

@@ -45,13 +45,13 @@ static int add_ops(void *at, const char *arg, const char *cmd)
 	int ret = 0;
 
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int op = op_parse(tok);
+		unsigned int m = op_parse_mask(tok);
 
-		if (op < 0) {
-			ret = usage_err(cmd, "unknown op '%s': use read, write, flush, discard, secure-erase, write-zeroes, zone, drv", tok);
+		if (!m) {
+			ret = usage_err(cmd, "unknown op '%s': use read, write, flush, discard, secure-erase, write-zeroes, zone (or zone-append, zone-reset, zone-reset-all, zone-open, zone-close, zone-finish), drv, other", tok);
 			break;
 		}
-		*ops |= 1U << op;
+		*ops |= m;
 	}
 	free(copy);
 	if (!ret && !*ops)

@@ -23,6 +23,7 @@
 #include "trace/tracefs.h"
 #include "lib/devices.h"
 #include "lib/priv.h"
+#include "lib/units.h"
 
 static void check_kernel(struct doctor *d, const struct utsname *u)
 {
@@ -302,12 +303,11 @@ static void check_structs(struct doctor *d)
 	check_delays(d);
 }
 
-static bool bio_based(const char *disk)
+static bool disk_info(const char *disk, struct dev_info *info)
 {
-	struct dev_info info;
 	__u32 dev;
 
-	return !dev_parse(disk, &dev) && !dev_lookup(dev, &info) && info.bio_based;
+	return !dev_parse(disk, &dev) && !dev_lookup(dev, info);
 }
 
 /*
@@ -329,6 +329,7 @@ static void check_issue_stamps(struct doctor *d)
 	while ((e = readdir(dir)) && n < MAX_DISK_ROWS) {
 		char path[300], check[40];
 		unsigned long sectors = 0, usec = 0;
+		struct dev_info info;
 		FILE *f;
 
 		if (e->d_name[0] == '.')
@@ -343,7 +344,17 @@ static void check_issue_stamps(struct doctor *d)
 		}
 		fclose(f);
 		n++;
-		if (bio_based(e->d_name)) {
+		if (!disk_info(e->d_name, &info))
+			continue;
+		if (info.zone_bytes) {
+			char size[16];
+
+			fmt_bytes(size, sizeof(size), info.zone_bytes);
+			snprintf(check, sizeof(check), "zoned %.24s", e->d_name);
+			doctor_row(d, check, ST_OK, "snoop/record/lat -F: zone ops by name; stat -j: their counts (other_ops)",
+				   "%s, zones of %s", info.zoned, size);
+		}
+		if (info.bio_based) {
 			snprintf(check, sizeof(check), "bio-based %.24s", e->d_name);
 			doctor_row(d, check, ST_OK, "stat/lat/serve/top: the kernel's counts, latency of its bios; snoop/record: no requests to show",
 				   "its I/O never becomes a request");

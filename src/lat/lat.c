@@ -32,7 +32,7 @@
 struct group {
 	__u32 dev;		/* 0: all disks */
 	int sg;			/* enum iolens_sgrp; -1: all ops */
-	__u32 kflags;		/* cmd_flags above the op, with -F */
+	__u32 kflags;		/* cmd_flags, op included, with -F */
 	__u32 tgid;		/* with -P; 0: submitter not seen */
 	char comm[IOLENS_COMM_LEN];
 	int kind;		/* enum iolens_hist_kind */
@@ -182,13 +182,14 @@ static void print_hist(const struct group *g, bool fine)
 	}
 }
 
-/* "sync,fua" for a group's flags. */
-static void group_flags(const struct group *g, char *buf, size_t len)
+/* A group's op by name ("zone-reset"), and its flags ("sync,fua") in buf. */
+static const char *group_op_flags(const struct group *g, char *buf, size_t len)
 {
 	struct iolens_rq rq = { .kflags = g->kflags };
 
 	reqflags_normalize(&rq);
 	flags_str(rq.flags, buf, len);
+	return op_name(rq.op);
 }
 
 static void print_title(const struct group *g, const struct lat_opts *o)
@@ -197,8 +198,9 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 
 	printf("%s", g->dev ? dev_name(g->dev) : "all disks");
 	if (o->per_flags) {
-		group_flags(g, flags, sizeof(flags));
-		printf(" %s%s%s", agg_group_names[g->sg], *flags ? " " : "", flags);
+		const char *op = group_op_flags(g, flags, sizeof(flags));
+
+		printf(" %s%s%s", op, *flags ? " " : "", flags);
 	}
 	if (o->per_proc) {
 		if (g->tgid)
@@ -223,8 +225,7 @@ static void json_hist(struct json *j, const struct group *g,
 	else
 		json_null(j, "disk");
 	if (o->per_flags) {
-		group_flags(g, flags, sizeof(flags));
-		json_str(j, "op", agg_group_names[g->sg]);
+		json_str(j, "op", group_op_flags(g, flags, sizeof(flags)));
 		json_str(j, "flags", flags);
 	}
 	if (o->per_proc) {

@@ -28,6 +28,20 @@ static int read_u32(const char *path, __u32 *v)
 	return 0;
 }
 
+/* The first word of the file at `path` into buf; "" if unreadable. */
+static void read_word(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char fmt[16];
+
+	*buf = '\0';
+	snprintf(fmt, sizeof(fmt), "%%%zus", len - 1);
+	if (f && fscanf(f, fmt, buf) != 1)
+		*buf = '\0';
+	if (f)
+		fclose(f);
+}
+
 int dev_lookup(__u32 dev, struct dev_info *out)
 {
 	char link[PATH_MAX], path[PATH_MAX], *base;
@@ -75,6 +89,17 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 	read_u32(path, &out->logical_bs);
 	strcpy(strrchr(path, '/') + 1, "physical_block_size");
 	read_u32(path, &out->physical_bs);
+	/* A zoned disk's zone size is its chunk_sectors (Linux 5.x docs,
+	 * queue-sysfs.rst); a zone op is a request like any other. */
+	strcpy(strrchr(path, '/') + 1, "zoned");
+	read_word(path, out->zoned, sizeof(out->zoned));
+	if (*out->zoned && strcmp(out->zoned, "none")) {
+		__u32 chunk = 0;
+
+		strcpy(strrchr(path, '/') + 1, "chunk_sectors");
+		read_u32(path, &chunk);
+		out->zone_bytes = (__u64)chunk * 512;
+	}
 	/* A disk with a queue/ but no mq/ beside it takes bios straight from
 	 * submit_bio(): its I/O never becomes a request (zram, dm, md, NVMe
 	 * multipath heads). */

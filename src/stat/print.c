@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "stat/print.h"
+#include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/units.h"
@@ -353,6 +354,31 @@ static void json_ops(struct json *j, const struct stat_row *r,
 	json_obj_close(j);
 }
 
+/* Of the groups' counts, the ops that are not the group's own, by name:
+ * zone resets and appends, write-zeroes, secure erases, driver ops. */
+static void json_other_ops(struct json *j, const struct agg_dev *d)
+{
+	struct iolens_op_count by[IOLENS_OP_NR] = {};
+
+	for (__u32 k = 0; k < IOLENS_KOPS; k++) {
+		struct iolens_rq rq = { .kflags = k };
+
+		reqflags_normalize(&rq);
+		by[rq.op].ios += d->other_ops[k].ios;
+		by[rq.op].bytes += d->other_ops[k].bytes;
+	}
+	json_obj_open(j, "other_ops");
+	for (int op = 0; op < IOLENS_OP_NR; op++) {
+		if (!by[op].ios && !by[op].bytes)
+			continue;
+		json_obj_open(j, op_name(op));
+		json_u64(j, "ios", by[op].ios);
+		json_u64(j, "bytes", by[op].bytes);
+		json_obj_close(j);
+	}
+	json_obj_close(j);
+}
+
 /* A disk's oldest request in flight, and the one it watches when that
  * is stuck. */
 static void json_age(struct json *j, const struct stat_row *r, __u64 stuck_ns)
@@ -380,6 +406,18 @@ static void json_age(struct json *j, const struct stat_row *r, __u64 stuck_ns)
 	json_str(j, "comm", w->comm);
 	json_bool(j, "submitter", w->submitter);
 	json_obj_close(j);
+}
+
+/* Whether a disk is zoned (SMR, ZNS, zoned null_blk), and its zone size. */
+static void json_zoned(struct json *j, __u32 dev)
+{
+	const struct dev_info *di = dev_get(dev);
+
+	json_str(j, "zoned", *di->zoned ? di->zoned : NULL);
+	if (di->zone_bytes)
+		json_u64(j, "zone_size_bytes", di->zone_bytes);
+	else
+		json_null(j, "zone_size_bytes");
 }
 
 static void json_row(struct json *j, const struct stat_row *r, double secs,
@@ -413,6 +451,7 @@ static void json_row(struct json *j, const struct stat_row *r, double secs,
 	/* Where iolens's figures come from: block_rq_* events, or for a
 	 * bio-based device diskstats' counts and bio latencies. */
 	json_str(j, "source", !r->d ? "diskstats" : r->bio_based ? "bios" : "requests");
+	json_zoned(j, r->dev);
 	if (r->nmembers) {
 		json_arr_open(j, "members");
 		for (int i = 0; i < r->nmembers; i++)
@@ -423,6 +462,8 @@ static void json_row(struct json *j, const struct stat_row *r, double secs,
 		json_u64(j, "completions_missed", r->d->missed);
 		json_age(j, r, stuck_ns);
 		json_ops(j, r, st);
+		if (!r->bio_based)
+			json_other_ops(j, r->d);
 	}
 	json_obj_close(j);
 }

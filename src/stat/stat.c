@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "trace/agg_loop.h"
 #include "trace/agg_trace.h"
+#include "trace/reqflags.h"
 #include "lib/vec.h"
 
 #define CMD "stat"
@@ -460,5 +461,9 @@ int stat_run(const struct stat_opts *opts)
 	}
 	if (!o.a.interval_ns)
 		return report_boot(&o);
+	/* JSON names the ops other than read and write (zone resets, ...)
+	 * with this kernel's numbers. */
+	if (o.a.json)
+		reqflags_init();
 	return run(&o);
 }

@@ -30,6 +30,7 @@ void agg_dev_zero(struct agg_dev *d)
 				memset(d->hist[g][k], 0, HIST_BUCKETS * sizeof(__u64));
 	memset(d->hist_n, 0, sizeof(d->hist_n));
 	memset(d->op, 0, sizeof(d->op));
+	memset(d->other_ops, 0, sizeof(d->other_ops));
 	d->busy_ns = 0;
 	d->missed = 0;
 	d->io_ticks_ns = 0;
@@ -59,6 +60,10 @@ void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
 	dst->missed += src->missed;
 	dst->io_ticks_ns += src->io_ticks_ns;
 	dst->busy_periods += src->busy_periods;
+	for (int k = 0; k < IOLENS_KOPS; k++) {
+		dst->other_ops[k].ios += src->other_ops[k].ios;
+		dst->other_ops[k].bytes += src->other_ops[k].bytes;
+	}
 	dst->bio_based |= src->bio_based;
 	if (src->oldest_ns > dst->oldest_ns)
 		dst->oldest_ns = src->oldest_ns;
@@ -66,6 +71,18 @@ void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
 	if (src->watch.rq && src->watch_age_ns >= dst->watch_age_ns) {
 		dst->watch = src->watch;
 		dst->watch_age_ns = src->watch_age_ns;
+	}
+}
+
+void agg_dev_other_ops(struct agg_dev *d, struct iolens_op_count *prev,
+		       const volatile struct iolens_op_count *now)
+{
+	for (int k = 0; k < IOLENS_KOPS; k++) {
+		struct iolens_op_count v = { now[k].ios, now[k].bytes };
+
+		d->other_ops[k].ios = v.ios - prev[k].ios;
+		d->other_ops[k].bytes = v.bytes - prev[k].bytes;
+		prev[k] = v;
 	}
 }
 

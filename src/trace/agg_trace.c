@@ -59,6 +59,7 @@ struct slot_state {
 	int stat_fd;				/* its sysfs stat, open */
 	bool stat_open;
 	struct agg_inflight_base inflight;	/* of missed completions */
+	struct iolens_op_count ops[IOLENS_KOPS];	/* at last read */
 };
 
 struct agg_trace {
@@ -72,6 +73,8 @@ struct agg_trace {
 	int kind_of[IOLENS_H_NR];	/* enabled index -> kind */
 	__u64 read_ns, prev_read_ns;
 	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
+	const volatile struct iolens_op_count *ops;	/* mmap of `other_ops` */
+	size_t ops_len;
 	size_t slots_len;
 	const volatile char *hists;	/* mmap of `hists` */
 	size_t hists_len;
@@ -184,6 +187,8 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
 					      st->nslots * IOLENS_SG_NR);
+	err = err ?: bpf_map__set_max_entries(st->skel->maps.other_ops,
+					      st->nslots * IOLENS_KOPS);
 	st->split = o->by_proc || o->by_flags;
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
@@ -300,6 +305,8 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	st->slots = mapmem_mmap(st->skel->maps.devs, PROT_READ | PROT_WRITE,
 			     &st->slots_len, &err);
 	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
+	if (!err)
+		st->ops = mapmem_mmap(st->skel->maps.other_ops, PROT_READ, &st->ops_len, &err);
 	if (!err)
 		st->hists = mapmem_mmap(st->skel->maps.hists, PROT_READ, &st->hists_len, &err);
 	if (!err && !st->split)
@@ -483,6 +490,7 @@ static int read_slot(struct agg_trace *st, int s)
 	d->busy_periods = ds->busy_periods - p->busy_periods;
 	p->busy_periods += d->busy_periods;
 	agg_inflight_ages(&p->inflight, ds, now, d);
+	agg_dev_other_ops(d, p->ops, st->ops + (size_t)s * IOLENS_KOPS);
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
@@ -743,6 +751,8 @@ void agg_trace_stop(struct agg_trace *st)
 		bpf_link__destroy(st->links[--st->nlinks]);
 	if (st->slots)
 		munmap((void *)st->slots, st->slots_len);
+	if (st->ops)
+		munmap((void *)st->ops, st->ops_len);
 	if (st->hists)
 		munmap((void *)st->hists, st->hists_len);
 	if (st->pend)

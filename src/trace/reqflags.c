@@ -33,20 +33,20 @@ struct op_def {
 };
 
 static struct op_def op_defs[] = {
-	{ "REQ_OP_READ",           IOLENS_OP_READ,         0, -1 },
-	{ "REQ_OP_WRITE",          IOLENS_OP_WRITE,        1, -1 },
-	{ "REQ_OP_FLUSH",          IOLENS_OP_FLUSH,        2, -1 },
-	{ "REQ_OP_DISCARD",        IOLENS_OP_DISCARD,      3, -1 },
-	{ "REQ_OP_SECURE_ERASE",   IOLENS_OP_SECURE_ERASE, 5, -1 },
-	{ "REQ_OP_ZONE_APPEND",    IOLENS_OP_ZONE,         7, -1 },
-	{ "REQ_OP_WRITE_ZEROES",   IOLENS_OP_WRITE_ZEROES, 9, -1 },
-	{ "REQ_OP_ZONE_OPEN",      IOLENS_OP_ZONE,        11, -1 },
-	{ "REQ_OP_ZONE_CLOSE",     IOLENS_OP_ZONE,        13, -1 },
-	{ "REQ_OP_ZONE_FINISH",    IOLENS_OP_ZONE,        15, -1 },
-	{ "REQ_OP_ZONE_RESET",     IOLENS_OP_ZONE,        17, -1 },
-	{ "REQ_OP_ZONE_RESET_ALL", IOLENS_OP_ZONE,        19, -1 },
-	{ "REQ_OP_DRV_IN",         IOLENS_OP_DRV,         34, -1 },
-	{ "REQ_OP_DRV_OUT",        IOLENS_OP_DRV,         35, -1 },
+	{ "REQ_OP_READ",           IOLENS_OP_READ,            0, -1 },
+	{ "REQ_OP_WRITE",          IOLENS_OP_WRITE,           1, -1 },
+	{ "REQ_OP_FLUSH",          IOLENS_OP_FLUSH,           2, -1 },
+	{ "REQ_OP_DISCARD",        IOLENS_OP_DISCARD,         3, -1 },
+	{ "REQ_OP_SECURE_ERASE",   IOLENS_OP_SECURE_ERASE,    5, -1 },
+	{ "REQ_OP_ZONE_APPEND",    IOLENS_OP_ZONE_APPEND,     7, -1 },
+	{ "REQ_OP_WRITE_ZEROES",   IOLENS_OP_WRITE_ZEROES,    9, -1 },
+	{ "REQ_OP_ZONE_OPEN",      IOLENS_OP_ZONE_OPEN,      11, -1 },
+	{ "REQ_OP_ZONE_CLOSE",     IOLENS_OP_ZONE_CLOSE,     13, -1 },
+	{ "REQ_OP_ZONE_FINISH",    IOLENS_OP_ZONE_FINISH,    15, -1 },
+	{ "REQ_OP_ZONE_RESET",     IOLENS_OP_ZONE_RESET,     17, -1 },
+	{ "REQ_OP_ZONE_RESET_ALL", IOLENS_OP_ZONE_RESET_ALL, 19, -1 },
+	{ "REQ_OP_DRV_IN",         IOLENS_OP_DRV,            34, -1 },
+	{ "REQ_OP_DRV_OUT",        IOLENS_OP_DRV,            35, -1 },
 };
 
 static const char *const op_names[IOLENS_OP_NR] = {
@@ -59,6 +59,12 @@ static const char *const op_names[IOLENS_OP_NR] = {
 	[IOLENS_OP_ZONE] = "zone",
 	[IOLENS_OP_DRV] = "drv",
 	[IOLENS_OP_OTHER] = "other",
+	[IOLENS_OP_ZONE_APPEND] = "zone-append",
+	[IOLENS_OP_ZONE_RESET] = "zone-reset",
+	[IOLENS_OP_ZONE_RESET_ALL] = "zone-reset-all",
+	[IOLENS_OP_ZONE_OPEN] = "zone-open",
+	[IOLENS_OP_ZONE_CLOSE] = "zone-close",
+	[IOLENS_OP_ZONE_FINISH] = "zone-finish",
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -108,18 +114,26 @@ const char *op_name(unsigned int op)
 	return op < IOLENS_OP_NR ? op_names[op] : "?";
 }
 
-int op_parse(const char *s)
+unsigned int op_parse_mask(const char *s)
 {
+	/* "zone" is every zone op, as it was one op before they had names. */
+	if (!strcmp(s, op_names[IOLENS_OP_ZONE])) {
+		unsigned int m = 1U << IOLENS_OP_ZONE;
+
+		for (int i = IOLENS_OP_ZONE_APPEND; i < IOLENS_OP_NR; i++)
+			m |= 1U << i;
+		return m;
+	}
 	for (int i = 0; i < IOLENS_OP_NR; i++) {
 		if (!strcmp(s, op_names[i]))
-			return i;
+			return 1U << i;
 	}
-	return -1;
+	return 0;
 }
 
 const char *op_names_list(void)
 {
-	static char buf[128];
+	static char buf[256];
 	size_t n = 0;
 
 	if (!buf[0]) {

@@ -7,14 +7,15 @@ marked `matrix`.  Ground truth as everywhere: tracefs's block events,
 /proc/diskstats, and what the test did."""
 import json
 import os
+import re
 import subprocess
 import time
 
 import pytest
 
-from helpers import (NullBlk, ScsiDebug, TraceInstance, assert_counts_equal,
-                     failing_reads, guest_disk, json_lines, need, samples, snoop_exact,
-                     stat_counts, totals, value, wait_idle, wait_or_kill)
+from helpers import (NullBlk, ScsiDebug, TraceInstance, assert_counts_equal, failing_reads,
+                     fio_json, guest_disk, json_lines, lat_reports, need, samples,
+                     snoop_exact, stat_counts, totals, value, wait_idle, wait_or_kill)
 
 pytestmark = pytest.mark.matrix
 
@@ -142,3 +143,55 @@ def test_scsi_debug_delay_is_seen_stuck(iolens, background):
     assert lines, out
     assert ": read of 4096 bytes at sector 4096, issued by pid %d (%s), " % issuer in lines[-1], \
         (lines, issuer)
+
+
+def test_zoned_null_blk_zone_resets_named_and_counted(iolens, tracer, stat):
+    """fio --zonemode=zbd writing two full zones of a zoned null_blk again:
+    it resets each before writing it.  snoop names the 2 resets
+    "zone-reset" at the zones' starts, as tracefs saw them issued; lat -F
+    has them apart from the 128 writes; stat -j counts 130 writes (as
+    diskstats does) of which other_ops says 2 were zone resets, and says
+    the disk is zoned with 4 MiB zones, as doctor does."""
+    nb = NullBlk(zoned=1, zone_size=4)
+    tracefs = None
+    job = ["--name=zbd", "--filename=" + nb.dev, "--zonemode=zbd", "--direct=1",
+           "--ioengine=psync", "--rw=write", "--bs=64k", "--size=8m"]
+    try:
+        assert fio_json(job)["jobs"][0]["write"]["total_ios"] == 128
+        wait_idle(nb)
+        tracefs = TraceInstance(nb)
+        st = stat(["-d", nb.name])
+        t = tracer(["snoop", "-j", "-d", nb.name])
+        lat = tracer(["lat", "-j", "-F", "-d", nb.name])
+        before = nb.diskstats()
+        assert fio_json(job)["jobs"][0]["write"]["total_ios"] == 128
+        wait_idle(nb)
+        after = nb.diskstats()
+        recs, _ = json_lines(t.stop())
+        (rep,) = lat_reports(lat)
+        _, reps = st.stop_when_idle(nb)
+        issued = [(rwbs, sector) for ev, rwbs, sector, _ in tracefs.read()
+                  if ev == "block_rq_issue"]
+        doctor = subprocess.run([iolens, "doctor"], capture_output=True, text=True, timeout=60)
+    finally:
+        if tracefs:
+            tracefs.close()
+        nb.close()
+    assert after["w_ios"] - before["w_ios"] == 130
+    resets = [r["sector"] for r in recs if r["op"] == "zone-reset"]
+    assert resets == [0, 8192], recs[:4]
+    assert [s for rwbs, s in issued if rwbs.startswith("N")] == resets, issued[:4]
+    assert sum(r["op"] == "write" for r in recs) == 128
+    by_op = {}
+    for h in rep["histograms"]:
+        by_op[h["op"]] = by_op.get(h["op"], 0) + h["count"]
+    assert by_op == {"zone-reset": 2, "write": 128}, by_op
+    devs = [d for r in reps for d in r["devices"] if d["disk_device"] == nb.name]
+    assert sum(d["ops"]["write"]["ios"] for d in devs) == 130
+    assert sum(d["other_ops"].get("zone-reset", {}).get("ios", 0) for d in devs) == 2
+    assert all(set(d["other_ops"]) <= {"zone-reset"} for d in devs), devs
+    assert {(d["zoned"], d["zone_size_bytes"]) for d in devs} == {("host-managed", 4 << 20)}
+    # A reset has no data: its completion still ends its issue.
+    assert sum(d["completions_missed"] for d in devs) == 0
+    assert re.search(r"zoned %s .*host-managed, zones of 4\.0M " % nb.name, doctor.stdout), \
+        doctor.stdout

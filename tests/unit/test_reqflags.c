@@ -22,20 +22,20 @@ static const struct kop {
 	unsigned int op;
 	int fallback;
 } kops[] = {
-	{ "REQ_OP_READ",           IOLENS_OP_READ,          0 },
-	{ "REQ_OP_WRITE",          IOLENS_OP_WRITE,         1 },
-	{ "REQ_OP_FLUSH",          IOLENS_OP_FLUSH,         2 },
-	{ "REQ_OP_DISCARD",        IOLENS_OP_DISCARD,       3 },
-	{ "REQ_OP_SECURE_ERASE",   IOLENS_OP_SECURE_ERASE,  5 },
-	{ "REQ_OP_ZONE_APPEND",    IOLENS_OP_ZONE,          7 },
-	{ "REQ_OP_WRITE_ZEROES",   IOLENS_OP_WRITE_ZEROES,  9 },
-	{ "REQ_OP_ZONE_OPEN",      IOLENS_OP_ZONE,         11 },
-	{ "REQ_OP_ZONE_CLOSE",     IOLENS_OP_ZONE,         13 },
-	{ "REQ_OP_ZONE_FINISH",    IOLENS_OP_ZONE,         15 },
-	{ "REQ_OP_ZONE_RESET",     IOLENS_OP_ZONE,         17 },
-	{ "REQ_OP_ZONE_RESET_ALL", IOLENS_OP_ZONE,         19 },
-	{ "REQ_OP_DRV_IN",         IOLENS_OP_DRV,          34 },
-	{ "REQ_OP_DRV_OUT",        IOLENS_OP_DRV,          35 },
+	{ "REQ_OP_READ",           IOLENS_OP_READ,            0 },
+	{ "REQ_OP_WRITE",          IOLENS_OP_WRITE,           1 },
+	{ "REQ_OP_FLUSH",          IOLENS_OP_FLUSH,           2 },
+	{ "REQ_OP_DISCARD",        IOLENS_OP_DISCARD,         3 },
+	{ "REQ_OP_SECURE_ERASE",   IOLENS_OP_SECURE_ERASE,    5 },
+	{ "REQ_OP_ZONE_APPEND",    IOLENS_OP_ZONE_APPEND,     7 },
+	{ "REQ_OP_WRITE_ZEROES",   IOLENS_OP_WRITE_ZEROES,    9 },
+	{ "REQ_OP_ZONE_OPEN",      IOLENS_OP_ZONE_OPEN,      11 },
+	{ "REQ_OP_ZONE_CLOSE",     IOLENS_OP_ZONE_CLOSE,     13 },
+	{ "REQ_OP_ZONE_FINISH",    IOLENS_OP_ZONE_FINISH,    15 },
+	{ "REQ_OP_ZONE_RESET",     IOLENS_OP_ZONE_RESET,     17 },
+	{ "REQ_OP_ZONE_RESET_ALL", IOLENS_OP_ZONE_RESET_ALL, 19 },
+	{ "REQ_OP_DRV_IN",         IOLENS_OP_DRV,            34 },
+	{ "REQ_OP_DRV_OUT",        IOLENS_OP_DRV,            35 },
 };
 
 static const struct kflag {
@@ -213,23 +213,29 @@ static void test_op_names(void **state)
 {
 	static const char *const names[IOLENS_OP_NR] = {
 		"read", "write", "flush", "discard", "secure-erase",
-		"write-zeroes", "zone", "drv", "other",
+		"write-zeroes", "zone", "drv", "other", "zone-append",
+		"zone-reset", "zone-reset-all", "zone-open", "zone-close",
+		"zone-finish",
 	};
 
 	(void)state;
 	for (unsigned int op = 0; op < IOLENS_OP_NR; op++) {
 		assert_string_equal(op_name(op), names[op]);
-		assert_int_equal(op_parse(names[op]), op);
+		if (op != IOLENS_OP_ZONE)
+			assert_int_equal(op_parse_mask(names[op]), 1U << op);
 	}
+	/* "zone": the old catch-all and every named zone op. */
+	assert_int_equal(op_parse_mask("zone"), 0x7e00U | 1U << IOLENS_OP_ZONE);
 	assert_string_equal(op_name(IOLENS_OP_NR), "?");
 	assert_string_equal(op_name(255), "?");
 	assert_string_equal(op_name(~0U), "?");
-	assert_int_equal(op_parse(""), -1);
-	assert_int_equal(op_parse("READ"), -1);
-	assert_int_equal(op_parse("rea"), -1);
-	assert_int_equal(op_parse("reads"), -1);
-	assert_int_equal(op_parse("secure_erase"), -1);
-	assert_int_equal(op_parse("?"), -1);
+	assert_int_equal(op_parse_mask(""), 0);
+	assert_int_equal(op_parse_mask("READ"), 0);
+	assert_int_equal(op_parse_mask("rea"), 0);
+	assert_int_equal(op_parse_mask("reads"), 0);
+	assert_int_equal(op_parse_mask("secure_erase"), 0);
+	assert_int_equal(op_parse_mask("zone_reset"), 0);
+	assert_int_equal(op_parse_mask("?"), 0);
 }
 
 static void test_flags_str(void **state)
@@ -294,6 +300,8 @@ static void test_rwbs(void **state)
 	rwbs("DE", IOLENS_OP_SECURE_ERASE, 0);
 	rwbs("N", IOLENS_OP_WRITE_ZEROES, 0);
 	rwbs("N", IOLENS_OP_ZONE, 0);
+	rwbs("N", IOLENS_OP_ZONE_RESET, 0);
+	rwbs("N", IOLENS_OP_ZONE_APPEND, 0);
 	rwbs("N", IOLENS_OP_DRV, 0);
 	rwbs("N", IOLENS_OP_OTHER, 0);
 	rwbs("WS", IOLENS_OP_WRITE, IOLENS_F_SYNC);

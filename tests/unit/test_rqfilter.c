@@ -89,11 +89,19 @@ static void test_op(void **state)
 	assert_int_equal(set(&f, 'O', "read,write-zeroes,zone,drv,other"), 1);
 	assert_int_equal(f.ops, 1U << IOLENS_OP_READ | 1U << IOLENS_OP_WRITE_ZEROES |
 			 1U << IOLENS_OP_ZONE | 1U << IOLENS_OP_DRV |
-			 1U << IOLENS_OP_OTHER);
+			 1U << IOLENS_OP_OTHER | 1U << IOLENS_OP_ZONE_APPEND |
+			 1U << IOLENS_OP_ZONE_RESET | 1U << IOLENS_OP_ZONE_RESET_ALL |
+			 1U << IOLENS_OP_ZONE_OPEN | 1U << IOLENS_OP_ZONE_CLOSE |
+			 1U << IOLENS_OP_ZONE_FINISH);
 	rq.op = IOLENS_OP_OTHER;
 	assert_true(match(&f, &rq));
 	rq.op = IOLENS_OP_WRITE;
 	assert_false(match(&f, &rq));
+
+	/* One zone op by its name. */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(set(&f, 'O', "zone-reset"), 1);
+	assert_int_equal(f.ops, 1U << IOLENS_OP_ZONE_RESET);
 }
 
 static void test_op_bad(void **state)
