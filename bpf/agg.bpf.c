@@ -156,11 +156,11 @@ static __always_inline void rmw_count(struct request *rq, struct task_struct *t)
 {
 	struct iolens_dev_slot *s, *ds;
 	struct iolens_stat *st;
-	__u32 idx;
+	__u32 idx, didx;
 
 	if (!rq_data_read(rq) || !in_buffered_write(t))
 		return;
-	s = slots_of(rq, &idx, &ds);
+	s = slots_of(rq, &idx, &ds, &didx);
 	st = s ? stat_of(idx, IOLENS_SG_READ) : NULL;
 	if (!st)
 		return;
@@ -267,6 +267,7 @@ static __always_inline void watch_drop(struct iolens_dev_slot *ds,
 SEC("tp_btf/block_rq_issue")
 int BPF_PROG(agg_issue, struct request *rq)
 {
+	struct iolens_hwq_stat *hwq;
 	struct iolens_dev_slot *ds;
 	struct where w;
 	__s64 qd;
@@ -303,6 +304,11 @@ int BPF_PROG(agg_issue, struct request *rq)
 	w.st->issues++;
 	w.st->qd_sum += qd;
 	hist_put(&w, IOLENS_H_QD, qd);
+	hwq = hwq_of(rq, &w);
+	if (hwq) {
+		__sync_fetch_and_add(&hwq->issues, 1);
+		__sync_fetch_and_add(&hwq->qd_sum, __sync_fetch_and_add(&hwq->inflight, 1) + 1);
+	}
 	if (!lat_mode()) {
 		age_count(ds, rq->start_time_ns, 1);
 		watch_take(ds, rq, &w);
@@ -324,6 +330,10 @@ int BPF_PROG(agg_requeue, struct request *rq)
 	if (!lat_mode())
 		issue_shape(rq, &w, -1);
 	if (counted(rq)) {
+		struct iolens_hwq_stat *hwq = hwq_of(rq, &w);
+
+		if (hwq)
+			__sync_fetch_and_add(&hwq->inflight, -1);
 		__sync_fetch_and_add(&w.disk->inflight, -1);
 		if (!lat_mode()) {
 			age_count(w.disk, rq->start_time_ns, -1);
@@ -407,9 +417,15 @@ static __always_inline void time_request(struct request *rq,
 	if (start > now)
 		start = 0;
 	if (start) {
+		struct iolens_hwq_stat *hwq = hwq_of(rq, w);
+
 		st->timed++;
 		st->total_ns += now - start;
 		hist_put(w, IOLENS_H_TOTAL, now - start);
+		if (hwq) {
+			__sync_fetch_and_add(&hwq->total_ns, now - start);
+			__sync_fetch_and_add(&hwq->timed, 1);
+		}
 	}
 	if (!issue || issue > now)
 		return;
@@ -572,6 +588,7 @@ SEC("tp_btf/block_rq_complete")
 int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	     unsigned int nr_bytes)
 {
+	struct iolens_hwq_stat *hwq;
 	struct where w;
 	unsigned int len;
 	__u64 bytes = 0;
@@ -588,9 +605,12 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
 	len = rq->__data_len;
+	hwq = hwq_of(rq, &w);
 	if (nr_bytes < len) {
 		label_add(rq, &w, bytes, 0);
 		other_op_add(&w, bytes, 0);
+		if (hwq && bytes)
+			__sync_fetch_and_add(&hwq->bytes, bytes);
 		return 0;
 	}
 	ends = ends_issue(w.op, len);
@@ -598,6 +618,8 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 		struct iolens_dev_slot *ds = w.disk;
 		__u64 since = ds->busy_since;
 
+		if (hwq)
+			__sync_fetch_and_add(&hwq->inflight, -1);
 		/* Read the start of the busy period before leaving it: once
 		 * inflight is 0 an issue elsewhere may start the next. */
 		if (__sync_fetch_and_add(&ds->inflight, -1) - ds->leaked == 1 &&
@@ -614,6 +636,10 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 		w.st->ios += ios;
 		label_add(rq, &w, bytes, ios);
 		other_op_add(&w, bytes, ios);
+		if (hwq && ios) {
+			__sync_fetch_and_add(&hwq->ios, ios);
+			__sync_fetch_and_add(&hwq->bytes, bytes);
+		}
 		if (ios && error) {
 			rq_failed(rq, &w, error, nr_bytes);
 			if (have_io_start)

@@ -251,6 +251,23 @@ struct iolens_op_count {
 	__u64 bytes;		/* as its `bytes` */
 };
 
+/*
+ * With IOLENS_STAT_BY_HWQ: a disk's requests by the hardware queue they
+ * were issued on (rq->mq_hctx->queue_num: an NVMe submission queue, a poll
+ * queue, a null_blk submit queue), map `hwq_stats`, entry disk slot *
+ * IOLENS_HWQ_MAX + queue, one copy for all CPUs (atomic adds).
+ */
+#define IOLENS_HWQ_MAX	64
+struct iolens_hwq_stat {
+	__s64 inflight;		/* issued minus completed (counted ones) */
+	__u64 issues;		/* issues counted */
+	__u64 qd_sum;		/* sum of this queue's in flight at them */
+	__u64 ios;		/* as `ios` of struct iolens_stat */
+	__u64 bytes;		/* as its `bytes` */
+	__u64 total_ns;		/* as its `total_ns`, over `timed` */
+	__u64 timed;
+};
+
 /* Per-CPU counters of the aggregation (map `stat_counters`). */
 struct iolens_stat_counters {
 	__u64 no_slot;		/* events of devices beyond the slot table */
@@ -259,6 +276,9 @@ struct iolens_stat_counters {
 	__u64 no_fail_key;	/* failures full: not split by status */
 	__u64 no_fail_mark;	/* a failure's time went to the histograms:
 				 * no room to mark it for block_io_done */
+	__u64 no_hwq;		/* with IOLENS_STAT_BY_HWQ: events of requests
+				 * of no hardware queue, or one beyond
+				 * IOLENS_HWQ_MAX */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */
@@ -275,6 +295,7 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_RMW		(1U << 7)	/* count rmw_reads */
 #define IOLENS_STAT_LABEL_COMM	(1U << 8)	/* label_counts by comm */
 #define IOLENS_STAT_LABEL_CGROUP (1U << 9)	/* label_counts by cgroup */
+#define IOLENS_STAT_BY_HWQ	(1U << 10)	/* hwq_stats */
 
 /* Read-only configuration of agg.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8

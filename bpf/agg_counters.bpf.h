@@ -92,6 +92,14 @@ struct {
 	__type(value, struct iolens_op_count);
 } other_ops SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);		/* nslots * IOLENS_HWQ_MAX with BY_HWQ */
+	__type(key, __u32);
+	__type(value, struct iolens_hwq_stat);
+} hwq_stats SEC(".maps");
+
 /* Failed requests by status (struct iolens_fail_key). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -179,17 +187,19 @@ static __always_inline struct iolens_dev_slot *slot_find(__u32 dev, __u32 *idx)
  */
 static __always_inline struct iolens_dev_slot *slots_of(struct request *rq,
 							__u32 *idx,
-							struct iolens_dev_slot **disk_slot)
+							struct iolens_dev_slot **disk_slot,
+							__u32 *didx)
 {
 	struct iolens_dev_slot *s;
-	__u32 disk, dev = rq_dev(rq, &disk), didx;
+	__u32 disk, dev = rq_dev(rq, &disk);
 
 	if (!rq_in(cfg.dev, cfg.ndev, rq, disk))
 		return NULL;
 	s = slot_find(dev, idx);
 	*disk_slot = s;
+	*didx = *idx;
 	if (s && dev != disk)
-		*disk_slot = slot_find(disk, &didx);
+		*disk_slot = slot_find(disk, didx);
 	return *disk_slot ? s : NULL;
 }
 
@@ -224,6 +234,7 @@ struct where {
 	struct iolens_dev_slot *dev;	/* slot `slot` */
 	struct iolens_dev_slot *disk;	/* its whole disk's: queue depth,
 					 * busy time */
+	__u32 disk_slot;		/* the index of `disk` */
 };
 
 /* The submitter recorded for a request, with OWNED flags. */
@@ -258,13 +269,40 @@ static __always_inline void other_op_add(const struct where *w, __u64 bytes,
 		__sync_fetch_and_add(&c->bytes, bytes);
 }
 
+/* The figures of the hardware queue `rq` was issued on, with BY_HWQ;
+ * NULL (counted) if it has none or one beyond the table. */
+static __always_inline struct iolens_hwq_stat *hwq_of(struct request *rq,
+						      const struct where *w)
+{
+	struct iolens_stat_counters *lost;
+	struct blk_mq_hw_ctx *hctx;
+	__u32 q = IOLENS_HWQ_MAX, idx;
+
+	if (!(cfg.flags & IOLENS_STAT_BY_HWQ))
+		return NULL;
+	/* rq->mq_hctx since Linux 5.0; set from allocation to the end. */
+	if (bpf_core_field_exists(rq->mq_hctx)) {
+		hctx = rq->mq_hctx;
+		if (hctx)
+			q = hctx->queue_num;
+	}
+	if (q < IOLENS_HWQ_MAX) {
+		idx = w->disk_slot * IOLENS_HWQ_MAX + q;
+		return bpf_map_lookup_elem(&hwq_stats, &idx);
+	}
+	lost = losses();
+	if (lost)
+		lost->no_hwq++;
+	return NULL;
+}
+
 /* Where a request's event goes, into *w (the owner only when filtering by
  * submitter); false if it is not wanted. */
 static __always_inline bool counters_of(struct request *rq, struct where *w)
 {
 	__u32 cmd;
 
-	w->dev = slots_of(rq, &w->slot, &w->disk);
+	w->dev = slots_of(rq, &w->slot, &w->disk, &w->disk_slot);
 	if (!w->dev)
 		return false;
 	cmd = rq->cmd_flags;

@@ -16,6 +16,7 @@
 struct stat_opts {
 	struct agg_cmd_opts a;	/* no INTERVAL: one report since boot */
 	bool partitions, skip_boot, active_only, human, stack, names;
+	bool by_hwq;		/* --by hwq: a line per hardware queue */
 	__u64 stuck_ns;		/* a warning for a request in flight this
 				 * long; 0: none */
 };

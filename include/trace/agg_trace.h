@@ -41,6 +41,7 @@ struct agg_trace_opts {
 	bool lat;
 	bool by_proc;		/* histograms per submitting process */
 	bool by_flags;		/* histograms per request flags */
+	bool by_hwq;		/* a disk's figures per hardware queue */
 	/* Only these submitters' requests; NULL or empty: all. */
 	const struct iolens_proc_filter *proc;
 	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */
@@ -97,6 +98,10 @@ struct agg_dev {
 	/* Of op[]'s ios and bytes, those of ops that are not their group's
 	 * own, by the kernel's op (struct iolens_op_count). */
 	struct iolens_op_count other_ops[IOLENS_KOPS];
+	/* With by_hwq, a disk's: its figures by hardware queue, IOLENS_HWQ_MAX
+	 * of them (inflight at the read, the rest over the interval); else
+	 * NULL. */
+	struct iolens_hwq_stat *hwq;
 	/* Histograms of the kinds asked for, NULL for the others, and how
 	 * many values each holds (to skip the empty ones). */
 	__u64 *hist[IOLENS_SG_NR][IOLENS_H_NR];
@@ -134,6 +139,9 @@ bool agg_dev_busy_unknown(const struct agg_dev *d);
 
 int agg_trace_nslots(const struct agg_trace *st);
 
+/* Whether it keeps figures by hardware queue (agg_dev.hwq). */
+bool agg_trace_by_hwq(const struct agg_trace *st);
+
 /* Slot `i` over the last interval; NULL if no device holds it. */
 const struct agg_dev *agg_trace_dev(const struct agg_trace *st, int i);
 
@@ -165,6 +173,11 @@ void agg_dev_zero(struct agg_dev *d);
 /* dst += src: counters, busy time, missed completions, io_ticks and
  * histograms. */
 void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src);
+/* The counters of CPUs summed (v: ncpu of them), and a - b. */
+void agg_stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
+		  int ncpu);
+void agg_stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
+		  const struct iolens_stat *b);
 /* d->other_ops from the map's counts `now` of its slot, since `prev`,
  * which becomes `now`. */
 void agg_dev_other_ops(struct agg_dev *d, struct iolens_op_count *prev,

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `iolens stat`'s options, parsed into a struct stat_opts for stat_run()
  * (src/stat/). */
+#include <string.h>
 #include "cli/commands.h"
 #include "cli/filters.h"
+#include "lib/log.h"
 #include "stat/stat.h"
 
 #define OPTS struct stat_opts
 
-enum { OPT_STUCK = CLI_LONG };
+enum { OPT_STUCK = CLI_LONG, OPT_BY };
+
+/* --by: what a disk's line is split by besides ops. */
+static int set_by(void *at, const char *arg, const char *cmd)
+{
+	if (strcmp(arg, "hwq"))
+		return usage_err(cmd, "bad --by '%s': hwq (a line per hardware queue of each disk)", arg);
+	*(bool *)at = true;
+	return 0;
+}
 
 static const struct cli_opt opts[] = {
 	CLI_AGG_DEV(OPTS),
@@ -23,6 +34,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
 	CLI_OPT(OPT_STUCK, "stuck", "TIME", "warn of a request in flight this long (default 5s;\n0 never)",
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
+	CLI_OPT(OPT_BY, "by", "hwq", "also a line per hardware queue of each disk (an NVMe\nsubmission or poll queue): requests, await, depth",
+		CLI_CALL(OPTS, by_hwq, set_by)),
 	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };

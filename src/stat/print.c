@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "stat/hwq.h"
 #include "stat/print.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
@@ -464,6 +465,8 @@ static void json_row(struct json *j, const struct stat_row *r, double secs,
 		json_ops(j, r, st);
 		if (!r->bio_based)
 			json_other_ops(j, r->d);
+		if (st && agg_trace_by_hwq(st))
+			stat_hwq_json(j, r, secs);
 	}
 	json_obj_close(j);
 }
@@ -500,6 +503,8 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 			json_u64(&j, "failures_not_by_status", lost.no_fail_key);
 			json_u64(&j, "failures_timed_as_successes", lost.no_fail_mark);
+			if (agg_trace_by_hwq(st))
+				json_u64(&j, "hwq_unknown_events", lost.no_hwq);
 		}
 		json_obj_close(&j);
 		json_newline(&j);
@@ -520,6 +525,8 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 		else if (n) {
 			printf("\n");
 			print_extras(rows, n, st);
+			if (st && agg_trace_by_hwq(st))
+				stat_hwq_print(rows, n, secs);
 		}
 		printf("\n");
 	}

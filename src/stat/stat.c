@@ -414,7 +414,7 @@ static int run(const struct stat_opts *o)
 {
 	struct agg_trace_opts so = {
 		.devs = o->a.devs, .ndev = o->a.ndev, .partitions = o->partitions,
-		.own_clock = o->a.own_clock,
+		.own_clock = o->a.own_clock, .by_hwq = o->by_hwq,
 		.kinds = AGG_KINDS_STAT,
 		.proc = &o->a.proc,
 	};

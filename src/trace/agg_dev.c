@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "lib/hist.h"
 #include "lib/sanitize.h"
+#include "trace/agg_hwq.h"
 #include "trace/agg_trace.h"
 #include "trace/reqflags.h"
 
@@ -15,6 +16,29 @@
  * missed completion ends no busy period, so it shows beyond that.
  */
 #define JIFFY_MAX_NS 10000000ULL
+
+void agg_stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
+		  int ncpu)
+{
+	const __u64 *src = (const __u64 *)v;
+	__u64 *d = (__u64 *)dst;
+	size_t n = sizeof(*v) / sizeof(__u64);
+
+	memset(dst, 0, sizeof(*dst));
+	for (int c = 0; c < ncpu; c++)
+		for (size_t i = 0; i < n; i++)
+			d[i] += src[c * n + i];
+}
+
+void agg_stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
+		  const struct iolens_stat *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 *r = (__u64 *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
+		r[i] = x[i] - y[i];
+}
 
 bool agg_dev_busy_unknown(const struct agg_dev *d)
 {
@@ -31,6 +55,8 @@ void agg_dev_zero(struct agg_dev *d)
 	memset(d->hist_n, 0, sizeof(d->hist_n));
 	memset(d->op, 0, sizeof(d->op));
 	memset(d->other_ops, 0, sizeof(d->other_ops));
+	if (d->hwq)
+		memset(d->hwq, 0, IOLENS_HWQ_MAX * sizeof(*d->hwq));
 	d->busy_ns = 0;
 	d->missed = 0;
 	d->io_ticks_ns = 0;
@@ -64,6 +90,8 @@ void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src)
 		dst->other_ops[k].ios += src->other_ops[k].ios;
 		dst->other_ops[k].bytes += src->other_ops[k].bytes;
 	}
+	if (dst->hwq && src->hwq)
+		agg_hwq_add(dst->hwq, src->hwq);
 	dst->bio_based |= src->bio_based;
 	if (src->oldest_ns > dst->oldest_ns)
 		dst->oldest_ns = src->oldest_ns;
@@ -124,5 +152,6 @@ void agg_dev_free(struct agg_dev *d)
 	if (!d)
 		return;
 	free(d->hist_mem);
+	free(d->hwq);
 	free(d);
 }

@@ -25,6 +25,7 @@
 #include "trace/tracer.h"
 #include "trace/agg_keyed.h"
 #include "trace/agg_fail.h"
+#include "trace/agg_hwq.h"
 #include "trace/agg_inflight.h"
 
 #define NPROGS 7
@@ -60,6 +61,7 @@ struct slot_state {
 	bool stat_open;
 	struct agg_inflight_base inflight;	/* of missed completions */
 	struct iolens_op_count ops[IOLENS_KOPS];	/* at last read */
+	struct iolens_hwq_stat *hwq;		/* at last read, with by_hwq */
 };
 
 struct agg_trace {
@@ -75,6 +77,8 @@ struct agg_trace {
 	volatile struct iolens_dev_slot *slots;	/* mmap of `devs` */
 	const volatile struct iolens_op_count *ops;	/* mmap of `other_ops` */
 	size_t ops_len;
+	const volatile struct iolens_hwq_stat *hwq;	/* mmap of `hwq_stats` */
+	size_t hwq_len;
 	size_t slots_len;
 	const volatile char *hists;	/* mmap of `hists` */
 	size_t hists_len;
@@ -162,6 +166,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 		     (o->by_flags ? IOLENS_STAT_BY_FLAGS : 0) |
 		     (filtered(o) ? IOLENS_STAT_PROC_FILTER : 0) |
 		     (o->rmw && IOLENS_RMW_COUNTED ? IOLENS_STAT_RMW : 0) |
+		     (o->by_hwq ? IOLENS_STAT_BY_HWQ : 0) |
 		     (o->labels & (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP));
 	if (filtered(o))
 		cfg->proc = *o->proc;
@@ -189,6 +194,9 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 					      st->nslots * IOLENS_SG_NR);
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.other_ops,
 					      st->nslots * IOLENS_KOPS);
+	if (!err && o->by_hwq)
+		err = bpf_map__set_max_entries(st->skel->maps.hwq_stats,
+					       st->nslots * IOLENS_HWQ_MAX);
 	st->split = o->by_proc || o->by_flags;
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
@@ -307,6 +315,8 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	st->hstride = (sizeof(struct iolens_hist) + 7) & ~7UL;
 	if (!err)
 		st->ops = mapmem_mmap(st->skel->maps.other_ops, PROT_READ, &st->ops_len, &err);
+	if (!err && o->by_hwq)
+		st->hwq = mapmem_mmap(st->skel->maps.hwq_stats, PROT_READ, &st->hwq_len, &err);
 	if (!err)
 		st->hists = mapmem_mmap(st->skel->maps.hists, PROT_READ, &st->hists_len, &err);
 	if (!err && !st->split)
@@ -347,29 +357,6 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	st->nds0 = diskstats_read(&st->ds0);
 	st->filtered = filtered(o);
 	return st;
-}
-
-static void stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
-		     int ncpu)
-{
-	const __u64 *src = (const __u64 *)v;
-	__u64 *d = (__u64 *)dst;
-	size_t n = sizeof(*v) / sizeof(__u64);
-
-	memset(dst, 0, sizeof(*dst));
-	for (int c = 0; c < ncpu; c++)
-		for (size_t i = 0; i < n; i++)
-			d[i] += src[c * n + i];
-}
-
-static void stat_sub(struct iolens_stat *d, const struct iolens_stat *a,
-		     const struct iolens_stat *b)
-{
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
-	__u64 *r = (__u64 *)d;
-
-	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		r[i] = x[i] - y[i];
 }
 
 /* Differences of one histogram's 32-bit counts since the last read into
@@ -442,7 +429,7 @@ static int read_slot(struct agg_trace *st, int s)
 
 		if (bpf_map_lookup_elem(sfd, &key, st->buf))
 			return -errno;
-		stat_sum(&sum[g], st->buf, st->ncpu);
+		agg_stat_sum(&sum[g], st->buf, st->ncpu);
 	}
 	if (!p->seen) {
 		struct dev_info info;
@@ -491,6 +478,8 @@ static int read_slot(struct agg_trace *st, int s)
 	p->busy_periods += d->busy_periods;
 	agg_inflight_ages(&p->inflight, ds, now, d);
 	agg_dev_other_ops(d, p->ops, st->ops + (size_t)s * IOLENS_KOPS);
+	if (st->hwq && agg_hwq_delta(d, &p->hwq, st->hwq + (size_t)s * IOLENS_HWQ_MAX))
+		return -ENOMEM;
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
 
@@ -502,7 +491,7 @@ static int read_slot(struct agg_trace *st, int s)
 		bool idle = !memcmp(&sum[g], &p->sum[g], sizeof(sum[g]));
 
 		p->hist_read[g] = !idle && !st->split;
-		stat_sub(&d->op[g], &sum[g], &p->sum[g]);
+		agg_stat_sub(&d->op[g], &sum[g], &p->sum[g]);
 		p->sum[g] = sum[g];
 		for (int k = 0; k < st->nkinds && !st->split; k++) {
 			int kind = st->kind_of[k];
@@ -651,6 +640,11 @@ double agg_trace_interval_s(const struct agg_trace *st)
 	return (st->read_ns - st->prev_read_ns) / 1e9;
 }
 
+bool agg_trace_by_hwq(const struct agg_trace *st)
+{
+	return st->hwq;
+}
+
 int agg_trace_nslots(const struct agg_trace *st)
 {
 	return st->nslots;
@@ -724,8 +718,9 @@ struct agg_dev *agg_dev_new(const struct agg_trace *st)
 {
 	struct agg_dev *d = calloc(1, sizeof(*d));
 
-	if (d && agg_dev_init(st, d)) {
-		free(d);
+	if (d && (agg_dev_init(st, d) ||
+		  (st->hwq && !(d->hwq = calloc(IOLENS_HWQ_MAX, sizeof(*d->hwq)))))) {
+		agg_dev_free(d);
 		d = NULL;
 	}
 	return d;
@@ -753,6 +748,8 @@ void agg_trace_stop(struct agg_trace *st)
 		munmap((void *)st->slots, st->slots_len);
 	if (st->ops)
 		munmap((void *)st->ops, st->ops_len);
+	if (st->hwq)
+		munmap((void *)st->hwq, st->hwq_len);
 	if (st->hists)
 		munmap((void *)st->hists, st->hists_len);
 	if (st->pend)
@@ -761,10 +758,14 @@ void agg_trace_stop(struct agg_trace *st)
 	for (int s = 0; s < st->nslots; s++) {
 		if (st->prev && st->prev[s].stat_open)
 			close(st->prev[s].stat_fd);
-		if (st->prev)
+		if (st->prev) {
 			free(st->prev[s].raw);
-		if (st->cur)
+			free(st->prev[s].hwq);
+		}
+		if (st->cur) {
 			free(st->cur[s].hist_mem);
+			free(st->cur[s].hwq);
+		}
 	}
 	keyed_set_free(st->keyed);
 	fail_set_free(st->fails);

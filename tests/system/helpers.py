@@ -1171,3 +1171,62 @@ def row_of(screen, pid):
         if f and f[0] == str(pid):
             return f
     return None
+
+
+# check: `iolens check -j` around a load, and its findings.
+
+class Check:
+    """`iolens check -j ARGS` in the background, started once attached."""
+
+    def __init__(self, args):
+        self.proc = subprocess.Popen([IOLENS, "check", "-j"] + args,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        line = line_of(self.proc)
+        assert line.startswith("Checking writes"), line + self.proc.stderr.read()
+
+    def stop(self):
+        """Its report, and its exit code."""
+        self.proc.send_signal(signal.SIGINT)
+        out, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode in (0, 1), err
+        return json.loads(out), self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def finding(report, name):
+    return next(f for f in report["findings"] if f["check"] == name)
+
+
+def offender(f, pid):
+    """The offender rows of process `pid` summed: (count, bytes, files)."""
+    rows = [o for o in f["offenders"] if o["pid"] == pid]
+    return (sum(o["count"] for o in rows), sum(o["bytes"] for o in rows),
+            {o["file"] for o in rows})
+
+
+def load_job(args):
+    """iolens load as a separate process: (its pid, its fio JSON)."""
+    p = subprocess.Popen([IOLENS, "load", "--name=w", "--ioengine=psync",
+                          "--output-format=json"] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    return p.pid, json.loads(out)["jobs"][0]
+
+
+def checked(check_args, load_args, lo=None):
+    """check running around one load: (report, exit code, load pid, job)."""
+    ck = Check(check_args)
+    try:
+        pid, job = load_job(load_args)
+        if lo:
+            wait_idle(lo)
+        rep, rc = ck.stop()
+    finally:
+        ck.kill()
+    return rep, rc, pid, job

@@ -4,6 +4,7 @@ against iostat's way of computing aqu-sz and %util from them."""
 import gzip
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -60,6 +61,46 @@ def test_stat_counts_equal_diskstats(iolens, loop):
         for op, p in OPS.items():
             if op != "flush":
                 assert t[op]["bytes"] == delta[p + "_sectors"] * 512, (op, t[op], delta)
+
+
+@pytest.mark.fast
+def test_stat_by_hwq_adds_up_to_the_disk(iolens, loop):
+    """--by hwq: the loop device's one hardware queue holds every request
+    and byte the disk's line counts (reads, writes, a flush), with a depth
+    and an await; in text, a line for it under the table."""
+    st = Stat(iolens, ["--by", "hwq", "-d", loop.name])
+    text = subprocess.Popen([iolens, "stat", "-y", "--by", "hwq", "-d", loop.name, "1", "1"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.3)
+        io = DirectIO(loop.dev)
+        for i in range(30):
+            io.read(i * 8192, 4096)
+        for i in range(20):
+            io.write((1 << 20) + i * 65536, 8192)
+        os.fsync(io.fd)
+        io.close()
+        d1, reps = st.stop_when_idle(loop)
+        out, _ = text.communicate(timeout=30)
+    finally:
+        st.kill()
+        if text.poll() is None:
+            text.kill()
+    disk = {"ios": 0, "bytes": 0}
+    q = dict(disk)
+    for r in reps:
+        assert r["hwq_unknown_events"] == 0
+        for d in r["devices"]:
+            if d["disk_device"] != loop.name:
+                continue
+            for k in disk:
+                disk[k] += sum(d["ops"][op][k] for op in OPS)
+            for h in d["hwq"]:
+                assert h["queue"] == 0 and h["qd_avg"] >= 1 and h["await"] > 0, h
+                for k in q:
+                    q[k] += h[k]
+    assert q == disk and disk["ios"] >= 51, (q, disk)
+    assert re.search(r"^Device +hwq +r\+w/s .*\n%s +0 " % re.escape(loop.name), out, re.M), out
 
 
 def jiffy():
