@@ -36,6 +36,7 @@ struct page_col {
 	__u64 bytes[PAGE_NOPS];
 	__u64 qd_sum, qd_n;		/* in flight at issue */
 	__u32 qd_max;
+	__u32 failed;			/* of n[]: ended with an error status */
 };
 
 /* The offsets (sectors) a disk's requests with data completed at, per
@@ -48,7 +49,9 @@ struct page_offsets {
 struct page_dev {
 	__u32 dev;
 	__u64 requests, bytes, unseen;	/* unseen: no completion */
-	__u64 total_ns, timed;		/* total latencies, where both ends seen */
+	__u64 failed;			/* ended with an error status */
+	__u64 total_ns, timed;		/* total latencies of successes, where
+					 * both ends seen */
 	struct rqsum sum;		/* latencies, queue depth */
 	struct page_offsets *off;	/* the first PAGE_ODEVS disks only */
 };
@@ -70,6 +73,8 @@ struct page_table {
 	struct page_who others;		/* what did not fit */
 };
 
+#define PAGE_FAILS	100
+
 struct page {
 	__u64 t0;			/* CLOCK_MONOTONIC of time 0 (the header's) */
 	__u64 width;			/* of a time bin, ns */
@@ -83,6 +88,12 @@ struct page {
 	__u64 requests, bytes, unseen;
 	__u64 size_n;
 	struct page_table who, cgroups;
+	/* Requests that ended with an error status: in the counts, not in
+	 * the latencies (a failure's time is not a success's); the first
+	 * PAGE_FAILS of them listed. */
+	__u64 failed;
+	struct iolens_rq fails[PAGE_FAILS];
+	int nfails;
 };
 
 /* A page with time 0 at `t0`; NULL if out of memory. */

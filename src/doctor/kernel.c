@@ -288,6 +288,10 @@ static void check_structs(struct doctor *d)
 	check_member(d, "request", "io_start_time_ns", ST_FALLBACK,
 		     "queue/device split from the request itself (stat/lat)",
 		     "per-request map fallback");
+	/* rq->mq_hctx since Linux 5.0. */
+	check_member(d, "request", "mq_hctx", ST_MISSING,
+		     "stat --by hwq: requests by hardware queue",
+		     "stat --by hwq counts every request as of no queue");
 	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
 	check_member(d, "bio", "bi_blkg", ST_MISSING,
 		     "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",

@@ -21,6 +21,8 @@
 #define TIB		1099511627776.0	/* byte axes step in TiB, GiB, ... */
 
 static const char *const op_color[PAGE_NOPS] = { "#1f77b4", "#ff7f0e", "#7f7f7f" };
+#define FAIL_COLOR "#d62728"
+
 /* Counts in a heat map cell, by level (log scale): light to dark. */
 static const char *const heat[] = {
 	"#ffffcc", "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a",
@@ -248,13 +250,24 @@ static void rates(FILE *f, const struct page *p, const struct chart_env *e, bool
 		}
 	svg_begin(&s, f, W, H, e->standalone, bytes ? "Throughput over time" : "IOPS over time",
 		  bytes ? "Bytes of the requests that completed in each time bin, per second, by op." :
-			  "Requests that completed in each time bin, per second, by op.");
+			  "Requests that completed in each time bin, per second, by op (dashed red: "
+			  "of them, those that failed).");
 	svg_time_axis(&s, secs_of(p));
 	svg_y_axis(&s, max > 0 ? max * 1.05 : 1, bytes ? TIB : 1,
 		   bytes ? "throughput" : "requests/s", bytes ? fmt_rate : fmt_count);
 	for (int o = 0; o < PAGE_NOPS; o++) {
 		svg_legend(&s, o, op_color[o], page_op_names[o]);
 		polyline(f, &s, p, v[o], max > 0 ? max * 1.05 : 1, op_color[o], NULL);
+	}
+	/* Failed requests (of those above), where there were any: a red line
+	 * that is impossible to miss. */
+	if (!bytes && p->failed) {
+		double fails[PAGE_TBINS];
+
+		for (int i = 0; i < p->nbins; i++)
+			fails[i] = p->col[i].failed / bin_secs(p, i);
+		svg_legend(&s, PAGE_NOPS, FAIL_COLOR, "failed");
+		polyline(f, &s, p, fails, max > 0 ? max * 1.05 : 1, FAIL_COLOR, "2 2");
 	}
 	svg_end(&s);
 }

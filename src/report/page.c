@@ -83,6 +83,7 @@ static void widen(struct page *p)
 			c.qd_sum = a->qd_sum + b->qd_sum;
 			c.qd_n = a->qd_n + b->qd_n;
 			c.qd_max = a->qd_max > b->qd_max ? a->qd_max : b->qd_max;
+			c.failed = a->failed + b->failed;
 		}
 		p->col[i] = c;
 	}
@@ -201,6 +202,7 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 	enum page_op op = op_of(rq);
 	__u64 total = rq->ts_start && rq->ts_complete && rq->ts_complete >= rq->ts_start ?
 		      rq->ts_complete - rq->ts_start : 0;
+	bool failed = rq->status;
 	struct page_col *c;
 	int bin;
 
@@ -210,8 +212,17 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 	p->bytes += rq->bytes;
 	d->requests++;
 	d->bytes += rq->bytes;
-	rqsum_add(&p->sum, rq);
-	rqsum_add(&d->sum, rq);
+	if (failed) {
+		p->failed++;
+		d->failed++;
+		if (p->nfails < PAGE_FAILS)
+			p->fails[p->nfails++] = *rq;
+		/* Its time is not a success's latency. */
+		total = 0;
+	} else {
+		rqsum_add(&p->sum, rq);
+		rqsum_add(&d->sum, rq);
+	}
 	if (rq->bytes) {
 		p->size[hist_index(rq->bytes)]++;
 		p->size_n++;
@@ -239,9 +250,10 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 	c = &p->col[bin];
 	c->n[op]++;
 	c->bytes[op] += rq->bytes;
+	c->failed += failed;
 	if (total)
 		c->lat[0][page_lrow(total)]++;
-	if (rq->ts_issue && rq->ts_complete >= rq->ts_issue)
+	if (!failed && rq->ts_issue && rq->ts_complete >= rq->ts_issue)
 		c->lat[1][page_lrow(rq->ts_complete - rq->ts_issue)]++;
 	if (rq->qd) {
 		c->qd_sum += rq->qd;

@@ -14,6 +14,7 @@
 #include "lib/units.h"
 #include "report/report_html.h"
 #include "report/svg.h"
+#include "trace/reqflags.h"
 
 struct html {
 	FILE *f;
@@ -122,15 +123,19 @@ static void summary(struct html *h, const struct html_facts *x,
 		p->requests < x->total ? " (the filters kept these)" : "", b);
 	fprintf(f, "<tr><th>records lost</th><td>%llu%s</td></tr>\n"
 		"<tr><th>requests not tracked</th><td>%llu%s</td></tr>\n"
-		"<tr><th>without completion</th><td>%llu%s</td></tr></table>\n",
+		"<tr><th>without completion</th><td>%llu%s</td></tr>\n",
 		(unsigned long long)x->lost, x->lost ? " (ring buffer full: these requests are in no "
 		"chart)" : "", (unsigned long long)x->untracked,
 		x->untracked ? " (request table full: their start is unknown)" : "",
 		(unsigned long long)p->unseen,
 		p->unseen ? " (in flight at the end: counted, drawn in no chart over time)" : "");
+	fprintf(f, "<tr><th>failed</th><td%s>%llu%s</td></tr></table>\n",
+		p->failed ? " class=\"warn\"" : "", (unsigned long long)p->failed,
+		p->failed ? " (ended with an error status: in the counts and IOPS, in no latency; "
+		"listed below)" : "");
 	fputs("<table><tr><th>device</th><th>requests</th><th>bytes</th><th>mean latency</th>"
 	      "<th>p50</th><th>p99</th><th>p99.9</th><th>mean queue depth</th>"
-	      "<th>without completion</th></tr>\n", f);
+	      "<th>without completion</th><th>failed</th></tr>\n", f);
 	for (int i = 0; i < p->ndev; i++) {
 		const struct page_dev *d = &p->devs[i];
 
@@ -148,7 +153,45 @@ static void summary(struct html *h, const struct html_facts *x,
 			fprintf(f, "<td>%.2f</td>", (double)d->sum.qd_sum / d->sum.qd_n);
 		else
 			fputs("<td>-</td>", f);
-		fprintf(f, "<td>%llu</td></tr>\n", (unsigned long long)d->unseen);
+		fprintf(f, "<td>%llu</td><td>%llu</td></tr>\n", (unsigned long long)d->unseen,
+			(unsigned long long)d->failed);
+	}
+	fputs("</table>\n", f);
+}
+
+/* A failed request's comm, NUL-terminated. */
+static const char *comm_of(const struct iolens_rq *rq, char *buf)
+{
+	memcpy(buf, rq->comm, IOLENS_COMM_LEN);
+	buf[IOLENS_COMM_LEN] = '\0';
+	return buf;
+}
+
+/* The first failed requests, as a table. */
+static void failures(struct html *h, const char *(*dev_name)(void *ctx, __u32 dev),
+		     void *ctx)
+{
+	const struct page *p = h->p;
+	char comm[IOLENS_COMM_LEN + 1];
+	FILE *f = h->f;
+
+	if (!p->failed)
+		return;
+	fprintf(f, "<h2>Failed requests</h2>\n<p class=\"warn\">%llu requests ended with an "
+		"error status; the first %d:</p>\n<table><tr><th>completed (s)</th><th>device</th>"
+		"<th>op</th><th>sector</th><th>bytes</th><th>status</th><th>pid</th>"
+		"<th>command</th></tr>\n", (unsigned long long)p->failed, p->nfails);
+	for (int i = 0; i < p->nfails; i++) {
+		const struct iolens_rq *rq = &p->fails[i];
+
+		fprintf(f, "<tr><td>%.6f</td><td>", rq->ts_complete > p->t0 ?
+			(rq->ts_complete - p->t0) / 1e9 : 0.0);
+		svg_esc(f, dev_name(ctx, rq->dev));
+		fprintf(f, "</td><td>%s</td><td>%llu</td><td>%u</td><td>%s</td><td>%u</td><td>",
+			op_name(rq->op), (unsigned long long)rq->sector, rq->bytes,
+			blk_status_name(rq->status), rq->pid);
+		svg_esc(f, comm_of(rq, comm));
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
@@ -212,6 +255,29 @@ static void json_who(struct json *j, const char *key, const struct page_table *t
 	json_u64(j, cgroups ? "cgroups_others" : "submitters_others", t->others.requests);
 }
 
+static void json_fails(struct json *j, const struct page *p,
+		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
+{
+	char comm[IOLENS_COMM_LEN + 1];
+
+	json_arr_open(j, "failures");
+	for (int i = 0; i < p->nfails; i++) {
+		const struct iolens_rq *rq = &p->fails[i];
+
+		json_obj_open(j, NULL);
+		json_u64(j, "complete_ns", rq->ts_complete);
+		json_str(j, "device", dev_name(ctx, rq->dev));
+		json_str(j, "op", op_name(rq->op));
+		json_u64(j, "sector", rq->sector);
+		json_u64(j, "bytes", rq->bytes);
+		json_str(j, "status", blk_status_name(rq->status));
+		json_u64(j, "pid", rq->pid);
+		json_str(j, "comm", comm_of(rq, comm));
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 static void write_json(struct json *j, const struct page *p,
 		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
 {
@@ -222,6 +288,12 @@ static void write_json(struct json *j, const struct page *p,
 	json_u64(j, "requests", p->requests);
 	json_u64(j, "bytes", p->bytes);
 	json_u64(j, "unseen", p->unseen);
+	json_u64(j, "failed", p->failed);
+	json_arr_open(j, "failed_per_bin");
+	for (int i = 0; i < p->nbins; i++)
+		json_u64(j, NULL, p->col[i].failed);
+	json_arr_close(j);
+	json_fails(j, p, dev_name, ctx);
 	json_arr_open(j, "ops");
 	for (int o = 0; o < PAGE_NOPS; o++)
 		json_str(j, NULL, page_op_names[o]);
@@ -296,6 +368,7 @@ static void write_json(struct json *j, const struct page *p,
 		json_u64(j, "requests", p->devs[d].requests);
 		json_u64(j, "bytes", p->devs[d].bytes);
 		json_u64(j, "unseen", p->devs[d].unseen);
+		json_u64(j, "failed", p->devs[d].failed);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
@@ -349,6 +422,7 @@ void html_end(struct html *h, const struct html_facts *facts,
 	svg_esc(f, facts->path);
 	fprintf(f, "</title>\n<style>%s</style>\n</head><body>\n<h1>iolens report</h1>\n", css);
 	summary(h, facts, dev_name, ctx);
+	failures(h, dev_name, ctx);
 	for (int i = 0; i < ncharts; i++) {
 		if (!section || strcmp(section, charts[i].section)) {
 			section = charts[i].section;

@@ -1230,3 +1230,10 @@ def checked(check_args, load_args, lo=None):
     finally:
         ck.kill()
     return rep, rc, pid, job
+
+
+def page_data(html):
+    """The numbers an HTML report was drawn from (its JSON, id iolens-data)."""
+    m = re.search(r'<script type="application/json" id="iolens-data">(.*?)</script>', html, re.S)
+    assert m, "no data in the page"
+    return json.loads(m.group(1))

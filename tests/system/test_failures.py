@@ -9,7 +9,8 @@ import os
 import subprocess
 import time
 
-from helpers import IOLENS, json_lines, line_of, need, run, samples, value, wait_idle
+from helpers import (IOLENS, json_lines, line_of, need, page_data, run, samples, value,
+                     wait_idle)
 
 MIB = 1 << 20
 N = 20
@@ -142,6 +143,22 @@ def test_snoop_and_report_keep_only_failures(iolens, faulty, tracer, tmp_path):
     r = run(["report", path])
     assert "%d of %d requests shown" % (2 * N, 2 * N) in r.stdout
     assert "%d of them FAILED" % N in r.stdout
+    # The HTML page: failures counted per bin and listed, out of the
+    # latency heat maps, drawn in the IOPS chart.
+    page = str(tmp_path / "f.html")
+    r = run(["report", "-f", "html", "-o", page, path])
+    assert r.returncode == 0, r.stderr
+    with open(page) as f:
+        html = f.read()
+    data = page_data(html)
+    assert data["failed"] == sum(data["failed_per_bin"]) == N
+    assert sorted(x["sector"] * 512 for x in data["failures"]) == want
+    assert {(x["op"], x["status"], x["device"]) for x in data["failures"]} == \
+        {("read", "IOERR", faulty.name)}
+    assert [d["failed"] for d in data["devices"]] == [N]
+    for k in ("latency_heatmap", "device_heatmap"):
+        assert sum(c[2] for c in data[k]) == N, k
+    assert ">failed</text>" in html and "<h2>Failed requests</h2>" in html
 
 
 def test_stat_warns_of_a_request_stuck_in_the_device(iolens, faulty, background, stat):
