@@ -89,8 +89,8 @@ int dev_lookup(__u32 dev, struct dev_info *out)
 	read_u32(path, &out->logical_bs);
 	strcpy(strrchr(path, '/') + 1, "physical_block_size");
 	read_u32(path, &out->physical_bs);
-	/* A zoned disk's zone size is its chunk_sectors (Linux 5.x docs,
-	 * queue-sysfs.rst); a zone op is a request like any other. */
+	/* A zoned disk's zone size is its chunk_sectors (the kernel's
+	 * Documentation/ABI/stable/sysfs-block). */
 	strcpy(strrchr(path, '/') + 1, "zoned");
 	read_word(path, out->zoned, sizeof(out->zoned));
 	if (*out->zoned && strcmp(out->zoned, "none")) {
