@@ -649,8 +649,14 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 		if (!have_io_start && ends && ios)
 			stat_done_at(rq, &w, error);
 	} else if (ends) {
-		if (error)
+		/* Split by status, a failure is timed into its status's
+		 * histograms; else it is counted apart, in none. */
+		if (error && (cfg.flags & IOLENS_STAT_KEY_STATUS)) {
+			w.status = error;
+			error = 0;
+		} else if (error) {
 			rq_failed(rq, &w, error, nr_bytes);
+		}
 		stat_done_at(rq, &w, error);
 	}
 	return 0;

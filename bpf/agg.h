@@ -177,6 +177,11 @@ struct iolens_lat_key {
 	 * the cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
 	 * else the v1 hierarchy holding blkio); else 0. */
 	__u32 io_hier;
+	__u16 hwq;		/* with IOLENS_STAT_KEY_HWQ: the hardware
+				 * queue + 1; 0 = not split or none */
+	__u8 status;		/* with IOLENS_STAT_KEY_STATUS: the request's
+				 * blk_status_t (failures timed too), else 0 */
+	__u8 pad;
 	__u64 io_cgroup;
 };
 
@@ -296,6 +301,11 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_LABEL_COMM	(1U << 8)	/* label_counts by comm */
 #define IOLENS_STAT_LABEL_CGROUP (1U << 9)	/* label_counts by cgroup */
 #define IOLENS_STAT_BY_HWQ	(1U << 10)	/* hwq_stats */
+#define IOLENS_STAT_KEY_HWQ	(1U << 11)	/* lat_hists keyed by hwq */
+#define IOLENS_STAT_KEY_STATUS	(1U << 12)	/* lat_hists keyed by status */
+/* What splits histograms into lat_hists. */
+#define IOLENS_STAT_KEYED	(IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS | \
+				 IOLENS_STAT_KEY_HWQ | IOLENS_STAT_KEY_STATUS)
 
 /* Read-only configuration of agg.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8

@@ -235,6 +235,8 @@ struct where {
 	struct iolens_dev_slot *disk;	/* its whole disk's: queue depth,
 					 * busy time */
 	__u32 disk_slot;		/* the index of `disk` */
+	__u16 hwq;			/* lat_hists key: queue + 1 */
+	__u8 status;			/* lat_hists key: a failure's status */
 };
 
 /* The submitter recorded for a request, with OWNED flags. */
@@ -269,23 +271,31 @@ static __always_inline void other_op_add(const struct where *w, __u64 bytes,
 		__sync_fetch_and_add(&c->bytes, bytes);
 }
 
+/* The hardware queue `rq` was issued on; IOLENS_HWQ_MAX if none. */
+static __always_inline __u32 hwq_num(struct request *rq)
+{
+	struct blk_mq_hw_ctx *hctx;
+
+	/* rq->mq_hctx since Linux 5.0; set from allocation to the end. */
+	if (bpf_core_field_exists(rq->mq_hctx)) {
+		hctx = rq->mq_hctx;
+		if (hctx && hctx->queue_num < IOLENS_HWQ_MAX)
+			return hctx->queue_num;
+	}
+	return IOLENS_HWQ_MAX;
+}
+
 /* The figures of the hardware queue `rq` was issued on, with BY_HWQ;
  * NULL (counted) if it has none or one beyond the table. */
 static __always_inline struct iolens_hwq_stat *hwq_of(struct request *rq,
 						      const struct where *w)
 {
 	struct iolens_stat_counters *lost;
-	struct blk_mq_hw_ctx *hctx;
-	__u32 q = IOLENS_HWQ_MAX, idx;
+	__u32 q, idx;
 
 	if (!(cfg.flags & IOLENS_STAT_BY_HWQ))
 		return NULL;
-	/* rq->mq_hctx since Linux 5.0; set from allocation to the end. */
-	if (bpf_core_field_exists(rq->mq_hctx)) {
-		hctx = rq->mq_hctx;
-		if (hctx)
-			q = hctx->queue_num;
-	}
+	q = hwq_num(rq);
 	if (q < IOLENS_HWQ_MAX) {
 		idx = w->disk_slot * IOLENS_HWQ_MAX + q;
 		return bpf_map_lookup_elem(&hwq_stats, &idx);
@@ -309,6 +319,13 @@ static __always_inline bool counters_of(struct request *rq, struct where *w)
 	w->op = cmd & KERNEL_REQ_OP_MASK;
 	w->sg = op_group(cmd);
 	w->flags = cfg.flags & IOLENS_STAT_BY_FLAGS ? cmd : 0;
+	w->hwq = 0;
+	if (cfg.flags & IOLENS_STAT_KEY_HWQ) {
+		__u32 q = hwq_num(rq);
+
+		w->hwq = q < IOLENS_HWQ_MAX ? q + 1 : 0;
+	}
+	w->status = 0;
 	w->owner = NULL;
 	/* Filtered by submitter: a request has an owner only if kept. */
 	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {

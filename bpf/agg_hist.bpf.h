@@ -58,6 +58,7 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
 {
 	struct iolens_lat_key key = {
 		.flags = w->flags, .slot = w->slot, .sg = w->sg, .kind = kind,
+		.hwq = w->hwq, .status = w->status,
 	};
 	struct iolens_stat_counters *c;
 	struct iolens_lat_hist *h;
@@ -133,7 +134,7 @@ static __always_inline void hist_add_one(const struct where *w, int kind,
 
 	if (k < 0)
 		return;
-	if (cfg.flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS)) {
+	if (cfg.flags & IOLENS_STAT_KEYED) {
 		keyed_put(w, kind, v, d);
 		return;
 	}

@@ -17,6 +17,7 @@ struct lat_opts {
 	struct agg_cmd_opts a;	/* no INTERVAL: one report at Ctrl-C */
 	unsigned int kinds;	/* bits 1 << IOLENS_H_*; 0: device time */
 	bool per_disk, per_flags, per_proc, fine;
+	bool per_hwq, per_status;	/* --by hwq, --by status */
 };
 
 /* Runs `iolens lat`: 0, or 1 on a runtime failure. */

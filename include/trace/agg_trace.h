@@ -42,6 +42,9 @@ struct agg_trace_opts {
 	bool by_proc;		/* histograms per submitting process */
 	bool by_flags;		/* histograms per request flags */
 	bool by_hwq;		/* a disk's figures per hardware queue */
+	/* `iolens lat`: histograms per hardware queue, per status (failures
+	 * timed into theirs, not counted apart). */
+	bool key_hwq, key_status;
 	/* Only these submitters' requests; NULL or empty: all. */
 	const struct iolens_proc_filter *proc;
 	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */

@@ -1,13 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `iolens lat`'s options, parsed into a struct lat_opts for lat_run()
  * (src/lat/). */
+#include <stdlib.h>
+#include <string.h>
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lat/lat.h"
+#include "lib/log.h"
 
-enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE };
+enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_BY };
 
 #define OPTS struct lat_opts
+
+/* --by: hwq, status, or both, comma-separated. */
+static int set_by(void *at, const char *arg, const char *cmd)
+{
+	struct lat_opts *o = at;
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = copy ? 0 : usage_err(cmd, "out of memory");
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "hwq"))
+			o->per_hwq = true;
+		else if (!strcmp(tok, "status"))
+			o->per_status = true;
+		else
+			ret = usage_err(cmd, "bad --by '%s': hwq (hardware queue), status (failures "
+					"timed by status), or both: hwq,status", tok);
+	}
+	free(copy);
+	return ret;
+}
 
 static const struct cli_opt opts[] = {
 	CLI_SECTION("what"),
@@ -23,6 +47,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)", CLI_BOOL(OPTS, per_flags)),
 	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)",
 		CLI_BOOL(OPTS, per_proc)),
+	CLI_OPT(OPT_BY, "by", "hwq,status", "per hardware queue (an NVMe submission or poll\nqueue); per status: failed requests timed in\nhistograms of their status, not listed apart",
+		CLI_CALL_ALL(set_by)),
 	CLI_SECTION("options"),
 	CLI_AGG_DEV(OPTS),
 	CLI_OPT(OPT_FINE, "fine", NULL, "also every non-empty fine bucket", CLI_BOOL(OPTS, fine)),

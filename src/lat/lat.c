@@ -36,6 +36,8 @@ struct group {
 	__u32 tgid;		/* with -P; 0: submitter not seen */
 	char comm[IOLENS_COMM_LEN];
 	int kind;		/* enum iolens_hist_kind */
+	int hwq;		/* with --by hwq: queue + 1; 0 none */
+	int status;		/* with --by status: blk_status_t */
 	__u64 h[HIST_BUCKETS];
 };
 
@@ -202,6 +204,14 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 
 		printf(" %s%s%s", op, *flags ? " " : "", flags);
 	}
+	if (o->per_hwq) {
+		if (g->hwq)
+			printf(" hwq %d", g->hwq - 1);
+		else
+			printf(" of no hwq");
+	}
+	if (o->per_status)
+		printf(" %s", blk_status_name(g->status));
 	if (o->per_proc) {
 		if (g->tgid)
 			printf(", pid %u %s", g->tgid,
@@ -228,6 +238,14 @@ static void json_hist(struct json *j, const struct group *g,
 		json_str(j, "op", group_op_flags(g, flags, sizeof(flags)));
 		json_str(j, "flags", flags);
 	}
+	if (o->per_hwq) {
+		if (g->hwq)
+			json_u64(j, "hwq", g->hwq - 1);
+		else
+			json_null(j, "hwq");
+	}
+	if (o->per_status)
+		json_str(j, "status", blk_status_name(g->status));
 	if (o->per_proc) {
 		json_u64(j, "pid", g->tgid);
 		json_str(j, "comm", g->tgid ? g->comm : NULL);
@@ -288,6 +306,10 @@ static int group_cmp(const void *a, const void *b)
 		return x->sg - y->sg;
 	if (x->kflags != y->kflags)
 		return x->kflags < y->kflags ? -1 : 1;
+	if (x->hwq != y->hwq)
+		return x->hwq - y->hwq;
+	if (x->status != y->status)
+		return x->status - y->status;
 	return x->kind - y->kind;
 }
 
@@ -302,6 +324,7 @@ static int group_add(struct groups *gs, const struct group *proto,
 
 		if (c->dev == proto->dev && c->sg == proto->sg &&
 		    c->kflags == proto->kflags && c->tgid == proto->tgid &&
+		    c->hwq == proto->hwq && c->status == proto->status &&
 		    c->kind == proto->kind)
 			g = c;
 	}
@@ -334,7 +357,7 @@ static int build_groups(void *arg, const struct agg_trace *st)
 
 	for (int i = 0; i < gs->n; i++)
 		memset(gs->v[i]->h, 0, sizeof(gs->v[i]->h));
-	if (o->per_proc || o->per_flags) {
+	if (o->per_proc || o->per_flags || o->per_hwq || o->per_status) {
 		for (int i = 0; i < agg_trace_nkeyed(st) && !err; i++) {
 			const struct agg_keyed *k = agg_trace_keyed(st, i);
 
@@ -343,6 +366,8 @@ static int build_groups(void *arg, const struct agg_trace *st)
 			proto.kflags = k->key.flags;
 			proto.tgid = k->key.tgid;
 			proto.kind = k->key.kind;
+			proto.hwq = k->key.hwq;
+			proto.status = k->key.status;
 			memcpy(proto.comm, k->comm, sizeof(proto.comm));
 			err = group_add(gs, &proto, k->hist);
 		}
@@ -505,6 +530,7 @@ static int run(const struct lat_opts *o)
 		.devs = o->a.devs, .ndev = o->a.ndev, .own_clock = o->a.own_clock,
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
+		.key_hwq = o->per_hwq, .key_status = o->per_status,
 		.proc = &o->a.proc,
 	};
 	struct groups gs = { .o = o };

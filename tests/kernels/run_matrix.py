@@ -72,6 +72,7 @@ TESTS = [
     # that only format what these read (serve, report -E).
     "tests/system/test_failures.py::test_stat_counts_failed_requests_by_status",
     "tests/system/test_failures.py::test_lat_keeps_failures_out_of_the_histogram",
+    "tests/system/test_failures.py::test_lat_by_status_and_hwq_times_failures_apart",
     "tests/system/test_failures.py::test_top_counts_a_process_failed_requests",
     "tests/system/test_failures.py::test_stat_warns_of_a_request_stuck_in_the_device",
     "tests/system/test_failures.py::test_snoop_warns_once_of_a_request_stuck_in_flight",

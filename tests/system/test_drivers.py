@@ -230,3 +230,36 @@ def test_check_small_direct_writes_on_scsi_debug_512e(iolens):
             # O_DIRECT is known only of a write issued inside its system
             # call: before Linux 6.5, not of one kblockd's worker issued.
             assert f["count"] == count <= ios and files <= {sd.dev}, f
+
+
+def test_stat_and_lat_by_hwq_split_nvme_by_queue(iolens, stat, tracer):
+    """stat --by hwq on the NVMe disk: 512 interrupt-driven reads go to its
+    default queue and 512 polled ones (fio --hipri) to its poll queue; the
+    queues' requests add up to the disk's, which are diskstats', and each
+    queue has its 512 with a depth and an await.  lat --by hwq: a
+    histogram of each queue's 512."""
+    disk = guest_disk("iolensnvme")
+    st = stat(["--by", "hwq", "-d", disk.name])
+    lat = tracer(["lat", "-j", "--by", "hwq", "-d", disk.name])
+    before = disk.diskstats()
+    for extra in ([], ["--hipri"]):
+        fio_json(["--name=q", "--filename=" + disk.dev, "--rw=randread", "--bs=4k",
+                  "--size=2m", "--direct=1", "--ioengine=io_uring", "--iodepth=4"] + extra)
+    d1, reps = st.stop_when_idle(disk)
+    tot, _, _, _ = totals(reps, disk.name)
+    assert_counts_equal(disk.name, before, d1, stat_counts(tot, ("read",)))
+    assert d1["r_ios"] - before["r_ios"] == 1024
+    by_q = {}
+    for r in reps:
+        assert r["hwq_unknown_events"] == 0
+        for d in r["devices"]:
+            if d["disk_device"] == disk.name:
+                for q in d["hwq"]:
+                    by_q[q["queue"]] = by_q.get(q["queue"], 0) + q["ios"]
+                    assert q["await"] is None or q["await"] > 0
+    assert sorted(by_q.values()) == [512, 512], by_q
+    (rep,) = lat_reports(lat)
+    lat_q = {}
+    for h in rep["histograms"]:
+        lat_q[h["hwq"]] = lat_q.get(h["hwq"], 0) + h["count"]
+    assert lat_q == by_q, (lat_q, by_q)

@@ -68,6 +68,21 @@ def test_lat_keeps_failures_out_of_the_histogram(iolens, faulty, tracer):
     assert rep["failed"][0]["avg_ns"] > 0
 
 
+def test_lat_by_status_and_hwq_times_failures_apart(iolens, faulty, tracer):
+    """lat -j --by status,hwq: the 20 failed reads in a histogram of their
+    own status, IOERR, the 20 that succeeded in "ok", none listed apart;
+    all of them on the loop device's one hardware queue, 0."""
+    t = tracer(["lat", "-j", "--by", "status,hwq", "-d", faulty.name])
+    faulty.failing_reads(N)
+    rep = json.loads(t.stop().strip().splitlines()[-1])
+    counts = {}
+    for h in rep["histograms"]:
+        assert h["hwq"] == 0, h
+        counts[h["status"]] = counts.get(h["status"], 0) + h["count"]
+    assert counts == {"ok": N, "IOERR": N}, counts
+    assert rep["failed"] == []
+
+
 def test_top_counts_a_process_failed_requests(iolens, faulty):
     """top -j: this process's row counts its 20 failed reads apart
     (block_failed) among its 40 block requests; the device says 20 of its
