@@ -126,7 +126,34 @@ static __always_inline void write_enter(unsigned int fd, __s64 pos, __u64 count)
 	w->sys.ino = f.ino;
 	w->sys.sdev = f.sdev;
 	w->sys.direct = !!(f.flags & O_DIRECT);
+	w->sys.bdev = f.rdev ?: f.sdev;
 	w->dentry = f.dentry;
+}
+
+#define EINVAL 22
+
+/* An O_DIRECT write the kernel refused before any request: the block
+ * layer's alignment check (EINVAL), which a 4Kn disk fails for 512-byte
+ * writes. */
+static __always_inline void write_refused(struct task_struct *t, struct writing *w)
+{
+	struct iolens_check_event *e;
+
+	e = bpf_ringbuf_reserve(&check_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&lost, 1);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->kind = IOLENS_CHECK_REFUSED;
+	e->dev = w->sys.bdev;
+	e->bytes = w->sys.count;
+	e->tgid = t->tgid;
+	e->tid = t->pid;
+	e->sys = w->sys;
+	file_path(w->dentry, &e->name);
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
 /* Counts the call in its process: what "RMW reads per write" divides by. */
@@ -155,6 +182,8 @@ static __always_inline void write_leave(long ret)
 		__sync_fetch_and_add(&c->bytes, ret);
 	if (w->sys.direct)
 		__sync_fetch_and_add(&c->direct, 1);
+	if (w->sys.direct && ret == -EINVAL)
+		write_refused(t, w);
 }
 
 #define WRITE_SYSCALL(name, pos, count)					\

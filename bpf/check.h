@@ -10,6 +10,10 @@ enum iolens_check_kind {
 	IOLENS_CHECK_RMW_READ,	/* a data read started inside a buffered
 				 * write syscall: the page cache filling a
 				 * page the write covers only partly */
+	IOLENS_CHECK_REFUSED,	/* an O_DIRECT write syscall the kernel
+				 * refused with EINVAL (offset, size or
+				 * buffer not aligned to the logical block):
+				 * no request; dev is sys.bdev */
 };
 
 #define IOLENS_CHECK_DEPTH	4	/* path components kept */
@@ -24,7 +28,9 @@ struct iolens_check_sys {
 	__u32 sdev;		/* that inode's filesystem (kernel dev_t) */
 	__s32 fd;		/* -1: not in a write syscall */
 	__u8 direct;		/* the file was opened O_DIRECT */
-	__u8 pad[7];
+	__u8 pad[3];
+	__u32 bdev;		/* the block device written: a device file's
+				 * own, else its filesystem's (sdev) */
 };
 
 /* The path of that call's file within its filesystem, the last components

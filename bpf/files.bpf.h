@@ -31,6 +31,7 @@ struct file_view {
 	__s64 pos;		/* f_pos */
 	__u64 ino;		/* its inode */
 	__u32 sdev;		/* its filesystem (kernel dev_t) */
+	__u32 rdev;		/* a block device's own (i_rdev), else 0 */
 	__u64 dentry;		/* f_path.dentry */
 };
 
@@ -68,6 +69,7 @@ static __always_inline bool fd_file(struct task_struct *t, unsigned int fd,
 			v->pos = BPF_CORE_READ(f, f_pos);
 			v->ino = BPF_CORE_READ(f, f_inode, i_ino);
 			v->sdev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+			v->rdev = v->mode == S_IFBLK ? BPF_CORE_READ(f, f_inode, i_rdev) : 0;
 			v->dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
 		}
 		return true;
@@ -80,6 +82,7 @@ static __always_inline bool fd_file(struct task_struct *t, unsigned int fd,
 		v->pos = f->f_pos;
 		v->ino = ino->i_ino;
 		v->sdev = ino->i_sb->s_dev;
+		v->rdev = v->mode == S_IFBLK ? ino->i_rdev : 0;
 		v->dentry = (__u64)f->f_path.dentry;
 	}
 	return true;

@@ -40,13 +40,14 @@ struct disk {
 	unsigned int lbs, pbs;
 	__u64 writes, write_bytes;
 	__u64 misaligned, small_direct;
+	__u64 refused;		/* O_DIRECT writes the kernel refused */
 };
 
 struct check {
 	const struct check_opts *o;
 	struct disk *disks;
 	int ndisks;
-	struct finding misaligned, rmw, small_direct;
+	struct finding misaligned, rmw, small_direct, refused;
 	struct proctree tree;	/* of -p */
 	__u64 writes;		/* write requests traced (after filters) */
 };

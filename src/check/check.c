@@ -177,6 +177,36 @@ static struct disk *disk_of(struct check *c, const struct iolens_check_event *e)
 	return d;
 }
 
+/* Whether the whole disk `disk` is one -d asked for (all without -d). */
+static bool disk_wanted(const struct check *c, __u32 disk)
+{
+	for (int i = 0; i < c->o->ndev; i++)
+		if (c->o->devs[i] == disk)
+			return true;
+	return !c->o->ndev;
+}
+
+/* An O_DIRECT write the kernel refused (no request): counted on the whole
+ * disk under its file, whose logical block says why. */
+static void refused(struct check *c, const struct iolens_check_event *e)
+{
+	struct iolens_check_event x = *e;
+	struct dev_info info;
+	struct disk *d;
+
+	if (!dev_lookup(e->dev, &info) && !dev_lookup(info.disk, &info)) {
+		x.dev = info.dev;
+		x.lbs = info.logical_bs;
+		x.pbs = info.physical_bs;
+	}
+	if (!disk_wanted(c, x.dev))
+		return;
+	d = disk_of(c, &x);
+	if (d)
+		d->refused++;
+	find(&c->refused, &x);
+}
+
 static void on_event(void *ctx, const struct iolens_check_event *e)
 {
 	struct check *c = ctx;
@@ -187,6 +217,10 @@ static void on_event(void *ctx, const struct iolens_check_event *e)
 		return;
 	if (e->kind == IOLENS_CHECK_RMW_READ) {
 		find(&c->rmw, e);
+		return;
+	}
+	if (e->kind == IOLENS_CHECK_REFUSED) {
+		refused(c, e);
 		return;
 	}
 	d = disk_of(c, e);
@@ -310,15 +344,20 @@ int check_run(const struct check_opts *o)
 			{ "small_direct_512e", "direct I/O below the physical sector (512e)",
 			  &c.small_direct, direct, "O_DIRECT write syscalls of the processes traced",
 			  "write O_DIRECT in multiples of the physical block (4096 bytes) at offsets that are multiples of it", false },
+			{ "refused_direct_writes", "O_DIRECT writes the kernel refused (EINVAL)",
+			  &c.refused, direct, "O_DIRECT write syscalls of the processes traced",
+			  "the kernel takes O_DIRECT only in multiples of the disk's logical block (above: 4096 bytes on a 4Kn disk) in offset, size and buffer address; write in those, or drop O_DIRECT", false },
 		};
 
 		traced_parts(&c, pa, &npa);
-		rc = check_report(&c, out, 3, pa, npa, lost, seconds, true);
+		rc = check_report(&c, out, sizeof(out) / sizeof(out[0]), pa, npa, lost,
+				  seconds, true);
 	}
 	free(c.disks);
 	free(c.misaligned.v);
 	free(c.rmw.v);
 	free(c.small_direct.v);
+	free(c.refused.v);
 	proctree_free(&c.tree);
 	free(pa);
 	return rc;

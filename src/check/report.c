@@ -245,6 +245,7 @@ int check_report(const struct check *c, struct outcome *out, int nout,
 				json_u64(&j, "write_bytes", d->write_bytes);
 				json_u64(&j, "misaligned", d->misaligned);
 				json_u64(&j, "small_direct", d->small_direct);
+				json_u64(&j, "refused_direct", d->refused);
 				json_obj_close(&j);
 			}
 			json_arr_close(&j);
@@ -263,10 +264,13 @@ int check_report(const struct check *c, struct outcome *out, int nout,
 		for (int i = 0; i < c->ndisks; i++) {
 			const struct disk *d = &c->disks[i];
 
-			printf("  %-10s logical %u B, physical %u B, judged against %u B%s: %llu writes, %llu misaligned\n",
+			printf("  %-10s logical %u B, physical %u B, judged against %u B%s: %llu writes, %llu misaligned",
 			       dev_name(d->dev), d->lbs, d->pbs, check_basis(c, d->pbs),
 			       o->align ? " (--align)" : "", (unsigned long long)d->writes,
 			       (unsigned long long)d->misaligned);
+			if (d->refused)
+				printf(", %llu O_DIRECT writes refused", (unsigned long long)d->refused);
+			printf("\n");
 		}
 		printf("\n");
 		for (int i = 0; i < nout; i++) {

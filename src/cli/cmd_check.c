@@ -77,6 +77,8 @@ CLI_COMMAND_MAIN(check) = {
 		"                      offsets and sizes of the writes that caused them;\n"
 		"  small direct I/O    O_DIRECT writes below the physical sector of a 512e disk\n"
 		"                      (logical 512, physical 4096): the disk does the RMW;\n"
+		"  refused direct I/O  O_DIRECT writes the kernel refused (EINVAL) as not\n"
+		"                      aligned to the disk's logical block (4096 on 4Kn);\n"
 		"  partitions          starts not on the physical block (or --align), read from\n"
 		"                      sysfs or from the partition table itself (libblkid).\n",
 	.opts = opts,

@@ -1237,3 +1237,30 @@ def page_data(html):
     m = re.search(r'<script type="application/json" id="iolens-data">(.*?)</script>', html, re.S)
     assert m, "no data in the page"
     return json.loads(m.group(1))
+
+
+def refused_direct_writes(dev, n):
+    """n 512-byte O_DIRECT writes by this process to `dev`, a disk of
+    4096-byte logical blocks, each refused by the kernel (EINVAL)."""
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+    buf = mmap.mmap(-1, 4096)
+    try:
+        for i in range(n):
+            with pytest.raises(OSError) as e:
+                os.pwrite(fd, memoryview(buf)[:512], i * 4096)
+            assert e.value.errno == errno.EINVAL
+    finally:
+        os.close(fd)
+        buf.close()
+
+
+def check_refused(args, dev, n):
+    """check -j ARGS around refused_direct_writes(dev, n): its report."""
+    ck = Check(args)
+    try:
+        refused_direct_writes(dev, n)
+        rep, rc = ck.stop()
+    finally:
+        ck.kill()
+    assert rc == 1
+    return rep

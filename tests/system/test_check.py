@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from helpers import (IO_START, OWN, TMPFS, Check, TraceInstance, checked, finding,
-                     load_job, offender, run, wait_idle, uncached_file)
+from helpers import (IO_START, OWN, TMPFS, Check, Loop, TraceInstance, check_refused, checked,
+                     finding, load_job, offender, run, wait_idle, uncached_file)
 
 
 @pytest.mark.fast
@@ -49,6 +49,25 @@ def test_check_misaligned_direct_writes(loop, offset, bad):
         assert f["count"] == 0 and f["verdict"] == "pass" and rc == 0
     # Judged against the loop device's own 512-byte block, nothing is off.
     assert finding(rep, "small_direct_512e")["count"] == 0
+
+
+def test_check_says_why_direct_writes_are_refused(root):
+    """512-byte O_DIRECT writes to a loop device of 4096-byte logical
+    blocks (a 4Kn disk) never become requests: the kernel refuses each
+    with EINVAL.  check counts them, by process and file, and names the
+    disk's 4096-byte logical block as the reason."""
+    lo = Loop(size_mb=16, sector_size=4096)
+    name, dev = lo.name, lo.dev
+    try:
+        rep = check_refused(["-d", name], dev, 12)
+    finally:
+        lo.close()
+    f = finding(rep, "refused_direct_writes")
+    assert f["verdict"] == "fail" and f["count"] == 12
+    assert offender(f, os.getpid()) == (12, 12 * 512, {dev})
+    assert "logical block" in f["fix"]
+    (disk,) = [d for d in rep["disks"] if d["disk"] == name]
+    assert (disk["logical_block"], disk["refused_direct"], disk["writes"]) == (4096, 12, 0)
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ import time
 import pytest
 
 from helpers import (IO_START, NullBlk, ScsiDebug, TraceInstance, assert_counts_equal,
-                     checked, failing_reads, finding, fio_json, guest_disk, json_lines,
-                     lat_reports, need, offender, samples, snoop_exact, stat_counts,
-                     totals, value, wait_idle, wait_or_kill)
+                     check_refused, checked, failing_reads, finding, fio_json, guest_disk,
+                     json_lines, lat_reports, need, offender, samples, snoop_exact,
+                     stat_counts, totals, value, wait_idle, wait_or_kill)
 
 pytestmark = pytest.mark.matrix
 
@@ -263,3 +263,20 @@ def test_stat_and_lat_by_hwq_split_nvme_by_queue(iolens, stat, tracer):
     for h in rep["histograms"]:
         lat_q[h["hwq"]] = lat_q.get(h["hwq"], 0) + h["count"]
     assert lat_q == by_q, (lat_q, by_q)
+
+
+def test_check_says_why_scsi_debug_4kn_refuses_small_direct_writes(iolens):
+    """scsi_debug as a 4Kn disk (4096-byte logical sectors): the kernel
+    refuses 512-byte O_DIRECT writes (EINVAL) before any request, and
+    check counts them on that disk and names its logical block."""
+    sd = ScsiDebug(sector_size=4096)
+    name, dev = sd.name, sd.dev
+    try:
+        rep = check_refused(["-d", name], dev, 12)
+    finally:
+        sd.close()
+    f = finding(rep, "refused_direct_writes")
+    assert f["verdict"] == "fail" and f["count"] == 12
+    assert offender(f, os.getpid()) == (12, 12 * 512, {dev})
+    (disk,) = [d for d in rep["disks"] if d["disk"] == name]
+    assert (disk["logical_block"], disk["refused_direct"]) == (4096, 12)
