@@ -103,7 +103,8 @@ static void on_check(void *ctx, const struct iolens_check_event *e)
 {
 	struct bench *b = ctx;
 
-	if (e->tgid != b->self)
+	/* A refused write made no request: the load reports its error. */
+	if (e->tgid != b->self || e->kind == IOLENS_CHECK_REFUSED)
 		return;
 	if (e->kind == IOLENS_CHECK_RMW_READ) {
 		b->rmw_reads++;
