@@ -49,6 +49,16 @@ static __always_inline bool lat_mode(void)
 	return cfg.flags & IOLENS_STAT_LAT;
 }
 
+/* Whether the driver started the request (block_rq_issue fired):
+ * rq->state (Linux 4.18) is still MQ_RQ_IN_FLIGHT when a requeue is
+ * traced, MQ_RQ_IDLE for one that never was. */
+static __always_inline bool rq_started(struct request *rq)
+{
+	if (!bpf_core_field_exists(rq->state))
+		return true;
+	return BPF_CORE_READ(rq, state) != bpf_core_enum_value(enum mq_rq_state, MQ_RQ_IDLE);
+}
+
 /* Counted in flight: see attach_ns.  `iolens lat` counts only for its
  * queue-depth histogram. */
 static __always_inline bool counted(struct request *rq)
@@ -325,6 +335,12 @@ int BPF_PROG(agg_requeue, struct request *rq)
 	if (!counters_of(rq, &w))
 		return 0;
 	w.st->requeues++;
+	/* The block layer traces a requeue too for a request the driver
+	 * refused before starting it (BLK_STS_RESOURCE ahead of
+	 * blk_mq_start_request(): a SCSI host or device busy): never issued,
+	 * it has no issue to take back. */
+	if (!rq_started(rq))
+		return 0;
 	if (!w.owner)
 		w.owner = owner_of(rq);
 	if (!lat_mode())

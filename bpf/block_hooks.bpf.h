@@ -175,12 +175,18 @@ static __always_inline void FN(on_requeue)(struct request *rq)
 {
 	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_REQUEUE));
 
-	if (!s || !s->rq.ts_issue)
+	if (!s)
+		return;
+	/* Counted as the kernel traces them: also a dispatch the driver
+	 * refused before issue (SCSI host busy), which has no issue to
+	 * take back.  A u8 in the record: it stays at 255. */
+	if (s->rq.requeues < 255)
+		s->rq.requeues++;
+	if (!s->rq.ts_issue)
 		return;
 	inflight_add(s->rq.dev, -1);
 	s->rq.ts_issue = 0;
 	s->rq.qd = 0;
-	s->rq.requeues++;
 }
 
 /* Merged into another request and freed without completing. */

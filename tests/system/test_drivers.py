@@ -280,3 +280,38 @@ def test_check_says_why_scsi_debug_4kn_refuses_small_direct_writes(iolens):
     assert offender(f, os.getpid()) == (12, 12 * 512, {dev})
     (disk,) = [d for d in rep["disks"] if d["disk"] == name]
     assert (disk["logical_block"], disk["refused_direct"]) == (4096, 12)
+
+
+def test_requeues_counted_on_scsi_debug_host_busy(iolens, stat, tracer):
+    """scsi_debug answering every 4th command "host busy" (opts 0x8000):
+    the block layer sends those requests back to the queue and, while the
+    host stays blocked, requeues others before they are even started.
+    stat counts as many requeues as tracefs's block_rq_requeue events, and
+    the 64 reads once each, as diskstats; snoop's records carry the same
+    requeues; a requeue of a request never started takes back no issue:
+    the queue depth at issue stays 1 (dd has one read in flight)."""
+    sd = ScsiDebug(every_nth=4, opts=0x8000)
+    tracefs = TraceInstance(sd, events=("block_rq_issue", "block_rq_requeue"))
+    try:
+        st = stat(["-d", sd.name])
+        t = tracer(["snoop", "-j", "-d", sd.name])
+        before = sd.diskstats()
+        subprocess.run(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=64",
+                        "iflag=direct", "status=none"], check=True, timeout=120)
+        d1, reps = st.stop_when_idle(sd)
+        recs, _ = json_lines(t.stop())
+        requeued = sum(ev == "block_rq_requeue" for ev, _, _, _ in tracefs.read())
+        assert tracefs.overruns() == 0
+    finally:
+        tracefs.close()
+        sd.close()
+    assert d1["r_ios"] - before["r_ios"] == 64
+    tot, missed, _, _ = totals(reps, sd.name)
+    assert missed == 0 and tot["read"]["ios"] == 64
+    counted = sum(d["ops"][op]["requeues"] for r in reps for d in r["devices"]
+                  if d["disk_device"] == sd.name for op in d["ops"])
+    assert requeued > 0 and counted == requeued, (counted, requeued)
+    depths = [(d["ops"]["read"]["qd_avg"], d["ops"]["read"]["qd_max"]) for r in reps
+              for d in r["devices"] if d["disk_device"] == sd.name and d["ops"]["read"]["issues"]]
+    assert depths and all(q == (1.0, 1) for q in depths), depths
+    assert sum(r["requeues"] for r in recs if r["op"] == "read") == requeued, recs[:3]
