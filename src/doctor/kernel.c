@@ -288,6 +288,10 @@ static void check_structs(struct doctor *d)
 	check_member(d, "request", "io_start_time_ns", ST_FALLBACK,
 		     "queue/device split from the request itself (stat/lat)",
 		     "per-request map fallback");
+	/* rq->state since Linux 4.18. */
+	check_member(d, "request", "state", ST_FALLBACK,
+		     "stat/top/serve: a requeue before issue takes back no issue",
+		     "every requeue taken as one of an issued request");
 	/* rq->mq_hctx since Linux 5.0. */
 	check_member(d, "request", "mq_hctx", ST_MISSING,
 		     "stat --by hwq: requests by hardware queue",
