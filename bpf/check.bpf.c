@@ -132,28 +132,46 @@ static __always_inline void write_enter(unsigned int fd, __s64 pos, __u64 count)
 
 #define EINVAL 22
 
-/* An O_DIRECT write the kernel refused before any request: the block
- * layer's alignment check (EINVAL), which a 4Kn disk fails for 512-byte
- * writes. */
-static __always_inline void write_refused(struct task_struct *t, struct writing *w)
+/* A zeroed event of `kind` in the ring; NULL (counted lost) if full. */
+static __always_inline struct iolens_check_event *event_reserve(__u8 kind)
 {
 	struct iolens_check_event *e;
 
 	e = bpf_ringbuf_reserve(&check_events, sizeof(*e), 0);
 	if (!e) {
 		__sync_fetch_and_add(&lost, 1);
-		return;
+		return NULL;
 	}
 	__builtin_memset(e, 0, sizeof(*e));
-	e->kind = IOLENS_CHECK_REFUSED;
-	e->dev = w->sys.bdev;
-	e->bytes = w->sys.count;
+	e->kind = kind;
+	return e;
+}
+
+/* Sends `e` as an event of task t inside its write syscall w. */
+static __always_inline void event_send_in_call(struct iolens_check_event *e,
+					       struct task_struct *t,
+					       const struct writing *w)
+{
 	e->tgid = t->tgid;
 	e->tid = t->pid;
 	e->sys = w->sys;
 	file_path(w->dentry, &e->name);
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* An O_DIRECT write the kernel refused before any request: the block
+ * layer's alignment check (EINVAL), which a 4Kn disk fails for 512-byte
+ * writes. */
+static __always_inline void write_refused(struct task_struct *t, struct writing *w)
+{
+	struct iolens_check_event *e = event_reserve(IOLENS_CHECK_REFUSED);
+
+	if (!e)
+		return;
+	e->dev = w->sys.bdev;
+	e->bytes = w->sys.count;
+	event_send_in_call(e, t, w);
 }
 
 /* Counts the call in its process: what "RMW reads per write" divides by. */
@@ -229,15 +247,10 @@ static __always_inline void page_file(struct request *rq,
 static __always_inline struct iolens_check_event *event_new(struct request *rq,
 							    __u8 kind)
 {
-	struct iolens_check_event *e;
+	struct iolens_check_event *e = event_reserve(kind);
 
-	e = bpf_ringbuf_reserve(&check_events, sizeof(*e), 0);
-	if (!e) {
-		__sync_fetch_and_add(&lost, 1);
+	if (!e)
 		return NULL;
-	}
-	__builtin_memset(e, 0, sizeof(*e));
-	e->kind = kind;
 	e->sector = rq->__sector;
 	e->bytes = rq->__data_len;
 	e->dev = disk_dev_of(rq);
@@ -268,14 +281,8 @@ static __always_inline void started(struct request *rq)
 		if (!w || !w->active || w->sys.direct || !rq_data_read(rq))
 			return;
 		e = event_new(rq, IOLENS_CHECK_RMW_READ);
-		if (!e)
-			return;
-		e->tgid = t->tgid;
-		e->tid = t->pid;
-		e->sys = w->sys;
-		file_path(w->dentry, &e->name);
-		bpf_get_current_comm(e->comm, sizeof(e->comm));
-		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		if (e)
+			event_send_in_call(e, t, w);
 		return;
 	}
 	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))

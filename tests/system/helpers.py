@@ -1254,13 +1254,21 @@ def refused_direct_writes(dev, n):
         buf.close()
 
 
-def check_refused(args, dev, n):
-    """check -j ARGS around refused_direct_writes(dev, n): its report."""
-    ck = Check(args)
+def check_refused(disk, n):
+    """check -j -d DISK around refused_direct_writes(disk.dev, n): the
+    finding counts the n, this process's on that device file, and the
+    disk's line names its 4096-byte logical block.  Its report."""
+    name, dev = disk.name, disk.dev
+    ck = Check(["-d", name])
     try:
         refused_direct_writes(dev, n)
         rep, rc = ck.stop()
     finally:
         ck.kill()
     assert rc == 1
+    f = finding(rep, "refused_direct_writes")
+    assert f["verdict"] == "fail" and f["count"] == n
+    assert offender(f, os.getpid()) == (n, n * 512, {dev})
+    (line,) = [d for d in rep["disks"] if d["disk"] == name]
+    assert (line["logical_block"], line["refused_direct"]) == (4096, n)
     return rep
