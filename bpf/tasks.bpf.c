@@ -176,7 +176,7 @@ static __always_inline void enter(__u32 sc)
 	s->start = bpf_ktime_get_ns();
 }
 
-static __always_inline void enter_rw(struct trace_event_raw_sys_enter *ctx,
+static __always_inline void enter_rw(struct syscall_trace_enter *ctx,
 				     enum dir d)
 {
 	struct file_view f;

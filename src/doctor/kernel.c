@@ -296,6 +296,14 @@ static void check_structs(struct doctor *d)
 	check_member(d, "request", "mq_hctx", ST_MISSING,
 		     "stat --by hwq: requests by hardware queue",
 		     "stat --by hwq counts every request as of no queue");
+	/* The syscall events' records, read by CO-RE: their fields move
+	 * where struct trace_entry grows (PREEMPT_RT; bpf/sys_hook.bpf.h). */
+	check_member(d, "syscall_trace_enter", "args", ST_MISSING,
+		     "top's syscall level, check, bench: syscall arguments",
+		     "the syscall programs cannot load");
+	check_member(d, "syscall_trace_exit", "ret", ST_MISSING,
+		     "top's syscall level, check, bench: syscall results",
+		     "the syscall programs cannot load");
 	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
 	check_member(d, "bio", "bi_blkg", ST_MISSING,
 		     "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",

@@ -591,6 +591,27 @@ class DirectIO:
         self.buf.close()
 
 
+def wait_blocked_in_read(pid, tid=None, timeout=10.0):
+    """Until the thread `tid` of `pid` (its main thread by default) sleeps
+    in read(): done with the syscalls before it, their counts in
+    /proc/<pid>/io.  A peer that has read what the thread wrote may run
+    before the write returns (a preemptible kernel, one CPU)."""
+    tid = tid or pid
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open("/proc/%d/task/%d/syscall" % (pid, tid)) as f:
+                nr = f.read().split()[0]
+            with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            nr, state = None, None
+        if nr == "0" and state == "S":	# __NR_read on x86_64
+            return
+        time.sleep(0.01)
+    raise AssertionError("thread %d never blocked in read()" % tid)
+
+
 def thread_id():
     return threading.get_native_id()
 

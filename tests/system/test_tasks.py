@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, TMPFS, line_of
+from helpers import IOLENS, OWN, TMPFS, line_of, wait_blocked_in_read
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -217,22 +217,9 @@ class Child:
         # Interpreter start-up done: the child sits in its first read(0).
         self.wait_blocked()
 
-    def wait_blocked(self, tid=None, timeout=10.0):
+    def wait_blocked(self, tid=None):
         """Until the main thread (or `tid`) sleeps in read()."""
-        tid = tid or self.pid
-        end = time.time() + timeout
-        while time.time() < end:
-            try:
-                with open("/proc/%d/task/%d/syscall" % (self.pid, tid)) as f:
-                    nr = f.read().split()[0]
-                with open("/proc/%d/task/%d/stat" % (self.pid, tid)) as f:
-                    state = f.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                nr, state = None, None
-            if nr == "0" and state == "S":	# __NR_read on x86_64
-                return
-            time.sleep(0.01)
-        raise AssertionError("child %d never blocked in read()" % tid)
+        wait_blocked_in_read(self.pid, tid)
 
     def settle(self):
         """The read(0) the child sleeps in began before the probe attached

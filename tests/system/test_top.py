@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from helpers import IOLENS, DirectIO, Loop, TopJson, Tmux, line_of, row_of, wait_idle
+from helpers import (IOLENS, DirectIO, Loop, TopJson, Tmux, line_of, row_of,
+                     wait_blocked_in_read, wait_idle)
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
 # pages dropped first), 'h' reads it from the page cache; both pace the
@@ -60,6 +61,9 @@ class Reader:
 
     def done(self):
         assert self.p.stdout.read(1) == b"k"
+        # Its write of "k" counted in /proc/<pid>/io too (PREEMPT_RT runs
+        # this reader before the worker's write returns).
+        wait_blocked_in_read(self.p.pid)
 
     def io(self):
         with open("/proc/%d/io" % self.p.pid) as f:
