@@ -59,6 +59,22 @@ static __always_inline bool rq_started(struct request *rq)
 	return BPF_CORE_READ(rq, state) != bpf_core_enum_value(enum mq_rq_state, MQ_RQ_IDLE);
 }
 
+/*
+ * Whether the request reached its deadline: jiffies at or after
+ * rq->deadline, which blk_add_timer() sets at its start, is how
+ * blk_mq_req_expired() decides the timeout handler is due.  The SCSI
+ * midlayer then aborts the command and requeues it for a retry, or ends
+ * it failed.  A handler that re-arms the timer (BLK_EH_RESET_TIMER:
+ * NVMe's first abort) moves the deadline: that request counts only if it
+ * outlives the new one.
+ */
+static __always_inline bool past_deadline(struct request *rq)
+{
+	if (!bpf_core_field_exists(rq->deadline))
+		return false;
+	return (long)(bpf_jiffies64() - BPF_CORE_READ(rq, deadline)) >= 0;
+}
+
 /* Counted in flight: see attach_ns.  `iolens lat` counts only for its
  * queue-depth histogram. */
 static __always_inline bool counted(struct request *rq)
@@ -341,6 +357,8 @@ int BPF_PROG(agg_requeue, struct request *rq)
 	 * it has no issue to take back. */
 	if (!rq_started(rq))
 		return 0;
+	if (past_deadline(rq))
+		w.st->timeouts++;
 	if (!w.owner)
 		w.owner = owner_of(rq);
 	if (!lat_mode())
@@ -650,6 +668,8 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 		__u64 ios = accounted(flags, w.sg);
 
 		w.st->ios += ios;
+		if (ends && past_deadline(rq))
+			w.st->timeouts++;
 		label_add(rq, &w, bytes, ios);
 		other_op_add(&w, bytes, ios);
 		if (hwq && ios) {

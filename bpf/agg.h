@@ -83,6 +83,9 @@ struct iolens_stat {
 	/* block_rq_requeue: requests sent back to the queue by the driver
 	 * (busy device, resources), to be issued again. */
 	__u64 requeues;
+	/* Requests requeued or completed at or past their deadline
+	 * (rq->deadline): blk-mq's timeout handler ran for them, or was due. */
+	__u64 timeouts;
 };
 
 /*

@@ -27,7 +27,7 @@ struct mhist {
 
 struct mop {
 	__u64 ios, bytes, merges, misaligned;
-	__u64 requeues;
+	__u64 requeues, timeouts;
 	__u64 rmw_reads, rmw_bytes;
 	__u64 other_ios, other_bytes;	/* of label sets beyond the cap */
 	struct mhist h[MH_NR];

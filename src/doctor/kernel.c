@@ -292,6 +292,9 @@ static void check_structs(struct doctor *d)
 	check_member(d, "request", "state", ST_FALLBACK,
 		     "stat/top/serve: a requeue before issue takes back no issue",
 		     "every requeue taken as one of an issued request");
+	check_member(d, "request", "deadline", ST_MISSING,
+		     "stat/serve count requests that reached their timeout",
+		     "no timeouts counted");
 	/* rq->mq_hctx since Linux 5.0. */
 	check_member(d, "request", "mq_hctx", ST_MISSING,
 		     "stat --by hwq: requests by hardware queue",

@@ -291,6 +291,8 @@ static const struct counter_family {
 	BY_OP("iolens_merged_total", merges, "Bios merged into requests that were issued."),
 	BY_OP("iolens_requeues_total", requeues,
 	      "Requests the driver sent back to the queue (busy device, no resources), to be issued again."),
+	BY_OP("iolens_timeouts_total", timeouts,
+	      "Requests requeued or completed at or past their deadline: the block layer's timeout handler ran for them, or was due."),
 	BY_DEVICE("iolens_misaligned_writes_total", misaligned,
 		  "Writes whose start or size is not a multiple of the physical block."),
 	BY_DEVICE("iolens_rmw_reads_total", rmw_reads,

@@ -133,6 +133,7 @@ static const struct counter_map mop_counters[] = {
 	MOP(misaligned, misaligned), MOP(rmw_reads, rmw_reads),
 	MOP(rmw_bytes, rmw_bytes), MOP(other_ios, label_other_ios),
 	MOP(other_bytes, label_other_bytes), MOP(requeues, requeues),
+	MOP(timeouts, timeouts),
 };
 
 static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)

@@ -350,6 +350,7 @@ static void json_ops(struct json *j, const struct stat_row *r,
 		json_u64(j, "misaligned_bytes", o->misaligned_bytes);
 		json_fails(j, r, g, st);
 		json_u64(j, "requeues", o->requeues);
+		json_u64(j, "timeouts", o->timeouts);
 		json_obj_close(j);
 	}
 	json_obj_close(j);

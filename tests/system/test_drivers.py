@@ -309,3 +309,55 @@ def test_requeues_counted_on_scsi_debug_host_busy(iolens, stat, tracer):
               for d in r["devices"] if d["disk_device"] == sd.name and d["ops"]["read"]["issues"]]
     assert depths and all(q == (1.0, 1) for q in depths), depths
     assert sum(r["requeues"] for r in recs if r["op"] == "read") == requeued, recs[:3]
+
+
+def test_timeouts_counted_on_scsi_debug_ignoring_commands(iolens, serve, stat):
+    """scsi_debug ignoring every 8th command (opts 4: a disk that drops
+    them) under a 1 s timeout: the SCSI midlayer aborts each and requeues
+    it for a retry that succeeds.  stat counts each as one timeout, as
+    many as the kernel's own count of timed-out commands (the device's
+    iotmo_cnt) and as tracefs's block_rq_requeue events, and so does
+    serve's iolens_timeouts_total; and the 32 reads once each, none failed,
+    as diskstats."""
+    sd = ScsiDebug()
+    device = "/sys/block/%s/device/" % sd.name
+    driver = "/sys/bus/pseudo/drivers/scsi_debug/"
+
+    def timed_out():
+        with open(device + "iotmo_cnt") as f:
+            return int(f.read(), 0)
+    try:
+        with open(device + "timeout", "w") as f:
+            f.write("1")
+        tracefs = TraceInstance(sd, events=("block_rq_requeue",))
+        try:
+            s = serve(["-d", sd.name])
+            st = stat(["-d", sd.name])
+            before, tmo0 = sd.diskstats(), timed_out()
+            for param, setting in (("every_nth", "8"), ("opts", "4")):
+                with open(driver + param, "w") as f:
+                    f.write(setting)
+            subprocess.run(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=32",
+                            "iflag=direct", "status=none"], check=True, timeout=120)
+            with open(driver + "opts", "w") as f:
+                f.write("0")
+            d1, reps = st.stop_when_idle(sd)
+            time.sleep(1.2)
+            body = s.metrics()
+            tmo = timed_out() - tmo0
+            requeued = len(tracefs.read())
+            assert tracefs.overruns() == 0
+        finally:
+            tracefs.close()
+    finally:
+        sd.close()
+    assert d1["r_ios"] - before["r_ios"] == 32
+    tot, missed, _, _ = totals(reps, sd.name)
+    assert missed == 0 and tot["read"]["ios"] == 32
+
+    def ops_sum(field):
+        return sum(d["ops"]["read"][field] for r in reps for d in r["devices"]
+                   if d["disk_device"] == sd.name)
+    assert tmo > 0 and ops_sum("timeouts") == tmo == requeued, (ops_sum("timeouts"), tmo, requeued)
+    assert ops_sum("requeues") == requeued and ops_sum("failed") == 0
+    assert value(body, "iolens_timeouts_total", device=sd.name, op="read") == tmo
