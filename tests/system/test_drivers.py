@@ -265,6 +265,47 @@ def test_stat_and_lat_by_hwq_split_nvme_by_queue(iolens, stat, tracer):
     assert lat_q == by_q, (lat_q, by_q)
 
 
+def test_zone_open_close_finish_and_reset_all_named(iolens, tracer, stat):
+    """blkzone opening, closing, finishing and resetting zone 1 of a zoned
+    null_blk, then resetting the whole disk (one zone-reset-all, as null_blk
+    offers it): snoop names the five in that order at the sectors tracefs
+    saw them issued, stat's other_ops counts each once, and the disk's
+    requests are the five diskstats counts, none left in flight."""
+    nb = NullBlk(zoned=1, zone_size=4)
+    tracefs = None
+    try:
+        tracefs = TraceInstance(nb)
+        st = stat(["-d", nb.name])
+        t = tracer(["snoop", "-j", "-d", nb.name])
+        before = nb.diskstats()
+        for verb in ("open", "close", "finish", "reset"):
+            subprocess.run(["blkzone", verb, "-o", "8192", "-c", "1", nb.dev],
+                           check=True, timeout=60)
+        subprocess.run(["blkzone", "reset", nb.dev], check=True, timeout=60)
+        wait_idle(nb)
+        after = nb.diskstats()
+        recs, _ = json_lines(t.stop())
+        _, reps = st.stop_when_idle(nb)
+        issued = [sector for ev, rwbs, sector, _ in tracefs.read()
+                  if ev == "block_rq_issue" and rwbs.startswith("N")]
+    finally:
+        if tracefs:
+            tracefs.close()
+        nb.close()
+    ops = ["zone-open", "zone-close", "zone-finish", "zone-reset", "zone-reset-all"]
+    assert [(r["op"], r["sector"]) for r in recs] == list(zip(ops, [8192] * 4 + [0])), recs
+    assert issued == [8192] * 4 + [0], issued
+    assert sum(after[k] - before[k] for k in ("r_ios", "w_ios")) == 5
+    devs = [d for r in reps for d in r["devices"] if d["disk_device"] == nb.name]
+    counted = {}
+    for d in devs:
+        for name, c in d["other_ops"].items():
+            counted[name] = counted.get(name, 0) + c["ios"]
+    assert counted == {op: 1 for op in ops}, counted
+    assert sum(d["ops"][g]["ios"] for d in devs for g in ("read", "write")) == 5
+    assert sum(d["completions_missed"] for d in devs) == 0
+
+
 def test_check_says_why_scsi_debug_4kn_refuses_small_direct_writes(iolens):
     """scsi_debug as a 4Kn disk (4096-byte logical sectors): the kernel
     refuses 512-byte O_DIRECT writes (EINVAL) before any request, and
