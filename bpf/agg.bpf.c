@@ -361,6 +361,10 @@ int BPF_PROG(agg_requeue, struct request *rq)
 		w.st->timeouts++;
 	if (!w.owner)
 		w.owner = owner_of(rq);
+	/* Its size is counted again at its next issue: one request, one
+	 * size (a request the driver ended in part is taken back at the
+	 * size left, in that size's bucket). */
+	hist_add_one(&w, IOLENS_H_SIZE, rq->__data_len, -1);
 	if (!lat_mode())
 		issue_shape(rq, &w, -1);
 	if (counted(rq)) {

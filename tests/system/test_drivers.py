@@ -324,17 +324,20 @@ def test_requeues_counted_on_scsi_debug_host_busy(iolens, stat, tracer):
     stat counts as many requeues as tracefs's block_rq_requeue events, and
     the 64 reads once each, as diskstats; snoop's records carry the same
     requeues; a requeue of a request never started takes back no issue:
-    the queue depth at issue stays 1 (dd has one read in flight)."""
+    the queue depth at issue stays 1 (dd has one read in flight); lat -S
+    counts 64 sizes, one per read however often it was issued."""
     sd = ScsiDebug(every_nth=4, opts=0x8000)
     tracefs = TraceInstance(sd, events=("block_rq_issue", "block_rq_requeue"))
     try:
         st = stat(["-d", sd.name])
         t = tracer(["snoop", "-j", "-d", sd.name])
+        lat = tracer(["lat", "-j", "-S", "-d", sd.name])
         before = sd.diskstats()
         subprocess.run(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=64",
                         "iflag=direct", "status=none"], check=True, timeout=120)
         d1, reps = st.stop_when_idle(sd)
         recs, _ = json_lines(t.stop())
+        (rep,) = lat_reports(lat)
         requeued = sum(ev == "block_rq_requeue" for ev, _, _, _ in tracefs.read())
         assert tracefs.overruns() == 0
     finally:
@@ -350,6 +353,9 @@ def test_requeues_counted_on_scsi_debug_host_busy(iolens, stat, tracer):
               for d in r["devices"] if d["disk_device"] == sd.name and d["ops"]["read"]["issues"]]
     assert depths and all(q == (1.0, 1) for q in depths), depths
     assert sum(r["requeues"] for r in recs if r["op"] == "read") == requeued, recs[:3]
+    sizes = [(h["count"], h["p50"], h["max"]) for h in rep["histograms"]
+             if h["kind"] == "size"]
+    assert sizes == [(64, 4096, 4096)], sizes
 
 
 def test_timeouts_counted_on_scsi_debug_ignoring_commands(iolens, serve, stat):
