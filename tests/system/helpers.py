@@ -110,9 +110,10 @@ def wait_or_kill(proc, timeout):
             proc.wait()
 
 
-def failing_reads(disk, n, at):
+def failing_reads(disk, n, at, err=errno.EIO):
     """n direct 4 KiB reads by this process from `at` on, which the disk
-    fails (each must end in EIO), each followed by one from 0 on that
+    fails (each must end in `err`: the kernel's errno of the status, EIO
+    for IOERR, ENODATA for MEDIUM), each followed by one from 0 on that
     succeeds: the diskstats before and after."""
     wait_idle(disk)
     before = disk.diskstats()
@@ -122,7 +123,7 @@ def failing_reads(disk, n, at):
         for i in range(n):
             with pytest.raises(OSError) as e:
                 os.preadv(fd, [buf], at + i * 4096)
-            assert e.value.errno == errno.EIO
+            assert e.value.errno == err
             assert os.preadv(fd, [buf], i * 4096) == 4096
     finally:
         os.close(fd)

@@ -5,6 +5,7 @@ the null_blk and scsi_debug modules.  Only the kernel matrix's guests have
 them (tests/kernels/run_matrix.py gives the qemu devices), so these are
 marked `matrix`.  Ground truth as everywhere: tracefs's block events,
 /proc/diskstats, and what the test did."""
+import errno
 import json
 import os
 import re
@@ -15,7 +16,7 @@ import pytest
 
 from helpers import (IO_START, NullBlk, ScsiDebug, TraceInstance, assert_counts_equal,
                      check_refused, checked, failing_reads, finding, fio_json, guest_disk,
-                     json_lines, lat_reports, need, offender, samples, snoop_exact,
+                     json_lines, lat_reports, line_of, need, offender, samples, snoop_exact,
                      stat_counts, totals, value, wait_idle, wait_or_kill)
 
 pytestmark = pytest.mark.matrix
@@ -83,38 +84,89 @@ def test_polled_nvme_reads_counted(iolens, tracer, stat):
     assert_counts_equal(disk.name, before, d1, stat_counts(tot, ("read",)))
 
 
-def test_null_blk_bad_blocks_fail_in_every_view(iolens, tracer, serve, stat):
-    """null_blk with a bad-block range: 20 direct reads there fail with EIO
-    and 20 elsewhere succeed; snoop shows the 20 with status IOERR, stat
-    counts 20 failed of 40 reads, /metrics' iolens_requests_failed_total
-    says 20 (promtool accepts it)."""
-    promtool = need("promtool")
+def bad_null_blk():
+    """null_blk with a bad-block range: reads there end in IOERR."""
     nb = NullBlk()
     try:
         nb.set("badblocks", "+2048-2207")  # sectors: 20 reads of 4 KiB from 1 MiB
-        s = serve(["-d", nb.name])
-        st = stat(["-d", nb.name])
-        t = tracer(["snoop", "-j", "-d", nb.name])
-        failing_reads(nb, 20, 1 << 20)
+    except BaseException:
+        nb.close()
+        raise
+    return nb, "IOERR", errno.EIO
+
+
+def bad_scsi_debug():
+    """scsi_debug answering reads of the same range with a medium error
+    (opts 2: sense key MEDIUM ERROR, "unrecovered read error"), which the
+    SCSI midlayer does not retry; a read sees ENODATA."""
+    return (ScsiDebug(opts=2, medium_error_start=2048, medium_error_count=160), "MEDIUM",
+            errno.ENODATA)
+
+
+@pytest.mark.parametrize("make", [bad_null_blk, bad_scsi_debug], ids=["null_blk", "scsi_debug"])
+def test_failed_reads_in_every_view(iolens, tracer, serve, stat, make):
+    """A disk failing 20 direct reads (null_blk's bad blocks; scsi_debug's
+    medium errors), 20 more elsewhere succeeding: snoop shows the 20 at
+    their sectors with the disk's status; stat counts 20 failed of 40 reads
+    by that status; top -j counts them in this process's row (before 6.5,
+    where the task that issues a request stands for its submitter, some in
+    kblockd's kworkers'); lat keeps
+    them out of the success histogram and lists them apart; /metrics'
+    iolens_requests_failed_total says 20 (promtool accepts it) and its
+    duration histogram counts the 20 successes."""
+    promtool = need("promtool")
+    disk, status, err = make()
+    top = None
+    try:
+        s = serve(["-d", disk.name])
+        st = stat(["-d", disk.name])
+        t = tracer(["snoop", "-j", "-d", disk.name])
+        lat = tracer(["lat", "-j", "-d", disk.name])
+        top = subprocess.Popen([iolens, "top", "-j", "-a", "-d", "0.5"],
+                               stdout=subprocess.PIPE, text=True)
+        line_of(top, top.stdout)
+        failing_reads(disk, 20, 1 << 20, err)
         recs, _ = json_lines(t.stop())
-        _, reps = st.stop_when_idle(nb)
+        (rep,) = lat_reports(lat)
+        _, reps = st.stop_when_idle(disk)
+        for _ in range(20):
+            rows = [r for r in json.loads(line_of(top, top.stdout))["processes"]
+                    if r["block_failed"]]
+            if sum(r["block_failed"] for r in rows) >= 20:
+                break
         time.sleep(1.2)
         body = s.metrics()
     finally:
-        nb.close()
-    bad = sorted(r["sector"] for r in recs if r["status"] == "IOERR")
+        if top:
+            top.kill()
+            top.wait()
+        disk.close()
+    bad = sorted(r["sector"] for r in recs if r["status"] != "ok")
     assert bad == [2048 + 8 * i for i in range(20)], recs
+    assert {r["status"] for r in recs if r["sector"] in bad} == {status}
     failed = sum(d["ops"]["read"]["failed"] for r in reps for d in r["devices"]
-                 if d["disk_device"] == nb.name)
+                 if d["disk_device"] == disk.name)
     by = [d["ops"]["read"]["failed_by_status"] for r in reps for d in r["devices"]
-          if d["disk_device"] == nb.name and d["ops"]["read"]["failed"]]
-    assert failed == 20 and all(set(b) == {"IOERR"} for b in by), by
+          if d["disk_device"] == disk.name and d["ops"]["read"]["failed"]]
+    assert failed == 20 and all(set(b) == {status} for b in by), by
+    mine = [(r["block_failed"], r["block_requests"]) for r in rows if r["pid"] == os.getpid()]
+    if IO_START:
+        assert [r["pid"] for r in rows] == [os.getpid()] and mine == [(20, 40)], rows
+    else:
+        assert sum(r["block_failed"] for r in rows) == 20, rows
+        assert all(r["pid"] == os.getpid() or r["comm"].startswith("kworker/")
+                   for r in rows), rows
+    assert sum(h["count"] for h in rep["histograms"]) == 20, rep["histograms"]
+    assert [(f["disk"], f["op"], f["status"], f["count"]) for f in rep["failed"]] == \
+        [(disk.name, "read", status, 20)], rep["failed"]
     chk = subprocess.run([promtool, "check", "metrics"], input=body,
                          capture_output=True, text=True, timeout=30)
     assert chk.returncode == 0, chk.stdout + chk.stderr
     assert samples(body, "iolens_requests_failed_total") == {
-        frozenset({("device", nb.name), ("op", "read"), ("status", "IOERR")}): 20}
-    assert value(body, "iolens_requests_total", device=nb.name, op="read") == 40
+        frozenset({("device", disk.name), ("op", "read"), ("status", status)}): 20}
+    assert value(body, "iolens_requests_total", device=disk.name, op="read") == 40
+    assert value(body, "iolens_request_duration_seconds_count", device=disk.name,
+                 op="read") == 20
 
 
 def test_scsi_debug_delay_is_seen_stuck(iolens, background):
