@@ -165,34 +165,75 @@ static bool find_member(const struct btf *btf, const struct btf_type *t,
 	return false;
 }
 
-static void check_member(struct doctor *d, const char *sname,
-			 const char *mname, enum status absent,
-			 const char *present_conseq, const char *absent_conseq)
+/* The kernel's struct members iolens reads where a kernel may lack them:
+ * a row each, with what their presence and their absence mean. */
+static const struct member_row {
+	const char *sname, *mname;
+	enum status absent;
+	const char *present_conseq, *absent_conseq;
+} member_rows[] = {
+	/*
+	 * Present is not the same as filled: the block layer stamps these
+	 * only when something needs the time (iostats, an I/O scheduler,
+	 * blk-stat), so the BPF side still treats 0 as "not stamped".
+	 */
+	{ "request", "start_time_ns", ST_FALLBACK,
+	  "queue/device split from the request itself (stat/lat)",
+	  "per-request map fallback" },
+	{ "request", "io_start_time_ns", ST_FALLBACK,
+	  "queue/device split from the request itself (stat/lat)",
+	  "per-request map fallback" },
+	/* rq->state since Linux 4.18. */
+	{ "request", "state", ST_FALLBACK,
+	  "stat/top/serve: a requeue before issue takes back no issue",
+	  "every requeue taken as one of an issued request" },
+	{ "request", "deadline", ST_MISSING,
+	  "stat/serve count requests that reached their timeout",
+	  "no timeouts counted" },
+	/* rq->mq_hctx since Linux 5.0. */
+	{ "request", "mq_hctx", ST_MISSING,
+	  "stat --by hwq: requests by hardware queue",
+	  "stat --by hwq counts every request as of no queue" },
+	/* The syscall events' records, read by CO-RE: their fields move
+	 * where struct trace_entry grows (PREEMPT_RT; bpf/sys_hook.bpf.h). */
+	{ "syscall_trace_enter", "args", ST_MISSING,
+	  "top's syscall level, check, bench: syscall arguments",
+	  "the syscall programs cannot load" },
+	{ "syscall_trace_exit", "ret", ST_MISSING,
+	  "top's syscall level, check, bench: syscall results",
+	  "the syscall programs cannot load" },
+	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
+	{ "bio", "bi_blkg", ST_MISSING,
+	  "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",
+	  "no blk-cgroup: I/O attributed to the submitting task's cgroup only" },
+};
+
+static void check_member(struct doctor *d, const struct member_row *m)
 {
 	const struct btf_type *t = NULL;
 	char check[32];
 	__s32 id;
 	__u32 off;
 
-	snprintf(check, sizeof(check), "%s.%s", sname, mname);
+	snprintf(check, sizeof(check), "%s.%s", m->sname, m->mname);
 	if (!d->btf) {
-		doctor_row(d, check, absent, absent_conseq, "no BTF");
+		doctor_row(d, check, m->absent, m->absent_conseq, "no BTF");
 		return;
 	}
-	id = btf__find_by_name_kind(d->btf, sname, BTF_KIND_STRUCT);
+	id = btf__find_by_name_kind(d->btf, m->sname, BTF_KIND_STRUCT);
 	if (id > 0)
 		t = btf__type_by_id(d->btf, id);
 	if (!t) {
-		doctor_row(d, check, absent, absent_conseq,
-			"no struct %s in BTF", sname);
+		doctor_row(d, check, m->absent, m->absent_conseq,
+			"no struct %s in BTF", m->sname);
 		return;
 	}
-	if (!find_member(d->btf, t, mname, &off)) {
-		doctor_row(d, check, absent, absent_conseq, "not in struct %s",
-			sname);
+	if (!find_member(d->btf, t, m->mname, &off)) {
+		doctor_row(d, check, m->absent, m->absent_conseq,
+			"not in struct %s", m->sname);
 		return;
 	}
-	doctor_row(d, check, ST_OK, present_conseq, "offset %u", off / 8);
+	doctor_row(d, check, ST_OK, m->present_conseq, "offset %u", off / 8);
 }
 
 static void check_enum(struct doctor *d, const char *name, const char *old,
@@ -277,40 +318,8 @@ static void check_delays(struct doctor *d)
 
 static void check_structs(struct doctor *d)
 {
-	/*
-	 * Present is not the same as filled: the block layer stamps these
-	 * only when something needs the time (iostats, an I/O scheduler,
-	 * blk-stat), so the BPF side still treats 0 as "not stamped".
-	 */
-	check_member(d, "request", "start_time_ns", ST_FALLBACK,
-		     "queue/device split from the request itself (stat/lat)",
-		     "per-request map fallback");
-	check_member(d, "request", "io_start_time_ns", ST_FALLBACK,
-		     "queue/device split from the request itself (stat/lat)",
-		     "per-request map fallback");
-	/* rq->state since Linux 4.18. */
-	check_member(d, "request", "state", ST_FALLBACK,
-		     "stat/top/serve: a requeue before issue takes back no issue",
-		     "every requeue taken as one of an issued request");
-	check_member(d, "request", "deadline", ST_MISSING,
-		     "stat/serve count requests that reached their timeout",
-		     "no timeouts counted");
-	/* rq->mq_hctx since Linux 5.0. */
-	check_member(d, "request", "mq_hctx", ST_MISSING,
-		     "stat --by hwq: requests by hardware queue",
-		     "stat --by hwq counts every request as of no queue");
-	/* The syscall events' records, read by CO-RE: their fields move
-	 * where struct trace_entry grows (PREEMPT_RT; bpf/sys_hook.bpf.h). */
-	check_member(d, "syscall_trace_enter", "args", ST_MISSING,
-		     "top's syscall level, check, bench: syscall arguments",
-		     "the syscall programs cannot load");
-	check_member(d, "syscall_trace_exit", "ret", ST_MISSING,
-		     "top's syscall level, check, bench: syscall results",
-		     "the syscall programs cannot load");
-	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
-	check_member(d, "bio", "bi_blkg", ST_MISSING,
-		     "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",
-		     "no blk-cgroup: I/O attributed to the submitting task's cgroup only");
+	for (size_t i = 0; i < sizeof(member_rows) / sizeof(member_rows[0]); i++)
+		check_member(d, &member_rows[i]);
 	check_enum(d, "req_flag_bits", NULL,
 		   "request flags decoded from BTF",
 		   "request flags decoded with built-in 6.x values");
