@@ -173,12 +173,18 @@ def test_scsi_debug_delay_is_seen_stuck(iolens, background):
     """scsi_debug answering a read only after its delay (several seconds,
     set in jiffies while it runs): stat --stuck 1s names the device and
     the read while dd waits for it, and the task that issued it, as
-    tracefs's block_rq_issue saw it (dd, or on 6.1 kblockd's worker)."""
+    tracefs's block_rq_issue saw it (dd, or on 6.1 kblockd's worker);
+    stat -j's and top -j's oldest age in flight pass 1 s while it is held,
+    and are 0 once it is done."""
     sd = ScsiDebug()
     tracefs = TraceInstance(sd)
     try:
         text = background(["stat", "-y", "--stuck", "1s", "-d", sd.name, "1"])
+        js = background(["stat", "-j", "-y", "-d", sd.name, "0.5"])
+        top = background(["top", "-j", "-d", "0.5"])
         text.wait_for("Device ")
+        js.wait_for("{")
+        top.wait_for("{")
         with open("/sys/bus/pseudo/drivers/scsi_debug/delay", "w") as f:
             f.write("1500")  # jiffies: 1.5 s at HZ=1000, 6 s at Debian's 250
         reader = subprocess.Popen(["dd", "if=" + sd.dev, "of=/dev/null", "bs=4k", "count=1",
@@ -187,7 +193,12 @@ def test_scsi_debug_delay_is_seen_stuck(iolens, background):
         # scsi_debug takes a new delay only with nothing queued.
         with open("/sys/bus/pseudo/drivers/scsi_debug/delay", "w") as f:
             f.write("0")
+        time.sleep(1.2)
         out = text.stop()
+        ages = {"stat": [d["inflight_oldest_s"] for r in json_lines(js.stop())[0]
+                         for d in r["devices"] if d["disk_device"] == sd.name],
+                "top": [d["inflight_oldest_s"] for r in json_lines(top.stop())[0]
+                        for d in r["devices"] if d["disk_device"] == sd.name]}
         (issuer,) = tracefs.issuers(4096)
     finally:
         tracefs.close()
@@ -196,6 +207,8 @@ def test_scsi_debug_delay_is_seen_stuck(iolens, background):
     assert lines, out
     assert ": read of 4096 bytes at sector 4096, issued by pid %d (%s), " % issuer in lines[-1], \
         (lines, issuer)
+    for view, seen in ages.items():
+        assert max(seen) >= 1.0 and seen[-1] == 0, (view, seen)
 
 
 def test_zoned_null_blk_zone_resets_named_and_counted(iolens, tracer, stat):
