@@ -297,13 +297,27 @@ def test_check_small_direct_writes_on_scsi_debug_512e(iolens):
             assert f["count"] == count <= ios and files <= {sd.dev}, f
 
 
-def test_stat_and_lat_by_hwq_split_nvme_by_queue(iolens, stat, tracer):
-    """stat --by hwq on the NVMe disk: 512 interrupt-driven reads go to its
-    default queue and 512 polled ones (fio --hipri) to its poll queue; the
-    queues' requests add up to the disk's, which are diskstats', and each
-    queue has its 512 with a depth and an await.  lat --by hwq: a
-    histogram of each queue's 512."""
-    disk = guest_disk("iolensnvme")
+@pytest.fixture(params=["nvme", "null_blk"])
+def polled_disk(request, root):
+    """A disk with a default and a poll hardware queue: the NVMe disk
+    (nvme.poll_queues=1), or null_blk with one of each."""
+    if request.param == "nvme":
+        yield guest_disk("iolensnvme")
+        return
+    d = NullBlk(submit_queues=1, poll_queues=1)
+    try:
+        yield d
+    finally:
+        d.close()
+
+
+def test_stat_and_lat_by_hwq_split_disk_by_queue(iolens, stat, tracer, polled_disk):
+    """stat --by hwq on a disk with a poll queue (NVMe, null_blk): 512
+    interrupt-driven reads go to its default queue and 512 polled ones (fio
+    --hipri) to its poll queue; the queues' requests add up to the disk's,
+    which are diskstats', and each queue has its 512 with a depth and an
+    await.  lat --by hwq: a histogram of each queue's 512."""
+    disk = polled_disk
     st = stat(["--by", "hwq", "-d", disk.name])
     lat = tracer(["lat", "-j", "--by", "hwq", "-d", disk.name])
     before = disk.diskstats()
