@@ -6,7 +6,9 @@
  * trickling a header line at a time resets for ever, and libmicrohttpd
  * 0.9.75 (Debian 12) has no other; so each connection also has a deadline
  * for its request and answer, enforced between two MHD_run_wait() calls in
- * the same thread, where no connection can close underneath.  A scrape
+ * the same thread, where no connection can close underneath.  When the
+ * connections are many, a new one is made room for by closing the oldest
+ * that has not sent a whole request (see make_room()).  A scrape
  * formats a snapshot under the metrics lock and never touches the BPF
  * maps: the collector alone reads those.
  */
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "lib/clock.h"
@@ -27,17 +30,19 @@
 #include "lib/log.h"
 
 /* Bounds on what clients may take: connections at once, and from one
- * address (more are accepted and closed at once: slow or idle clients of
- * a few addresses cannot take every connection from Prometheus); seconds
- * of inactivity before a connection is closed; time from a connection's
- * start to the end of its answer (a connection serves one request: an
- * answer queued at the first call of on_request() makes MHD say
- * "Connection: close"; Prometheus's default scrape timeout is 10 s); and
- * memory per connection, which also caps a request's line and headers
- * (beyond it the answer is 431 or 413): at most MAX_CONNECTIONS *
- * CONN_MEMORY, 16 MiB. */
-#define MAX_CONNECTIONS		512
-#define MAX_PER_ADDRESS		8
+ * address (past either, make_room() closes one; MHD's own cap, higher,
+ * leaves room for those until MHD sees them closed, and stays below the
+ * 1024 descriptors of a default RLIMIT_NOFILE); seconds of inactivity
+ * before a connection is closed; time from a connection's start to the
+ * end of its answer (a connection serves one request: an answer queued
+ * at the first call of on_request() makes MHD say "Connection: close";
+ * Prometheus's default scrape timeout is 10 s); and memory per
+ * connection, which also caps a request's line and headers (beyond it
+ * the answer is 431 or 413): at most MHD_CONNECTIONS * CONN_MEMORY,
+ * 16 MiB. */
+#define MAX_CONNECTIONS		256
+#define MAX_PER_ADDRESS		64
+#define MHD_CONNECTIONS		512
 #define CONN_TIMEOUT_S		5
 #define CONN_DEADLINE_NS	(10 * 1000000000ULL)
 #define CONN_MEMORY		(32 * 1024)
@@ -47,11 +52,20 @@
  * long: it reads every second. */
 #define STALE_NS		(5 * 1000000000ULL)
 
+/* A client's address without its port. */
+struct peer {
+	sa_family_t family;
+	unsigned char addr[16];
+};
+
 /* One open connection, known to the serving thread alone. */
 struct conn {
 	struct conn *next, **pprev;
 	int fd;
 	__u64 deadline;
+	struct peer peer;
+	bool requested;		/* its request came whole */
+	bool closing;		/* shut down by us: MHD closes it next */
 };
 
 struct httpd {
@@ -159,9 +173,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 {
 	struct httpd *h = cls;
 	const char *end = *req;
+	const union MHD_ConnectionInfo *ci;
 	__u64 at;
 
 	(void)upload;
+	/* Not to be closed to make room from now on: it only waits for its
+	 * answer to be read. */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && ci->socket_context)
+		((struct conn *)ci->socket_context)->requested = true;
 	/* No request here has a body: the answer goes out before one is
 	 * read, and MHD then closes the connection. */
 	(void)upload_size;
@@ -194,6 +214,75 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+static void peer_of(const struct sockaddr *sa, struct peer *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (!sa)
+		return;
+	p->family = sa->sa_family;
+	if (sa->sa_family == AF_INET)
+		memcpy(p->addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else if (sa->sa_family == AF_INET6)
+		memcpy(p->addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+/* A connection shut down, not closed: MHD sees the end of the stream at
+ * its next run and closes it as its own. */
+static void conn_close(struct conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->deadline = UINT64_MAX;
+	k->closing = true;
+}
+
+/* What make_room() found in one scope: its live connections, the
+ * oldest that has not sent a whole request, and the oldest of all. */
+struct scope {
+	int n;
+	struct conn *idle, *oldest;
+};
+
+static void scope_add(struct scope *s, struct conn *x)
+{
+	s->n++;
+	s->oldest = x;
+	if (!x->requested)
+		s->idle = x;
+}
+
+/*
+ * `k` has just come.  Past MAX_PER_ADDRESS connections of its address,
+ * or MAX_CONNECTIONS in all, the oldest of that scope that has not sent
+ * a whole request is closed: a scraper sends its request as it connects,
+ * and one that has sent it is answered in a moment.  A cap that refused
+ * the newcomer instead let idle or trickling clients of the scraper's own
+ * address (a local user, or peers behind one NAT) keep Prometheus out for
+ * ever; now they can only race it.  When every one has sent its request,
+ * the oldest goes: it holds an answer it does not read (the deadline
+ * would end it anyway), which must not keep a new scraper out either.
+ */
+static void make_room(struct httpd *h, struct conn *k)
+{
+	struct scope same = { 0 }, all = { 0 };
+	struct conn *x;
+
+	/* Newest first: the last one seen of a kind is the oldest. */
+	for (x = h->conns; x; x = x->next) {
+		bool mine;
+
+		if (x->closing)
+			continue;
+		mine = !memcmp(&x->peer, &k->peer, sizeof(k->peer));
+		scope_add(&all, x);
+		if (mine)
+			scope_add(&same, x);
+	}
+	if (same.n > MAX_PER_ADDRESS)
+		conn_close(same.idle ?: same.oldest);
+	else if (all.n > MAX_CONNECTIONS)
+		conn_close(all.idle ?: all.oldest);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 			  enum MHD_ConnectionNotificationCode what)
 {
@@ -218,6 +307,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 		return;
 	}
 	k->fd = ci->connect_fd;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	peer_of(ci ? ci->client_addr : NULL, &k->peer);
 	k->deadline = mono_ns() + CONN_DEADLINE_NS;
 	k->next = h->conns;
 	k->pprev = &h->conns;
@@ -225,20 +316,17 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 		h->conns->pprev = &k->next;
 	h->conns = k;
 	*ctx = k;
+	make_room(h, k);
 }
 
-/* A connection past its deadline is shut down, not closed: MHD sees the
- * end of the stream at its next run and closes it as its own. */
 static void enforce_deadlines(struct httpd *h)
 {
 	__u64 now = mono_ns();
 	struct conn *k;
 
 	for (k = h->conns; k; k = k->next)
-		if (now > k->deadline) {
-			shutdown(k->fd, SHUT_RDWR);
-			k->deadline = UINT64_MAX;
-		}
+		if (now > k->deadline)
+			conn_close(k);
 }
 
 static void *serve_thread(void *arg)
@@ -272,8 +360,7 @@ struct httpd *httpd_start(const char *cmd, int fd, struct metrics *m)
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)MAX_PER_ADDRESS,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MHD_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
