@@ -264,7 +264,7 @@ def raw(port, data, timeout=10):
 def test_serve_bad_and_many_clients(iolens, serve):
     """Malformed requests get an error or a close, a silent client holds
     nobody else up and is dropped after the timeout, 200 scrapes at once
-    all succeed or are refused cleanly; the server serves on."""
+    from 50 addresses are all answered; the server serves on."""
     s = serve()
     for bad in (b"GARBAGE\r\n\r\n", b"GET\r\n\r\n", b"GET /metrics HTTP/9.9\r\n\r\n",
                 b"\x00\xff\xfe" * 100 + b"\r\n\r\n",
@@ -299,15 +299,14 @@ def test_serve_bad_and_many_clients(iolens, serve):
             results.append("refused")
         except Exception as e:  # anything else is a failure of the test
             results.append(repr(e))
-    # From 50 addresses: at most 8 connections each.
+    # From 50 addresses, 4 each: none is past a cap, so every one is answered.
     threads = [threading.Thread(target=scrape, args=(i,)) for i in range(200)]
     for th in threads:
         th.start()
     for th in threads:
         th.join(60)
     assert not any(th.is_alive() for th in threads)
-    assert set(results) <= {"ok", "refused"}, [r for r in results if r not in ("ok", "refused")][:5]
-    assert results.count("ok") >= 64
+    assert results == ["ok"] * 200, [r for r in results if r != "ok"][:5]
     assert s.proc.poll() is None
     assert s.get()[0] == 200 and s.get("/healthz")[0] == 200
     assert s.stop() == 0
