@@ -38,6 +38,10 @@ BASHCOMPDIR	:= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR	:= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR	:= $(PREFIX)/share/fish/vendor_completions.d
 UNITDIR		:= $(PREFIX)/lib/systemd/system
+# The fleet kit: Prometheus rules and a Grafana dashboard for serve.
+FLEETDIR	:= $(PREFIX)/share/iolens/fleet
+FLEET		:= prometheus/iolens.rules.yml prometheus/iolens.rules.test.yml \
+		   grafana/iolens.json
 # A command is its src/cli/cmd_NAME.c (its row of the command table).
 COMMANDS	:= $(sort $(patsubst src/cli/cmd_%.c,%,$(wildcard src/cli/cmd_*.c)))
 MANPAGES	:= $(OUT)/man/iolens.8 $(COMMANDS:%=$(OUT)/man/iolens-%.8)
@@ -247,7 +251,9 @@ completions: $(COMPLETIONS)
 
 install: $(OUT)/iolens $(MANPAGES) $(COMPLETIONS)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
-		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(UNITDIR)
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(FLEETDIR)/prometheus $(DESTDIR)$(FLEETDIR)/grafana
+	for f in $(FLEET); do install -m 0644 fleet/$$f $(DESTDIR)$(FLEETDIR)/$$f || exit 1; done
 	install -m 0755 $(OUT)/iolens $(DESTDIR)$(SBINDIR)/iolens
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/
 	install -m 0644 $(OUT)/completions/iolens.bash $(DESTDIR)$(BASHCOMPDIR)/iolens
@@ -261,6 +267,7 @@ uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/iolens $(MANPAGES:$(OUT)/man/%=$(DESTDIR)$(MANDIR)/%) \
 		$(DESTDIR)$(BASHCOMPDIR)/iolens $(DESTDIR)$(ZSHCOMPDIR)/_iolens \
 		$(DESTDIR)$(FISHCOMPDIR)/iolens.fish $(DESTDIR)$(UNITDIR)/iolens-serve.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/iolens
 
 # A Debian package from an install under /usr into a staging tree; its
 # Depends from dpkg-shlibdeps (tools/mkdeb.sh).

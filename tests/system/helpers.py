@@ -22,6 +22,8 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.parse
+import urllib.request
 
 import pytest
 
@@ -1062,6 +1064,75 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class Prometheus:
+    """A real Prometheus scraping 127.0.0.1:`target_port` every second,
+    its data in `tmp`; `rules`: a rule file it loads too."""
+
+    def __init__(self, target_port, tmp, rules=None):
+        self.port = free_port()
+        cfg = os.path.join(tmp, "prometheus.yml")
+        with open(cfg, "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: iolens\n"
+                    "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % target_port)
+            if rules:
+                f.write("rule_files:\n  - %s\n" % json.dumps(rules))
+        self.log = open(os.path.join(tmp, "prometheus.log"), "w+")
+        self.proc = subprocess.Popen(
+            [need("prometheus"), "--config.file=" + cfg,
+             "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % self.port],
+            stdout=self.log, stderr=self.log)
+        end = time.time() + 60
+        while time.time() < end:
+            assert self.proc.poll() is None, self.logs()
+            try:
+                # Targets come from discovery, which updates every 5 s.
+                if [t for t in self.targets() if t[0] == "up"]:
+                    return
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.2)
+        raise AssertionError("prometheus not ready: " + self.logs())
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port, path)
+
+    def logs(self):
+        self.log.seek(0)
+        return self.log.read()[-3000:]
+
+    def query(self, q, at):
+        return self.api("/api/v1/query?" + urllib.parse.urlencode(
+            {"query": q, "time": "%.3f" % at}))["result"]
+
+    def scalar(self, q, at):
+        res = self.query(q, at)
+        assert len(res) == 1, (q, res, self.query(q, time.time()), self.targets(), self.logs())
+        return float(res[0]["value"][1])
+
+    def api(self, path):
+        """The data of an API answer."""
+        with urllib.request.urlopen(self.url(path), timeout=10) as r:
+            d = json.load(r)
+        assert d["status"] == "success", d
+        return d["data"]
+
+    def targets(self):
+        return [(t["health"], t["lastError"], t["lastScrape"])
+                for t in self.api("/api/v1/targets")["activeTargets"]]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
 
 
 class Serve:

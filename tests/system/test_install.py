@@ -76,7 +76,10 @@ def test_install_and_run_from_there(installed):
                  "usr/share/bash-completion/completions/iolens",
                  "usr/share/zsh/vendor-completions/_iolens",
                  "usr/share/fish/vendor_completions.d/iolens.fish",
-                 "usr/lib/systemd/system/iolens-serve.service"] + [
+                 "usr/lib/systemd/system/iolens-serve.service",
+                 "usr/share/iolens/fleet/prometheus/iolens.rules.yml",
+                 "usr/share/iolens/fleet/prometheus/iolens.rules.test.yml",
+                 "usr/share/iolens/fleet/grafana/iolens.json"] + [
                      "usr/share/man/man8/iolens-%s.8" % c for c in COMMANDS]:
         assert os.path.isfile(installed / path), path
     exe = str(installed / "usr/sbin/iolens")

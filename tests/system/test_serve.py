@@ -14,13 +14,11 @@ import socket
 import subprocess
 import threading
 import time
-import urllib.parse
-import urllib.request
 
 import pytest
 
-from helpers import (IOLENS, OWN, TMPFS, DirectIO, TraceInstance, assert_counts_equal, free_port,
-                     line_of, load_json, need, samples, uncached_file, value, wait_idle)
+from helpers import (IOLENS, OWN, TMPFS, DirectIO, Prometheus, TraceInstance, assert_counts_equal,
+                     free_port, line_of, load_json, need, samples, uncached_file, value, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
@@ -120,67 +118,6 @@ def test_serve_usage_errors(iolens, root):
         p = subprocess.run([IOLENS, "serve", "--listen", addr],
                            capture_output=True, text=True, timeout=10)
     assert p.returncode == 1 and addr in p.stderr and "in use" in p.stderr
-
-
-class Prometheus:
-    def __init__(self, target_port, tmp):
-        self.port = free_port()
-        cfg = os.path.join(tmp, "prometheus.yml")
-        with open(cfg, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                    "scrape_configs:\n  - job_name: iolens\n"
-                    "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % target_port)
-        self.log = open(os.path.join(tmp, "prometheus.log"), "w+")
-        self.proc = subprocess.Popen(
-            [need("prometheus"), "--config.file=" + cfg,
-             "--storage.tsdb.path=" + os.path.join(tmp, "tsdb"),
-             "--web.listen-address=127.0.0.1:%d" % self.port],
-            stdout=self.log, stderr=self.log)
-        end = time.time() + 60
-        while time.time() < end:
-            assert self.proc.poll() is None, self.logs()
-            try:
-                # Targets come from discovery, which updates every 5 s.
-                if [t for t in self.targets() if t[0] == "up"]:
-                    return
-            except (OSError, ValueError, KeyError):
-                pass
-            time.sleep(0.2)
-        raise AssertionError("prometheus not ready: " + self.logs())
-
-    def url(self, path):
-        return "http://127.0.0.1:%d%s" % (self.port, path)
-
-    def logs(self):
-        self.log.seek(0)
-        return self.log.read()[-3000:]
-
-    def query(self, q, at):
-        u = self.url("/api/v1/query?" + urllib.parse.urlencode({"query": q, "time": "%.3f" % at}))
-        with urllib.request.urlopen(u, timeout=10) as r:
-            d = json.load(r)
-        assert d["status"] == "success", d
-        return d["data"]["result"]
-
-    def scalar(self, q, at):
-        res = self.query(q, at)
-        assert len(res) == 1, (q, res, self.query(q, time.time()), self.targets(), self.logs())
-        return float(res[0]["value"][1])
-
-    def targets(self):
-        with urllib.request.urlopen(self.url("/api/v1/targets"), timeout=10) as r:
-            return [(t["health"], t["lastError"], t["lastScrape"])
-                    for t in json.load(r)["data"]["activeTargets"]]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 # From the end of I/O to a sample holding it: the collector's read (1 s),
