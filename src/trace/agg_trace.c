@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +25,7 @@
 #include "trace/agg_fail.h"
 #include "trace/agg_hwq.h"
 #include "trace/agg_inflight.h"
+#include "trace/agg_slots.h"
 
 #define NPROGS 7
 
@@ -43,9 +42,6 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
  * top. */
 #define FAILS_MAX 1024
 #define FAILS_BY_PROC_MAX 4096
-
-/* Room for devices that appear while we run (a loop device set up later). */
-#define SPARE_SLOTS 16
 
 struct slot_state {
 	struct iolens_stat sum[IOLENS_SG_NR];	/* CPUs summed, at last read */
@@ -94,44 +90,6 @@ struct agg_trace {
 	int nds0;
 	bool filtered;			/* only some processes' I/O */
 };
-
-/* Block devices in `dir` (/sys/block, /sys/class/block) that have a
- * size: an unattached loop device or an empty drive does no I/O, and most
- * machines have eight loop devices or more of which few are in use. */
-static int count_sized(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-	__u64 size;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/size", dir, e->d_name);
-		n += sysfs_u64s(path, &size, 1) || size;
-	}
-	closedir(d);
-	return n;
-}
-
-/* A power of two (the BPF side masks its hash with nslots - 1). */
-static int slots_needed(const struct agg_trace_opts *o)
-{
-	int want, n = 1;
-
-	if (o->ndev && !o->partitions)
-		want = 2 * o->ndev;	/* a partition's disk holds one too */
-	else	/* whole disks, or every disk and partition */
-		want = count_sized(o->partitions ? "/sys/class/block" : "/sys/block") +
-		       SPARE_SLOTS;
-	while (n < want)
-		n <<= 1;
-	return n;
-}
 
 static bool filtered(const struct agg_trace_opts *o)
 {
@@ -189,7 +147,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	}
 	st->nkinds = k;
 	cfg->nkinds = k ? k : 1;
-	st->nslots = slots_needed(o);
+	st->nslots = agg_slots_needed(o);
 	cfg->nslots = st->nslots;
 	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
