@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Cost of in-kernel aggregation: iolens stat (every metric on), iolens
-lat (device-time histogram, biolatency's default) and iolens serve (without
-and with --labels comm,cgroup) against libbpf-tools biolatency, under 4 KiB random reads at queue depth 32 (fio,
-io_uring, O_DIRECT) on a loop device backed by tmpfs.
+lat (device-time histogram, biolatency's default) and iolens serve (by
+default, with --detail, and with --labels comm,cgroup) against libbpf-tools
+biolatency, under 4 KiB random reads at queue depth 32 (fio, io_uring,
+O_DIRECT) on a loop device backed by tmpfs.  Last, serve's cost against
+lat's and the untraced IOPS, beside its targets.
 
 Untraced, iolens stat, iolens lat and biolatency runs alternate so that drift hits all
 alike; for each tool:
@@ -69,6 +71,8 @@ def main():
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
             "iolens serve": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
                              "-d", name],
+            "serve --detail": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
+                               "-d", name, "--detail"],
             "serve --labels": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
                                "-d", name, "--labels", "comm,cgroup"],
         }
@@ -82,11 +86,19 @@ def main():
     print("| tool | requests/s | IOPS vs untraced | in-kernel ns/I/O | tool CPU ns/I/O |")
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
-    for m in ("iolens stat", "iolens lat", "biolatency", "iolens serve",
+    med = {}
+    for m in ("iolens stat", "iolens lat", "biolatency", "iolens serve", "serve --detail",
               "serve --labels", "baseline stat", "baseline lat"):
         if m not in results:
             continue
-        print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + medians(results[m], base)))
+        med[m] = medians(results[m], base)
+        print("| %s | %.0f | %.2f | %.0f | %.2f |" % ((m,) + med[m]))
+    lat_ns = med["iolens lat"][2]
+    print()
+    print("serve: %.2f of lat's in-kernel ns/I/O (target at most 1.10), %.2f of the "
+          "untraced IOPS (target at least 0.95); serve --labels: %.2f of lat's "
+          "(target at most 2)" % (med["iolens serve"][2] / lat_ns, med["iolens serve"][1],
+                                  med["serve --labels"][2] / lat_ns))
 
 
 if __name__ == "__main__":

@@ -28,9 +28,10 @@ extern const __u64 metrics_qd_bounds[METRICS_QD_BOUNDS];
  * upper edge; n = +Inf.  `limits` are all bucket edges. */
 int metrics_fold(__u32 idx, const __u64 *limits, int n);
 
-/* `rmw`: read-modify-write reads are counted; `labels`: the
- * IOLENS_STAT_LABEL_* families are exported. */
-struct metrics *metrics_new(bool rmw, unsigned int labels);
+/* `detail`: the aggregation counts in the kernel (serve --detail), and
+ * what only that gives is exported; `rmw`: read-modify-write reads are
+ * counted; `labels`: the IOLENS_STAT_LABEL_* families are exported. */
+struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels);
 void metrics_free(struct metrics *m);
 
 /* Adds the interval `st` holds after a agg_trace_read() (histograms of

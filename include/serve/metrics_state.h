@@ -39,6 +39,8 @@ struct mdev {
 	struct mop op[IOLENS_SG_NR];
 	__u64 busy_ns;
 	__u64 io_ticks_ns;
+	__u64 weighted_ns;	/* diskstats' weighted time */
+	__u64 inflight_now;	/* diskstats' in flight, at the last collection */
 	__u64 missed;
 	__u64 oldest_ns;	/* at the last collection */
 	bool bio_based;		/* no requests: no age */
@@ -72,6 +74,7 @@ struct metrics {
 	struct mdev *devs;	/* sorted by dev */
 	int ndev;
 	size_t cap;
+	bool detail;		/* serve --detail (metrics_new()) */
 	bool rmw;		/* read-modify-write reads are counted */
 	unsigned int labels;	/* IOLENS_STAT_LABEL_* */
 	struct mlabel *lab;	/* sorted by key */

@@ -24,7 +24,8 @@ static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
 #define AGG_KINDS_TOP		(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_SIZE | \
 				 1U << IOLENS_H_MISALIGNED)
 #define AGG_KINDS_SERVE	(1U << IOLENS_H_TOTAL | 1U << IOLENS_H_QUEUE | \
-				 1U << IOLENS_H_DEVICE | 1U << IOLENS_H_QD)
+				 1U << IOLENS_H_DEVICE)
+#define AGG_KINDS_SERVE_DETAIL	(AGG_KINDS_SERVE | 1U << IOLENS_H_QD)
 
 /* The op groups' names (enum iolens_sgrp), as stat, lat and serve print
  * them: one spelling in every report. */
@@ -53,6 +54,15 @@ struct agg_trace_opts {
 	 * max_labels sets (agg_trace_labels()). */
 	unsigned int labels;
 	int max_labels;
+	/* Requests, bytes and merges of every disk from its diskstats, as a
+	 * bio-based disk's always are: for a caller that keeps none of them
+	 * in the kernel (`iolens serve` in `lat` mode). */
+	bool kernel_counts;
+	/* With `lat` and no queue depth or size histogram, the issue hook
+	 * is there only to stamp requests the kernel does not (queues
+	 * without QUEUE_FLAG_STATS): attached once a completion lacked a
+	 * stamp (events lost "no_stamp"), not before. */
+	bool issue_on_demand;
 };
 
 /* The requests and bytes of one label set so far (since the start: the
@@ -81,6 +91,10 @@ struct agg_dev {
 	 * interval: busy_ns is then unknown (see agg_trace_read()). */
 	__u64 missed;
 	__u64 io_ticks_ns;	/* the kernel's own busy time (diskstats' io_ticks) */
+	/* diskstats' weighted time (iostat's aqu-sz over the interval) and
+	 * requests in flight at the read: both 0 where not known (gone). */
+	__u64 weighted_ns;
+	__u64 inflight_now;
 	__u64 busy_periods;	/* idle to busy, in this interval */
 	/* Its disk takes bios, not requests (zram, dm, md, NVMe multipath):
 	 * ios, bytes, merges and times are the kernel's diskstats (the bios

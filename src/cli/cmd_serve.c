@@ -19,7 +19,7 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-enum { OPT_LISTEN = CLI_LONG, OPT_LABELS, OPT_MAX_SETS };
+enum { OPT_LISTEN = CLI_LONG, OPT_DETAIL, OPT_LABELS, OPT_MAX_SETS };
 
 /* What parse_labels() takes: a list of these. */
 static const char *label_choices(void)
@@ -115,6 +115,9 @@ static int take_listen(void *obj, const char *cmd)
 {
 	struct serve_opts *o = obj;
 
+	/* Labels are counted per request in the kernel. */
+	if (o->labels)
+		o->detail = true;
 	return parse_listen(cmd, o->listen, &o->addr, &o->addrlen);
 }
 
@@ -124,7 +127,9 @@ static const struct cli_opt opts[] = {
 	CLI_OPT(OPT_LISTEN, "listen", "ADDR:PORT", "where to listen (default " DEFAULT_LISTEN ", loopback\nonly); [ADDR]:PORT for IPv6, 0.0.0.0:PORT for all",
 		CLI_STRING(OPTS, listen)),
 	CLI_OPT_DEV(CLI_DISKS(OPTS, devs, ndev)),
-	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both",
+	CLI_OPT(OPT_DETAIL, "detail", NULL, "also count in the kernel, per request, what diskstats\nlacks: queue depth at issue, busy time, misaligned\nwrites, read-modify-write reads, the oldest request in\nflight (several times the default's cost per I/O)",
+		CLI_BOOL(OPTS, detail)),
+	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both;\nimplies --detail",
 		   CLI_CALL(OPTS, labels, parse_labels)),
 	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\"",
 		CLI_CALL(OPTS, max_label_sets, parse_max_sets)),
@@ -134,8 +139,8 @@ static const struct cli_opt opts[] = {
 CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABEL_SETS) = {
 	.name = "serve",
 	.usage =
-		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--labels comm,cgroup]\n"
-		"                    [--max-label-sets N]\n",
+		"usage: iolens serve [--listen ADDR:PORT] [-d DEV]... [--detail]\n"
+		"                    [--labels comm,cgroup] [--max-label-sets N]\n",
 	.about =
 		"Exports block I/O metrics for Prometheus: /metrics in the Prometheus text\n"
 		"format, or OpenMetrics when the scraper asks for it; / links to it;\n"
@@ -144,14 +149,18 @@ CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABE
 	.opts = opts,
 	.more =
 		"metrics (labels device= the whole disk, op= read|write|discard|flush):\n"
-		"  iolens_requests_total, iolens_bytes_total, iolens_merged_total    by op\n"
-		"  iolens_misaligned_writes_total, iolens_rmw_reads_total,\n"
-		"  iolens_rmw_read_bytes_total, iolens_busy_seconds_total,\n"
-		"  iolens_completions_missed_total                                    by device\n"
+		"  iolens_requests_total, iolens_bytes_total, iolens_merged_total    by op,\n"
+		"  iolens_io_time_seconds_total, iolens_io_time_weighted_seconds_total,\n"
+		"  iolens_inflight_requests           by device: the kernel's diskstats\n"
+		"  iolens_requeues_total, iolens_timeouts_total,\n"
+		"  iolens_requests_failed_total{status}                              by op\n"
 		"  iolens_request_duration_seconds, iolens_queue_duration_seconds,\n"
 		"  iolens_device_duration_seconds      histograms, le = 1us..10s, 1-2.5-5,\n"
 		"                                      each taken down to a bucket edge\n"
-		"  iolens_queue_depth                  histogram of requests in flight at issue\n"
+		"  with --detail: iolens_queue_depth (histogram of requests in flight at\n"
+		"  issue), iolens_misaligned_writes_total, iolens_rmw_reads_total,\n"
+		"  iolens_rmw_read_bytes_total, iolens_busy_seconds_total,\n"
+		"  iolens_completions_missed_total, iolens_inflight_oldest_seconds by device\n"
 		"  iolens_cgroup_requests_total, iolens_cgroup_bytes_total,\n"
 		"  iolens_comm_requests_total, iolens_comm_bytes_total    with --labels; a\n"
 		"                      cgroup is its path (cgroup2) or CONTROLLER:/path (v1)\n"
@@ -166,14 +175,18 @@ CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABE
 		"examples:\n"
 		"  iolens serve\n"
 		"  iolens serve --listen 0.0.0.0:9633 -d nvme0n1\n"
+		"  iolens serve --detail\n"
 		"  iolens serve --labels cgroup --max-label-sets 200\n"
 		"  curl -s localhost:9633/metrics | grep iolens_requests_total\n",
 	.finish = take_listen,
 	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
 	.order = 110,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true } },
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .lat = true,
+				      .kernel_counts = true } },
+			 { .options = "--detail",
+			   .agg = { .kinds = AGG_KINDS_SERVE_DETAIL, .rmw = true } },
 			 { .options = "--labels comm,cgroup",
-			   .agg = { .kinds = AGG_KINDS_SERVE, .rmw = true,
+			   .agg = { .kinds = AGG_KINDS_SERVE_DETAIL, .rmw = true,
 				    .max_labels = DEFAULT_LABEL_SETS,
 				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
 };

@@ -344,6 +344,8 @@ static bool disk_info(const char *disk, struct dev_info *info)
  * (rq->io_start_time_ns) only on queues with QUEUE_FLAG_STATS, which
  * blk-stat users set: wbt, iolatency, iocost.  wbt is the common one and
  * the one sysfs shows; without it stat stamps issues itself in a map.
+ * serve attaches the hook that does so only once a completion lacked the
+ * kernel's stamp.
  */
 
 static void check_issue_stamps(struct doctor *d)
@@ -399,7 +401,7 @@ static void check_issue_stamps(struct doctor *d)
 			doctor_row(d, check, ST_OK, "stat/lat: queue/device split from rq->io_start_time_ns",
 				"wbt on (%lu us): the queue keeps QUEUE_FLAG_STATS", usec);
 		else
-			doctor_row(d, check, ST_FALLBACK, "stat/lat: own issue stamp in a per-request map",
+			doctor_row(d, check, ST_FALLBACK, "stat/lat: own issue stamp in a per-request map; serve: from its first request without one",
 				"wbt off: the kernel stamps issues only if iolatency or iocost is set up");
 	}
 	closedir(dir);

@@ -265,9 +265,23 @@ static void failed_family(struct out *o, struct metrics *m)
 	}
 }
 
+/* A gauge by device: the field at `off` of struct mdev. */
+static void device_gauge(struct out *o, const struct metrics *m,
+			 const char *name, const char *help, size_t off)
+{
+	family(o, name, "gauge", help);
+	for (int i = 0; i < m->ndev; i++) {
+		fputs(name, o->f);
+		labels(o->f, &m->devs[i], -1);
+		fprintf(o->f, "} %llu\n", (unsigned long long)
+			*(const __u64 *)((const char *)&m->devs[i] + off));
+	}
+}
+
 /* The counters by device (and op), a row each: by op the field at `off`
  * of struct mop, by device alone that field summed over the ops, or the
- * seconds of the ns field at `off` of struct mdev. */
+ * seconds of the ns field at `off` of struct mdev; and gauges of struct
+ * mdev. */
 static const struct counter_family {
 	const char *name;
 	const char *help;
@@ -275,6 +289,8 @@ static const struct counter_family {
 		      const char *help, size_t off);
 	size_t off;
 	bool rmw;		/* only where RMW reads are counted */
+	bool detail;		/* only with serve --detail */
+	const char *lean_help;	/* without --detail, if it counts less */
 } counters[] = {
 /* A row names its field f by the struct its writer reads (and as the
  * __u64 it reads), so that a writer cannot be given another's offset. */
@@ -284,26 +300,36 @@ static const struct counter_family {
 	{ .name = (n), .help = (h), .write = (fn), .off = (at), __VA_ARGS__ }
 #define BY_OP(n, f, h)		ROW(n, h, counter_op, U64_AT(struct mop, f))
 #define BY_DEVICE(n, f, h, ...)	ROW(n, h, device_counter, U64_AT(struct mop, f), __VA_ARGS__)
-#define SECONDS(n, f, h)	ROW(n, h, device_seconds, U64_AT(struct mdev, f))
+#define SECONDS(n, f, h, ...)	ROW(n, h, device_seconds, U64_AT(struct mdev, f), __VA_ARGS__)
+#define GAUGE(n, f, h)		ROW(n, h, device_gauge, U64_AT(struct mdev, f))
 	BY_OP("iolens_requests_total", ios,
 	      "Block requests completed, as /proc/diskstats counts them."),
 	BY_OP("iolens_bytes_total", bytes, "Bytes completed."),
 	BY_OP("iolens_merged_total", merges, "Bios merged into requests that were issued."),
 	BY_OP("iolens_requeues_total", requeues,
 	      "Requests the driver sent back to the queue (busy device, no resources), to be issued again."),
-	BY_OP("iolens_timeouts_total", timeouts,
-	      "Requests requeued or completed at or past their deadline: the block layer's timeout handler ran for them, or was due."),
+	ROW("iolens_timeouts_total",
+	    "Requests requeued or completed at or past their deadline: the block layer's timeout handler ran for them, or was due.",
+	    counter_op, U64_AT(struct mop, timeouts),
+	    .lean_help = "Requests requeued at or past their deadline: the block layer's timeout handler ran for them (with serve --detail, also those completed past it)."),
 	BY_DEVICE("iolens_misaligned_writes_total", misaligned,
-		  "Writes whose start or size is not a multiple of the physical block."),
+		  "Writes whose start or size is not a multiple of the physical block.",
+		  .detail = true),
 	BY_DEVICE("iolens_rmw_reads_total", rmw_reads,
 		  "Data reads started inside a buffered write to a file: the page cache reading a page the write covers only partly (read-modify-write).",
 		  .rmw = true),
 	BY_DEVICE("iolens_rmw_read_bytes_total", rmw_bytes,
 		  "Bytes of those reads, as started.", .rmw = true),
 	SECONDS("iolens_busy_seconds_total", busy_ns,
-		"Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices)."),
+		"Time with a request issued and not completed (the kernel's io_ticks over an interval where a completion was missed, and on bio-based devices).",
+		.detail = true),
 	SECONDS("iolens_io_time_seconds_total", io_ticks_ns,
 		"The kernel's io_ticks: time with a request in the block layer, in whole jiffies (iostat's %util, node_exporter's node_disk_io_time_seconds_total)."),
+	SECONDS("iolens_io_time_weighted_seconds_total", weighted_ns,
+		"The kernel's weighted time: each request's time in the block layer, summed (its rate is iostat's aqu-sz, node_exporter's node_disk_io_time_weighted_seconds_total)."),
+	GAUGE("iolens_inflight_requests", inflight_now,
+	      "Requests in the block layer now, as the kernel counts them (diskstats' in flight; node_exporter's node_disk_io_now)."),
+#undef GAUGE
 #undef SECONDS
 #undef BY_DEVICE
 #undef BY_OP
@@ -326,17 +352,11 @@ static const struct {
 		    "Requests in flight on the device at each issue, this one included." },
 };
 
-static void format(struct out *o, struct metrics *m)
+/* What only per-request work in the kernel gives (serve --detail). */
+static void detail_families(struct out *o, const struct metrics *m)
 {
-	struct rusage ru;
 	FILE *f = o->f;
 
-	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
-		const struct counter_family *c = &counters[i];
-
-		if (!c->rmw || m->rmw)
-			c->write(o, m, c->name, c->help, c->off);
-	}
 	family(o, "iolens_completions_missed_total", "counter",
 	       "Completions the kernel did not run iolens's hook for.");
 	for (int i = 0; i < m->ndev; i++) {
@@ -344,7 +364,6 @@ static void format(struct out *o, struct metrics *m)
 		labels(f, &m->devs[i], -1);
 		fprintf(f, "} %llu\n", (unsigned long long)m->devs[i].missed);
 	}
-	failed_family(o, m);
 	family(o, "iolens_inflight_oldest_seconds", "gauge",
 	       "Age of the oldest request issued to the device and not completed (a lower bound, within 0.27 s; 0: none; requests issued before iolens started are not seen).");
 	for (int i = 0; i < m->ndev; i++) {
@@ -356,9 +375,26 @@ static void format(struct out *o, struct metrics *m)
 		seconds(f, m->devs[i].oldest_ns);
 		fputc('\n', f);
 	}
-	for (int k = 0; k < MH_NR; k++)
-		histogram(o, m, k, histograms[k].name, histograms[k].help);
+}
 
+static void format(struct out *o, struct metrics *m)
+{
+	struct rusage ru;
+	FILE *f = o->f;
+
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++) {
+		const struct counter_family *c = &counters[i];
+
+		if ((!c->rmw || m->rmw) && (!c->detail || m->detail))
+			c->write(o, m, c->name, !m->detail && c->lean_help ?
+				 c->lean_help : c->help, c->off);
+	}
+	failed_family(o, m);
+	for (int k = 0; k < MH_NR; k++)
+		if (k != MH_QD || m->detail)
+			histogram(o, m, k, histograms[k].name, histograms[k].help);
+	if (m->detail)
+		detail_families(o, m);
 	if (m->labels & IOLENS_STAT_LABEL_CGROUP) {
 		label_family(o, m, true, false);
 		label_family(o, m, true, true);

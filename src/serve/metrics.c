@@ -56,12 +56,13 @@ int metrics_fold(__u32 idx, const __u64 *limits, int n)
 	return n;
 }
 
-struct metrics *metrics_new(bool rmw, unsigned int labels)
+struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
+	m->detail = detail;
 	m->rmw = rmw;
 	m->labels = labels;
 	pthread_mutex_init(&m->lock, NULL);
@@ -142,6 +143,8 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 	 * `iolens stat`. */
 	md->busy_ns += agg_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
 	md->io_ticks_ns += d->io_ticks_ns;
+	md->weighted_ns += d->weighted_ns;
+	md->inflight_now = d->inflight_now;
 	md->missed += d->missed;
 	md->oldest_ns = d->oldest_ns;
 	md->bio_based = d->bio_based;

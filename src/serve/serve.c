@@ -178,12 +178,19 @@ int serve_run(const struct serve_opts *o)
 
 	so.devs = o->devs;
 	so.ndev = o->ndev;
-	so.kinds = AGG_KINDS_SERVE;
-	so.rmw = true;
+	/* By default the kernel only times requests, as `iolens lat` does
+	 * (one hook at completion, the request's own stamps), and counts
+	 * come from diskstats: what the rest costs per request is paid only
+	 * with --detail. */
+	so.lat = !o->detail;
+	so.kernel_counts = !o->detail;
+	so.issue_on_demand = true;
+	so.kinds = o->detail ? AGG_KINDS_SERVE_DETAIL : AGG_KINDS_SERVE;
+	so.rmw = o->detail;
 	so.labels = o->labels;
 	so.max_labels = o->max_label_sets;
 	st = agg_trace_start(CMD, &so);
-	m = st ? metrics_new(IOLENS_RMW_COUNTED, o->labels) : NULL;
+	m = st ? metrics_new(o->detail, o->detail && IOLENS_RMW_COUNTED, o->labels) : NULL;
 	if (!m) {
 		close(fd);
 		goto out;

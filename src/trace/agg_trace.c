@@ -89,6 +89,9 @@ struct agg_trace {
 	struct diskstat *ds0;		/* diskstats of every device at attach */
 	int nds0;
 	bool filtered;			/* only some processes' I/O */
+	bool kernel_counts;		/* agg_trace_opts.kernel_counts */
+	bool issue_later;		/* agg_issue not attached yet */
+	const char *cmd;		/* for messages */
 };
 
 static bool filtered(const struct agg_trace_opts *o)
@@ -256,6 +259,9 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	if (!st)
 		return NULL;
 	st->ncpu = libbpf_num_possible_cpus();
+	st->cmd = cmd;
+	st->issue_later = o->issue_on_demand && o->lat && !o->own_clock &&
+			  !(o->kinds & (1U << IOLENS_H_QD | 1U << IOLENS_H_SIZE));
 	st->skel = agg__open();
 	err = st->skel ? configure(st, o) : -errno;
 	if (!err && fdlimit_ensure(cmd, st->skel->obj, 0)) {
@@ -299,7 +305,8 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(progs[i]))
+		if (!bpf_program__autoload(progs[i]) ||
+		    (st->issue_later && progs[i] == st->skel->progs.agg_issue))
 			continue;
 		l = bpf_program__attach(progs[i]);
 		if (!l) {
@@ -316,6 +323,7 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	 * and a bio-based disk's counts. */
 	st->nds0 = diskstats_read(&st->ds0);
 	st->filtered = filtered(o);
+	st->kernel_counts = o->kernel_counts;
 	return st;
 }
 
@@ -352,11 +360,12 @@ static void stats_at_attach(const struct agg_trace *st, __u32 dev,
 /*
  * A bio-based disk's counts are the kernel's (its driver accounts each
  * bio it takes, as it sees fit: dm and md once per bio they were given,
- * zram per bio): the diskstats deltas.  Not with a process filter: those
- * counts are every process's, so the bios we timed are counted instead.
+ * zram per bio): the diskstats deltas, and its times too (`times`).  Not
+ * with a process filter: those counts are every process's, so the bios we
+ * timed are counted instead.
  */
 static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
-			  const struct diskstat *prev)
+			  const struct diskstat *prev, bool times)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		struct iolens_stat *o = &d->op[g];
@@ -364,6 +373,8 @@ static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
 		o->ios = now->ios[g] - prev->ios[g];
 		o->bytes = (now->sectors[g] - prev->sectors[g]) * 512;
 		o->merges = now->merges[g] - prev->merges[g];
+		if (!times)
+			continue;
 		o->timed = o->ios;
 		o->total_ns = (now->time_ms[g] - prev->time_ms[g]) * 1000000ULL;
 	}
@@ -421,8 +432,13 @@ static int read_slot(struct agg_trace *st, int s)
 		p->stat_open = false;
 	}
 	d->gone = !have_kernel;
-	if (have_kernel)
+	d->weighted_ns = 0;
+	d->inflight_now = 0;
+	if (have_kernel) {
 		d->io_ticks_ns = (kernel.io_ticks_ms - p->ds.io_ticks_ms) * 1000000ULL;
+		d->weighted_ns = (kernel.weighted_ms - p->ds.weighted_ms) * 1000000ULL;
+		d->inflight_now = kernel.in_flight;
+	}
 	now = mono_ns();
 	/* The open busy period counts up to now. */
 	busy = ds->busy_ns;
@@ -470,8 +486,8 @@ static int read_slot(struct agg_trace *st, int s)
 		}
 	}
 	if (have_kernel) {
-		if (p->bio_based && !st->filtered)
-			kernel_counts(d, &kernel, &p->ds);
+		if ((p->bio_based || st->kernel_counts) && !st->filtered)
+			kernel_counts(d, &kernel, &p->ds, p->bio_based);
 		p->ds = kernel;
 	}
 	return 0;
@@ -561,10 +577,35 @@ static void add_pending(struct agg_trace *st)
 	}
 }
 
+/* agg_issue, once a completion lacked the kernel's issue stamp: from
+ * then on requests of queues that keep none get ours.  Those completed
+ * before stay counted as no_stamp, out of the queue and device split. */
+static void issue_attach_late(struct agg_trace *st)
+{
+	struct iolens_stat_counters lost;
+	struct bpf_link *l;
+
+	agg_trace_losses(st, &lost);
+	if (!lost.no_stamp)
+		return;
+	st->issue_later = false;
+	l = bpf_program__attach(st->skel->progs.agg_issue);
+	if (!l) {
+		fprintf(stderr, "iolens %s: cannot attach %s: %s; the queue and device times of queues without the kernel's issue stamp stay unknown\n",
+			st->cmd, bpf_program__section_name(st->skel->progs.agg_issue),
+			strerror(errno));
+		return;
+	}
+	st->links[st->nlinks++] = l;
+}
+
 int agg_trace_read(struct agg_trace *st)
 {
 	__u64 now = mono_ns();
 	int err;
+
+	if (st->issue_later)
+		issue_attach_late(st);
 
 	if (st->keyed) {
 		err = keyed_set_read(st->keyed, bpf_map__fd(st->skel->maps.lat_hists),

@@ -209,11 +209,12 @@ def test_stat_warns_of_a_request_stuck_in_the_device(iolens, faulty, background,
 
 def test_top_and_serve_show_a_stuck_request(iolens, faulty, serve, background):
     """A held read: top -b's frames get a STUCK line naming the device and
-    the read's sector while it is held; /metrics'
+    the read's sector while it is held; /metrics' (serve --detail)
     iolens_inflight_oldest_seconds for the device passes 2 s, and is 0
-    once it is released; promtool accepts the page."""
+    once it is released, as iolens_inflight_requests (the kernel's) is 1
+    and then 0; promtool accepts the page."""
     promtool = need("promtool")
-    s = serve(["-d", faulty.name])
+    s = serve(["-d", faulty.name, "--detail"])
     top = background(["top", "-b", "-d", "0.5", "--stuck", "1s"])
     top.wait_for("iolens top - ")
     with faulty.held_read(4096):
@@ -228,6 +229,8 @@ def test_top_and_serve_show_a_stuck_request(iolens, faulty, serve, background):
     assert chk.returncode == 0, chk.stdout + chk.stderr
     assert value(held, "iolens_inflight_oldest_seconds", device=faulty.name) >= 2.0
     assert value(after, "iolens_inflight_oldest_seconds", device=faulty.name) == 0
+    assert value(held, "iolens_inflight_requests", device=faulty.name) == 1
+    assert value(after, "iolens_inflight_requests", device=faulty.name) == 0
     lines = [l for l in out.splitlines() if l.startswith("STUCK: %s " % faulty.name)]
     assert lines, out
     assert all(": read of 4096 bytes at sector 4096, " in l for l in lines), lines
