@@ -29,14 +29,18 @@ extern const __u64 metrics_qd_bounds[METRICS_QD_BOUNDS];
 int metrics_fold(__u32 idx, const __u64 *limits, int n);
 
 /* `detail`: the aggregation counts in the kernel (serve --detail), and
- * what only that gives is exported; `rmw`: read-modify-write reads are
- * counted; `labels`: the IOLENS_STAT_LABEL_* families are exported. */
-struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels);
+ * what only that gives is exported; else the counts are each disk's
+ * diskstats (serve/disks.h), of the disks `devs` hold (their disks), all
+ * when ndev is 0.  `rmw`: read-modify-write reads are counted; `labels`:
+ * the IOLENS_STAT_LABEL_* families are exported. */
+struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels,
+			    const __u32 *devs, int ndev);
 void metrics_free(struct metrics *m);
 
 /* Adds the interval `st` holds after a agg_trace_read() (histograms of
  * IOLENS_H_TOTAL, _QUEUE, _DEVICE and _QD), its losses so far and, with
- * labels, its label sets.  0 or -errno. */
+ * labels, its label sets; without `detail`, the disks' diskstats since the
+ * last collection.  0 or -errno. */
 int metrics_collect(struct metrics *m, const struct agg_trace *st);
 
 /* In-kernel cost of our programs: run time and runs so far; `known` false

@@ -75,6 +75,7 @@ struct metrics {
 	int ndev;
 	size_t cap;
 	bool detail;		/* serve --detail (metrics_new()) */
+	struct disks *disks;	/* without detail: the counts' source */
 	bool rmw;		/* read-modify-write reads are counted */
 	unsigned int labels;	/* IOLENS_STAT_LABEL_* */
 	struct mlabel *lab;	/* sorted by key */

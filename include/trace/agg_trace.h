@@ -54,10 +54,6 @@ struct agg_trace_opts {
 	 * max_labels sets (agg_trace_labels()). */
 	unsigned int labels;
 	int max_labels;
-	/* Requests, bytes and merges of every disk from its diskstats, as a
-	 * bio-based disk's always are: for a caller that keeps none of them
-	 * in the kernel (`iolens serve` in `lat` mode). */
-	bool kernel_counts;
 	/* With `lat` and no queue depth or size histogram, the issue hook
 	 * is there only to stamp requests the kernel does not (queues
 	 * without QUEUE_FLAG_STATS): attached once a completion lacked a

@@ -182,7 +182,7 @@ CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABE
 	.summary = "export metrics for Prometheus over HTTP (/metrics, OpenMetrics too)",
 	.order = 110,
 	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_SERVE, .lat = true,
-				      .kernel_counts = true } },
+				      .issue_on_demand = true } },
 			 { .options = "--detail",
 			   .agg = { .kinds = AGG_KINDS_SERVE_DETAIL, .rmw = true } },
 			 { .options = "--labels comm,cgroup",

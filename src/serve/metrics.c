@@ -24,6 +24,7 @@
 #include "bpf/agg.h"
 #include "trace/agg_trace.h"
 #include "lib/vec.h"
+#include "serve/disks.h"
 #include "trace/block_trace.h"	/* mono_ns() */
 
 const __u64 metrics_dur_bounds_ns[METRICS_DUR_BOUNDS] = {
@@ -56,12 +57,17 @@ int metrics_fold(__u32 idx, const __u64 *limits, int n)
 	return n;
 }
 
-struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels)
+struct metrics *metrics_new(bool detail, bool rmw, unsigned int labels,
+			    const __u32 *devs, int ndev)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
+	if (!detail && !(m->disks = disks_new(devs, ndev))) {
+		free(m);
+		return NULL;
+	}
 	m->detail = detail;
 	m->rmw = rmw;
 	m->labels = labels;
@@ -83,6 +89,7 @@ void metrics_free(struct metrics *m)
 	free(m->lab);
 	free(m->fails);
 	free(m->devs);
+	disks_free(m->disks);
 	free(m);
 }
 
@@ -128,23 +135,30 @@ static void hist_into(struct mhist *h, const __u64 *src, const __u64 *limits,
 }
 
 #define MOP(f, from) { offsetof(struct mop, f), offsetof(struct iolens_stat, from) }
-/* The counters of struct mop, each the sum of a kernel's counter. */
-static const struct counter_map mop_counters[] = {
+/* The counters of struct mop, each the sum of a kernel's counter: those
+ * counted per request (serve --detail; else diskstats has the first
+ * three), and those counted at rare events, always. */
+static const struct counter_map mop_counted[] = {
 	MOP(ios, ios), MOP(bytes, bytes), MOP(merges, merges),
 	MOP(misaligned, misaligned), MOP(rmw_reads, rmw_reads),
 	MOP(rmw_bytes, rmw_bytes), MOP(other_ios, label_other_ios),
-	MOP(other_bytes, label_other_bytes), MOP(requeues, requeues),
-	MOP(timeouts, timeouts),
+	MOP(other_bytes, label_other_bytes),
 };
+static const struct counter_map mop_events[] = {
+	MOP(requeues, requeues), MOP(timeouts, timeouts),
+};
+#define NMAP(a) (sizeof(a) / sizeof((a)[0]))
 
 static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 {
 	/* Where ours is unknown the kernel's io_ticks stands in, as in
 	 * `iolens stat`. */
 	md->busy_ns += agg_dev_busy_unknown(d) ? d->io_ticks_ns : d->busy_ns;
-	md->io_ticks_ns += d->io_ticks_ns;
-	md->weighted_ns += d->weighted_ns;
-	md->inflight_now = d->inflight_now;
+	if (m->detail) {
+		md->io_ticks_ns += d->io_ticks_ns;
+		md->weighted_ns += d->weighted_ns;
+		md->inflight_now = d->inflight_now;
+	}
 	md->missed += d->missed;
 	md->oldest_ns = d->oldest_ns;
 	md->bio_based = d->bio_based;
@@ -156,8 +170,9 @@ static void add_dev(struct metrics *m, struct mdev *md, const struct agg_dev *d)
 		};
 		__u64 counts[MH_NR] = { s->timed, s->split, s->split, s->issues };
 
-		counters_add_map(o, s, mop_counters,
-				 sizeof(mop_counters) / sizeof(mop_counters[0]));
+		if (m->detail)
+			counters_add_map(o, s, mop_counted, NMAP(mop_counted));
+		counters_add_map(o, s, mop_events, NMAP(mop_events));
 		for (int k = 0; k < MH_NR; k++) {
 			const __u64 *src = d->hist[g][mh_kind[k]];
 
@@ -267,21 +282,53 @@ static int fails_add(struct metrics *m, const struct agg_trace *st)
 	return 0;
 }
 
+/* The disks' diskstats since the last collection into their entries. */
+static int disks_add(struct metrics *m, const struct disk_delta *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct mdev *md = mdev_get(m, v[i].dev);
+
+		if (!md)
+			return -ENOMEM;
+		/* A device gone keeps the name it had. */
+		if (!md->name[0] || strchr(md->name, ':'))
+			memcpy(md->name, v[i].name, sizeof(md->name));
+		for (int g = 0; g < IOLENS_SG_NR; g++) {
+			md->op[g].ios += v[i].ios[g];
+			md->op[g].bytes += v[i].bytes[g];
+			md->op[g].merges += v[i].merges[g];
+		}
+		md->io_ticks_ns += v[i].io_ticks_ns;
+		md->weighted_ns += v[i].weighted_ns;
+		md->inflight_now = v[i].inflight;
+	}
+	return 0;
+}
+
 int metrics_collect(struct metrics *m, const struct agg_trace *st)
 {
 	struct iolens_stat_counters lost;
-	int n = agg_trace_nslots(st), err = 0, nl = 0;
+	int n = agg_trace_nslots(st), err = 0, nl = 0, nd = 0;
 	struct stat_label *lv = NULL;
+	struct disk_delta *dv = NULL;
 
-	/* Outside the lock: they read maps. */
+	/* Outside the lock: they read maps and files. */
 	agg_trace_losses(st, &lost);
 	if (m->labels) {
 		nl = agg_trace_labels(st, &lv);
 		if (nl < 0)
 			return nl;
 	}
+	if (m->disks) {
+		nd = disks_read(m->disks, &dv);
+		if (nd < 0) {
+			free(lv);
+			return nd;
+		}
+	}
 	pthread_mutex_lock(&m->lock);
-	for (int i = 0; i < n; i++) {
+	err = disks_add(m, dv, nd);
+	for (int i = 0; i < n && !err; i++) {
 		const struct agg_dev *d = agg_trace_dev(st, i);
 		struct mdev *md;
 
@@ -302,6 +349,7 @@ int metrics_collect(struct metrics *m, const struct agg_trace *st)
 	if (!err)
 		err = fails_add(m, st);
 	free(lv);
+	free(dv);
 	m->lost = lost;
 	m->collected_ns = mono_ns();
 	pthread_mutex_unlock(&m->lock);

@@ -183,14 +183,14 @@ int serve_run(const struct serve_opts *o)
 	 * come from diskstats: what the rest costs per request is paid only
 	 * with --detail. */
 	so.lat = !o->detail;
-	so.kernel_counts = !o->detail;
 	so.issue_on_demand = true;
 	so.kinds = o->detail ? AGG_KINDS_SERVE_DETAIL : AGG_KINDS_SERVE;
 	so.rmw = o->detail;
 	so.labels = o->labels;
 	so.max_labels = o->max_label_sets;
 	st = agg_trace_start(CMD, &so);
-	m = st ? metrics_new(o->detail, o->detail && IOLENS_RMW_COUNTED, o->labels) : NULL;
+	m = st ? metrics_new(o->detail, o->detail && IOLENS_RMW_COUNTED, o->labels,
+			     o->devs, o->ndev) : NULL;
 	if (!m) {
 		close(fd);
 		goto out;

@@ -89,7 +89,6 @@ struct agg_trace {
 	struct diskstat *ds0;		/* diskstats of every device at attach */
 	int nds0;
 	bool filtered;			/* only some processes' I/O */
-	bool kernel_counts;		/* agg_trace_opts.kernel_counts */
 	bool issue_later;		/* agg_issue not attached yet */
 	const char *cmd;		/* for messages */
 };
@@ -323,7 +322,6 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	 * and a bio-based disk's counts. */
 	st->nds0 = diskstats_read(&st->ds0);
 	st->filtered = filtered(o);
-	st->kernel_counts = o->kernel_counts;
 	return st;
 }
 
@@ -360,12 +358,11 @@ static void stats_at_attach(const struct agg_trace *st, __u32 dev,
 /*
  * A bio-based disk's counts are the kernel's (its driver accounts each
  * bio it takes, as it sees fit: dm and md once per bio they were given,
- * zram per bio): the diskstats deltas, and its times too (`times`).  Not
- * with a process filter: those counts are every process's, so the bios we
- * timed are counted instead.
+ * zram per bio): the diskstats deltas.  Not with a process filter: those
+ * counts are every process's, so the bios we timed are counted instead.
  */
 static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
-			  const struct diskstat *prev, bool times)
+			  const struct diskstat *prev)
 {
 	for (int g = 0; g < IOLENS_SG_NR; g++) {
 		struct iolens_stat *o = &d->op[g];
@@ -373,8 +370,6 @@ static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
 		o->ios = now->ios[g] - prev->ios[g];
 		o->bytes = (now->sectors[g] - prev->sectors[g]) * 512;
 		o->merges = now->merges[g] - prev->merges[g];
-		if (!times)
-			continue;
 		o->timed = o->ios;
 		o->total_ns = (now->time_ms[g] - prev->time_ms[g]) * 1000000ULL;
 	}
@@ -486,8 +481,8 @@ static int read_slot(struct agg_trace *st, int s)
 		}
 	}
 	if (have_kernel) {
-		if ((p->bio_based || st->kernel_counts) && !st->filtered)
-			kernel_counts(d, &kernel, &p->ds, p->bio_based);
+		if (p->bio_based && !st->filtered)
+			kernel_counts(d, &kernel, &p->ds);
 		p->ds = kernel;
 	}
 	return 0;

@@ -79,8 +79,9 @@ def test_fleet_queries_on_live_serve(iolens, loop, serve, tmp_path):
     s = serve(["-d", loop.name])
     prom = Prometheus(s.port, str(tmp_path), rules=RULES)
     try:
-        # serve has a device's series from its first request on: one
-        # first, scraped, so that a rate over the run sees it grow.
+        # serve has a disk's series from its start only if it did I/O
+        # since boot: one first, scraped, so that a rate over the run sees
+        # it grow.
         for n in (1, 400):
             io = DirectIO(loop.dev)
             try:

@@ -17,8 +17,9 @@ import time
 
 import pytest
 
-from helpers import (IOLENS, OWN, TMPFS, DirectIO, Prometheus, TraceInstance, assert_counts_equal,
-                     free_port, line_of, load_json, need, samples, uncached_file, value, wait_idle)
+from helpers import (IOLENS, OWN, TMPFS, DirectIO, Loop, Prometheus, TraceInstance,
+                     assert_counts_equal, free_port, line_of, load_json, need, samples,
+                     uncached_file, value, wait_idle)
 
 # le bounds of the duration histograms (src/serve/metrics.c), in ns.
 DUR_BOUNDS = [1000, 2496, 4992, 9984, 24832, 49664, 99328, 249856, 499712,
@@ -118,6 +119,56 @@ def test_serve_promtool_and_exposition(iolens, loop, serve, detail):
 
 
 @pytest.mark.fast
+def counts(body, dev):
+    """iolens_requests_total of `dev` by op; {} when it has no series."""
+    return {dict(k)["op"]: v for k, v in samples(body, "iolens_requests_total").items()
+            if ("device", dev) in k}
+
+
+def test_serve_every_disk_from_the_start(iolens, loop, partition, serve):
+    """By default every whole disk that did I/O since boot has its series
+    from serve's start, at 0, before it does any more (a rate over the
+    first requests then sees them); a disk attached after serve started
+    counts from its start, as diskstats does; an unattached loop device
+    and a partition that did I/O have none (its disk has it)."""
+    io = DirectIO(partition)
+    io.read(0, 4096)
+    io.close()
+    wait_idle(loop)
+    s = serve()
+    time.sleep(1.2)
+    assert counts(s.metrics(), loop.name) == {"read": 0, "write": 0, "discard": 0, "flush": 0}
+    unbound = [l.split()[2] for l in open("/proc/diskstats")
+               if l.split()[2].startswith("loop") and
+               open("/sys/class/block/%s/size" % l.split()[2]).read().strip() == "0"]
+    # A loop device of a number used before keeps its counts (when serve
+    # started they were its start); a new one starts from 0.
+    before = {l.split()[2]: [int(x) for x in l.split()[3:]] for l in open("/proc/diskstats")}
+    late = Loop()
+    try:
+        io = DirectIO(late.dev)
+        for i in range(10):
+            io.write(i * 4096, 4096)
+        io.close()
+        wait_idle(late)
+        d = late.diskstats()
+        was = before.get(late.name, [0] * 11)
+        time.sleep(2.2)
+        body = s.metrics()
+        got = counts(body, late.name)
+        assert got["write"] == d["w_ios"] - was[4] >= 10, (got, d, was)
+        assert got["read"] == d["r_ios"] - was[0], (got, d, was)
+        assert value(body, "iolens_bytes_total", device=late.name, op="write") == \
+            (d["w_sectors"] - was[6]) * 512
+    finally:
+        late.close()
+    assert counts(body, loop.name) == {"read": 0, "write": 0, "discard": 0, "flush": 0}
+    names = {dict(k)["device"] for k in samples(body, "iolens_requests_total")}
+    assert not names & set(unbound) - {late.name}, (names, unbound)
+    assert loop.name in names and os.path.basename(partition) not in names, names
+    assert s.stop() == 0
+
+
 def test_serve_usage_errors(iolens, root):
     for arg in ("foo", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000",
                 "localhost:9633", "[::1:9633", "1.2.3:80"):
