@@ -636,10 +636,12 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	if (!counters_of(rq, &w))
 		return 0;
 	flags = rq->rq_flags;
-	if (!lat_mode() && io_stat(flags)) {
+	/* Bytes are counted here, and for labels in `lat` mode too (serve,
+	 * which takes the device's own from diskstats). */
+	if ((!lat_mode() || (cfg.flags & LABELS)) && io_stat(flags))
 		bytes = nr_bytes;
+	if (!lat_mode())
 		w.st->bytes += bytes;
-	}
 	/* The tracepoint fires before blk_update_request() takes nr_bytes
 	 * off: fewer than are left is a partial completion. */
 	len = rq->__data_len;
@@ -668,13 +670,13 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 			watch_drop(ds, rq);
 		}
 	}
+	label_add(rq, &w, bytes, accounted(flags, w.sg));
 	if (!lat_mode()) {
 		__u64 ios = accounted(flags, w.sg);
 
 		w.st->ios += ios;
 		if (ends && past_deadline(rq))
 			w.st->timeouts++;
-		label_add(rq, &w, bytes, ios);
 		other_op_add(&w, bytes, ios);
 		if (hwq && ios) {
 			__sync_fetch_and_add(&hwq->ios, ios);

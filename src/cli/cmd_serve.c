@@ -115,9 +115,6 @@ static int take_listen(void *obj, const char *cmd)
 {
 	struct serve_opts *o = obj;
 
-	/* Labels are counted per request in the kernel. */
-	if (o->labels)
-		o->detail = true;
 	return parse_listen(cmd, o->listen, &o->addr, &o->addrlen);
 }
 
@@ -129,7 +126,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT_DEV(CLI_DISKS(OPTS, devs, ndev)),
 	CLI_OPT(OPT_DETAIL, "detail", NULL, "also count in the kernel, per request, what diskstats\nlacks: queue depth at issue, busy time, misaligned\nwrites, read-modify-write reads, the oldest request in\nflight (several times the default's cost per I/O)",
 		CLI_BOOL(OPTS, detail)),
-	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both;\nimplies --detail",
+	CLI_OPT_OF(OPT_LABELS, "labels", "LIST", label_choices, "also export requests and bytes by comm (the submitting\ntask's command name) and/or cgroup (the one the block\nlayer charges the request to): comm, cgroup or both",
 		   CLI_CALL(OPTS, labels, parse_labels)),
 	CLI_OPT(OPT_MAX_SETS, "max-label-sets", "N", "at most N label sets (device, op, comm, cgroup) in the\nkernel (default " XSTR(DEFAULT_LABEL_SETS) "); the I/O of any beyond goes to\ncomm=\"(other)\" / cgroup=\"(other)\"",
 		CLI_CALL(OPTS, max_label_sets, parse_max_sets)),
@@ -186,7 +183,8 @@ CLI_COMMAND_MAIN(serve, .listen = DEFAULT_LISTEN, .max_label_sets = DEFAULT_LABE
 			 { .options = "--detail",
 			   .agg = { .kinds = AGG_KINDS_SERVE_DETAIL, .rmw = true } },
 			 { .options = "--labels comm,cgroup",
-			   .agg = { .kinds = AGG_KINDS_SERVE_DETAIL, .rmw = true,
+			   .agg = { .kinds = AGG_KINDS_SERVE, .lat = true,
+				    .issue_on_demand = true,
 				    .max_labels = DEFAULT_LABEL_SETS,
 				    .labels = IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP } }),
 };

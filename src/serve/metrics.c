@@ -136,16 +136,17 @@ static void hist_into(struct mhist *h, const __u64 *src, const __u64 *limits,
 
 #define MOP(f, from) { offsetof(struct mop, f), offsetof(struct iolens_stat, from) }
 /* The counters of struct mop, each the sum of a kernel's counter: those
- * counted per request (serve --detail; else diskstats has the first
- * three), and those counted at rare events, always. */
+ * counted per request only with serve --detail (else diskstats has the
+ * first three), and those counted always (at rare events, or for
+ * labels). */
 static const struct counter_map mop_counted[] = {
 	MOP(ios, ios), MOP(bytes, bytes), MOP(merges, merges),
 	MOP(misaligned, misaligned), MOP(rmw_reads, rmw_reads),
-	MOP(rmw_bytes, rmw_bytes), MOP(other_ios, label_other_ios),
-	MOP(other_bytes, label_other_bytes),
+	MOP(rmw_bytes, rmw_bytes),
 };
 static const struct counter_map mop_events[] = {
 	MOP(requeues, requeues), MOP(timeouts, timeouts),
+	MOP(other_ios, label_other_ios), MOP(other_bytes, label_other_bytes),
 };
 #define NMAP(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -259,8 +259,13 @@ struct agg_trace *agg_trace_start(const char *cmd,
 		return NULL;
 	st->ncpu = libbpf_num_possible_cpus();
 	st->cmd = cmd;
+	/* Before Linux 6.5 (no block_io_start) the issue hook also takes
+	 * the submitter, at the first issue. */
 	st->issue_later = o->issue_on_demand && o->lat && !o->own_clock &&
-			  !(o->kinds & (1U << IOLENS_H_QD | 1U << IOLENS_H_SIZE));
+			  !(o->kinds & (1U << IOLENS_H_QD | 1U << IOLENS_H_SIZE)) &&
+			  (kfacts_get()->io_start_done ||
+			   !(o->by_proc || o->rmw || filtered(o) ||
+			     (o->labels & IOLENS_STAT_LABEL_COMM)));
 	st->skel = agg__open();
 	err = st->skel ? configure(st, o) : -errno;
 	if (!err && fdlimit_ensure(cmd, st->skel->obj, 0)) {
