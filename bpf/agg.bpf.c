@@ -212,6 +212,10 @@ static __always_inline void started(struct request *rq)
 		rmw_count(rq, t);
 	if (!(cfg.flags & OWNED))
 		return;
+	if (owner_slots_mask) {
+		owner_put(rq, t->comm);
+		return;
+	}
 	__builtin_memcpy(o.comm, t->comm, IOLENS_COMM_LEN);
 	/* A kernel thread submits for others: writeback. */
 	if (t->flags & KERNEL_PF_KTHREAD)
@@ -484,15 +488,23 @@ static __always_inline void time_request(struct request *rq,
  * always add up to the device.
  */
 static __always_inline void label_add(struct request *rq, const struct where *w,
-				      __u64 bytes, __u64 ios)
+				      __u64 bytes, __u64 ios, bool last)
 {
 	struct iolens_label_key key = { .slot = w->slot, .sg = w->sg };
 	struct iolens_label_count zero = {}, *c;
 	const struct owner *o;
 
-	if (!(cfg.flags & LABELS) || !(bytes | ios))
+	if (!(cfg.flags & LABELS))
 		return;
-	if (cfg.flags & IOLENS_STAT_LABEL_COMM) {
+	if (!(bytes | ios)) {
+		/* Nothing to count: an owner slot is let go all the same. */
+		if (last && owner_slots_mask)
+			owner_comm(rq, key.comm, true);
+		return;
+	}
+	if (owner_slots_mask) {
+		owner_comm(rq, key.comm, last);
+	} else if (cfg.flags & IOLENS_STAT_LABEL_COMM) {
 		o = w->owner ?: owner_of(rq);
 		if (o)
 			__builtin_memcpy(key.comm, o->comm, IOLENS_COMM_LEN);
@@ -509,8 +521,8 @@ static __always_inline void label_add(struct request *rq, const struct where *w,
 			return;
 		}
 	}
-	__sync_fetch_and_add(&c->ios, ios);
-	__sync_fetch_and_add(&c->bytes, bytes);
+	c->ios += ios;
+	c->bytes += bytes;
 }
 
 /* The end of a request that is timed: its times, and its owner let go
@@ -647,7 +659,7 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 	len = rq->__data_len;
 	hwq = hwq_of(rq, &w);
 	if (nr_bytes < len) {
-		label_add(rq, &w, bytes, 0);
+		label_add(rq, &w, bytes, 0, false);
 		other_op_add(&w, bytes, 0);
 		if (hwq && bytes)
 			__sync_fetch_and_add(&hwq->bytes, bytes);
@@ -670,7 +682,7 @@ int BPF_PROG(agg_complete, struct request *rq, blk_status_t error,
 			watch_drop(ds, rq);
 		}
 	}
-	label_add(rq, &w, bytes, accounted(flags, w.sg));
+	label_add(rq, &w, bytes, accounted(flags, w.sg), true);
 	if (!lat_mode()) {
 		__u64 ios = accounted(flags, w.sg);
 

@@ -287,6 +287,8 @@ struct iolens_stat_counters {
 	__u64 no_hwq;		/* with IOLENS_STAT_BY_HWQ: events of requests
 				 * of no hardware queue, or one beyond
 				 * IOLENS_HWQ_MAX */
+	__u64 no_owner;		/* owner_slots: a request's set was full, its
+				 * submitter not kept */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */

@@ -75,10 +75,41 @@ struct {
 	__type(value, struct owner);
 } owners SEC(".maps");
 
-#define LABELS (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP)
+/*
+ * serve's comm label alone keeps each request's submitter from its start
+ * to its end without a hash update (`owners` cost more per request than
+ * the rest of serve): in the slot its identity (owner_ident()) hashes to,
+ * written at start with plain stores (the id last) and let go at the last
+ * completion.  A request whose slot another in flight holds takes it over
+ * (counted: no_owner; the other's I/O goes to comm "(unknown)").  Atomics
+ * cost a cross-CPU round trip at each start: the reader's check of the id
+ * before and after its copy relies on stores and loads kept in program
+ * order, as x86-64 keeps them, so the loader uses these slots there only
+ * (`owners` elsewhere).  `id` 0: a free slot.
+ */
+
+struct owner_slot {
+	__u64 id;
+	char comm[IOLENS_COMM_LEN];
+};
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);		/* owner_slots_mask + 1 when used */
+	__type(key, __u32);
+	__type(value, struct owner_slot);
+} owner_slots SEC(".maps");
+
+/* Slots - 1 (a power of two); 0: `owners` is used instead. */
+const volatile __u32 owner_slots_mask = 0;
+
+#define LABELS (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP)
+
+/* Per CPU: a busy label set's counts are added on every CPU that ends
+ * its requests, and one shared line of them bounced between those CPUs
+ * at each completion. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);		/* the cap on label sets, with LABELS */
 	__type(key, struct iolens_label_key);
 	__type(value, struct iolens_label_count);
@@ -244,9 +275,72 @@ static __always_inline const struct owner *owner_of(struct request *rq)
 {
 	__u64 key = (__u64)rq;
 
-	if (!(cfg.flags & OWNED))
+	if (!(cfg.flags & OWNED) || owner_slots_mask)
 		return NULL;
 	return bpf_map_lookup_elem(&owners, &key);
+}
+
+#define GOLDEN 0x9E3779B97F4A7C15ULL
+
+/*
+ * Who a request is while in flight, the same from block_io_start to its
+ * last completion, as a number (the verifier lets no arithmetic touch the
+ * request's address): its tag (the scheduler's while it has one: the
+ * driver's is given only at dispatch), held from its allocation to its
+ * end, its hardware queue and its queue.  Not its start: the kernel
+ * stamps it again after block_io_start (blk_account_io_start(), 6.18).
+ * Never 0.
+ */
+static __always_inline __u64 owner_ident(struct request *rq)
+{
+	int tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
+	__u64 h = (__u32)tag * GOLDEN;
+
+	h = (h ^ rq->mq_hctx->queue_num) * GOLDEN;
+	h = (h ^ (__u32)rq->q->id) * GOLDEN;
+	return h | 2;
+}
+
+/* The slot of `id`. */
+static __always_inline __u32 owner_slot_of(__u64 id)
+{
+	return (__u32)(id >> 32) & owner_slots_mask;
+}
+
+/* Keeps `comm` for rq in its slot (see owner_slots). */
+static __always_inline void owner_put(struct request *rq, const char *comm)
+{
+	__u64 id = owner_ident(rq);
+	__u32 idx = owner_slot_of(id);
+	struct owner_slot *e = bpf_map_lookup_elem(&owner_slots, &idx);
+	struct iolens_stat_counters *lost;
+
+	if (!e)
+		return;
+	if (e->id && e->id != id) {
+		lost = losses();
+		if (lost)
+			lost->no_owner++;
+	}
+	e->id = 0;
+	__builtin_memcpy(e->comm, comm, IOLENS_COMM_LEN);
+	e->id = id;
+}
+
+/* rq's comm into `comm` (left as it is if none is kept); with `last`, its
+ * slot let go. */
+static __always_inline void owner_comm(struct request *rq, char *comm, bool last)
+{
+	__u64 id = owner_ident(rq);
+	__u32 idx = owner_slot_of(id);
+	struct owner_slot *e = bpf_map_lookup_elem(&owner_slots, &idx);
+	char c[IOLENS_COMM_LEN];
+
+	if (!e || e->id != id)
+		return;
+	__builtin_memcpy(c, e->comm, IOLENS_COMM_LEN);
+	if (last ? __sync_val_compare_and_swap(&e->id, id, 0) == id : e->id == id)
+		__builtin_memcpy(comm, c, IOLENS_COMM_LEN);
 }
 
 /* Counts a completion of an op that is not its group's own (map

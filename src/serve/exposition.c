@@ -413,6 +413,9 @@ static void format(struct out *o, struct metrics *m)
 		(unsigned long long)m->lost.no_fail_key);
 	fprintf(f, "iolens_events_lost_total{reason=\"no_fail_mark\"} %llu\n",
 		(unsigned long long)m->lost.no_fail_mark);
+	if (m->labels & IOLENS_STAT_LABEL_COMM)
+		fprintf(f, "iolens_events_lost_total{reason=\"no_owner\"} %llu\n",
+			(unsigned long long)m->lost.no_owner);
 
 	family(o, "iolens_process_cpu_seconds_total", "counter",
 	       "User and system CPU time of the iolens process.");

@@ -25,6 +25,7 @@
 #include "trace/agg_fail.h"
 #include "trace/agg_hwq.h"
 #include "trace/agg_inflight.h"
+#include "trace/agg_labels.h"
 #include "trace/agg_slots.h"
 
 #define NPROGS 7
@@ -36,8 +37,17 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
 
 /* Splits by process and flags: entries of lat_hists, and of the owner map
  * that remembers each request's submitter until it completes. */
+#if defined(__x86_64__)
+#define IS_X86_64 1
+#else
+#define IS_X86_64 0
+#endif
+
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
+/* owner_slots (bpf/agg_counters.bpf.h): 1.5 MiB; a request loses its
+ * submitter to another in flight one time in OWNER_SLOTS / in flight. */
+#define OWNER_SLOTS 65536
 /* Keys of failures: per device, op group and status; per process too for
  * top. */
 #define FAILS_MAX 1024
@@ -168,8 +178,17 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	/* No own stamps wanted anywhere: no map either. */
 	if (!err && !(cfg->flags & (IOLENS_STAT_FALLBACK | IOLENS_STAT_OWN_CLOCK)))
 		err = bpf_map__set_max_entries(st->skel->maps.issue_ts, 1);
-	if (!err && (o->by_proc || filtered(o) || (o->labels & IOLENS_STAT_LABEL_COMM)))
+	/* The comm label alone keeps submitters in owner_slots, from Linux
+	 * 6.5 (block_io_start: one start per request), on x86-64 (its
+	 * memory order: see there). */
+	if (!err && (o->labels & IOLENS_STAT_LABEL_COMM) && !o->by_proc &&
+	    !filtered(o) && kf->io_start_done && IS_X86_64) {
+		err = bpf_map__set_max_entries(st->skel->maps.owner_slots, OWNER_SLOTS);
+		st->skel->rodata->owner_slots_mask = OWNER_SLOTS - 1;
+	} else if (!err && (o->by_proc || filtered(o) ||
+			    (o->labels & IOLENS_STAT_LABEL_COMM))) {
 		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
+	}
 	if (!err && o->labels)
 		err = bpf_map__set_max_entries(st->skel->maps.label_counts,
 					       o->max_labels);
@@ -668,30 +687,8 @@ const struct agg_failure *agg_trace_failure(const struct agg_trace *st, int i)
 
 int agg_trace_labels(const struct agg_trace *st, struct stat_label **out)
 {
-	int fd = bpf_map__fd(st->skel->maps.label_counts);
-	struct iolens_label_key key, next;
-	struct stat_label *v = NULL, *l;
-	void *prev = NULL;
-	int n = 0;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (key.slot >= st->nslots)
-			continue;
-		l = vec_add(&v, &n, sizeof(*l));
-		if (!l) {
-			free(v);
-			return -ENOMEM;
-		}
-		l->key = key;
-		l->dev = st->slots[key.slot].dev;
-		/* Sets are only ever added, never deleted. */
-		if (bpf_map_lookup_elem(fd, &key, &l->n))
-			n--;
-	}
-	*out = v;
-	return n;
+	return agg_labels_read(bpf_map__fd(st->skel->maps.label_counts),
+			       st->slots, st->nslots, out);
 }
 
 void agg_trace_losses(const struct agg_trace *st,
@@ -710,6 +707,7 @@ void agg_trace_losses(const struct agg_trace *st,
 			lost->no_key += v[c].no_key;
 			lost->no_fail_key += v[c].no_fail_key;
 			lost->no_fail_mark += v[c].no_fail_mark;
+			lost->no_owner += v[c].no_owner;
 		}
 	}
 	free(v);

@@ -635,10 +635,14 @@ def test_serve_labels_comm_cgroup(iolens, loop, serve, blkio_cgroups):
     assert len(samples(body, "iolens_comm_requests_total")) == 4
 
 
-def test_serve_label_cap(iolens, loop, serve):
+@pytest.mark.parametrize("sched", ["none", "mq-deadline"])
+def test_serve_label_cap(iolens, loop, serve, sched):
     """--max-label-sets 2: the first two label sets are kept exactly, a
     third process's requests go to comm="(other)", and the family still adds
-    up to the device."""
+    up to the device; with and without a scheduler (its tags are not the
+    driver's: comm alone keeps the submitter by tag, see owner_slots)."""
+    with open("/sys/block/%s/queue/scheduler" % loop.name, "w") as f:
+        f.write(sched)
     wait_idle(loop)
     s = serve(["-d", loop.name, "--labels", "comm", "--max-label-sets", "2"])
     for i, n in enumerate((10, 20, 30)):
