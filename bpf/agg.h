@@ -287,8 +287,9 @@ struct iolens_stat_counters {
 	__u64 no_hwq;		/* with IOLENS_STAT_BY_HWQ: events of requests
 				 * of no hardware queue, or one beyond
 				 * IOLENS_HWQ_MAX */
-	__u64 no_owner;		/* owner_slots: a request's set was full, its
-				 * submitter not kept */
+	__u64 no_owner;		/* owner_slots: a request took over the slot
+				 * of another in flight, whose submitter
+				 * was lost */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */

@@ -280,24 +280,25 @@ static __always_inline const struct owner *owner_of(struct request *rq)
 	return bpf_map_lookup_elem(&owners, &key);
 }
 
-#define GOLDEN 0x9E3779B97F4A7C15ULL
+#define OWNER_MIX 0x9E3779B97F4A7C15ULL	/* 2^64 / golden ratio */
 
 /*
  * Who a request is while in flight, the same from block_io_start to its
  * last completion, as a number (the verifier lets no arithmetic touch the
  * request's address): its tag (the scheduler's while it has one: the
  * driver's is given only at dispatch), held from its allocation to its
- * end, its hardware queue and its queue.  Not its start: the kernel
- * stamps it again after block_io_start (blk_account_io_start(), 6.18).
+ * end, its hardware queue and its queue.  Not its start: on 6.18 the
+ * rq->start_time_ns a completion reads is not the one block_io_start
+ * read (the kernel stamps the start again after the tracepoint).
  * Never 0.
  */
 static __always_inline __u64 owner_ident(struct request *rq)
 {
 	int tag = rq->internal_tag >= 0 ? rq->internal_tag : rq->tag;
-	__u64 h = (__u32)tag * GOLDEN;
+	__u64 h = (__u32)tag * OWNER_MIX;
 
-	h = (h ^ rq->mq_hctx->queue_num) * GOLDEN;
-	h = (h ^ (__u32)rq->q->id) * GOLDEN;
+	h = (h ^ rq->mq_hctx->queue_num) * OWNER_MIX;
+	h = (h ^ (__u32)rq->q->id) * OWNER_MIX;
 	return h | 2;
 }
 

@@ -14,7 +14,7 @@ struct serve_opts {
 	unsigned int devs[IOLENS_MAX_DEV_FILTER];
 	int ndev;			/* 0: every disk */
 	/* Also what only per-request work in the kernel gives (its cost:
-	 * the README); --labels needs it. */
+	 * docs/performance.md). */
 	bool detail;
 	unsigned int labels;		/* IOLENS_STAT_LABEL_* */
 	long max_label_sets;

@@ -35,14 +35,14 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
 	[IOLENS_SG_DISCARD] = "discard", [IOLENS_SG_FLUSH] = "flush",
 };
 
-/* Splits by process and flags: entries of lat_hists, and of the owner map
- * that remembers each request's submitter until it completes. */
 #if defined(__x86_64__)
 #define IS_X86_64 1
 #else
 #define IS_X86_64 0
 #endif
 
+/* Splits by process and flags: entries of lat_hists, and of the owner map
+ * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
 /* owner_slots (bpf/agg_counters.bpf.h): 1.5 MiB; a request loses its
