@@ -35,7 +35,7 @@ static int server_start(void)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&server, sizeof(server)) ||
 	    getsockname(fd, (struct sockaddr *)&server, &len) || listen(fd, 64))
 		abort();
-	m = metrics_new(false, 0);
+	m = metrics_new(true, false, 0, NULL, 0);
 	if (!m || !httpd_start("fuzz", fd, m))
 		abort();
 	return 0;
