@@ -118,7 +118,11 @@ def test_serve_promtool_and_exposition(iolens, loop, serve, detail):
     assert s.stderr().count("SIGHUP ignored") == 1
 
 
-@pytest.mark.fast
+def sysfs_size(name):
+    with open("/sys/class/block/%s/size" % name) as f:
+        return int(f.read())
+
+
 def counts(body, dev):
     """iolens_requests_total of `dev` by op; {} when it has no series."""
     return {dict(k)["op"]: v for k, v in samples(body, "iolens_requests_total").items()
@@ -138,12 +142,12 @@ def test_serve_every_disk_from_the_start(iolens, loop, partition, serve):
     s = serve()
     time.sleep(1.2)
     assert counts(s.metrics(), loop.name) == {"read": 0, "write": 0, "discard": 0, "flush": 0}
-    unbound = [l.split()[2] for l in open("/proc/diskstats")
-               if l.split()[2].startswith("loop") and
-               open("/sys/class/block/%s/size" % l.split()[2]).read().strip() == "0"]
-    # A loop device of a number used before keeps its counts (when serve
-    # started they were its start); a new one starts from 0.
-    before = {l.split()[2]: [int(x) for x in l.split()[3:]] for l in open("/proc/diskstats")}
+    with open("/proc/diskstats") as f:
+        # A loop device of a number used before keeps its counts (when
+        # serve started they were its start); a new one starts from 0.
+        before = {l.split()[2]: [int(x) for x in l.split()[3:]] for l in f}
+    unbound = [n for n in before if n.startswith("loop") and
+               sysfs_size(n) == 0]
     late = Loop()
     try:
         io = DirectIO(late.dev)
@@ -169,6 +173,7 @@ def test_serve_every_disk_from_the_start(iolens, loop, partition, serve):
     assert s.stop() == 0
 
 
+@pytest.mark.fast
 def test_serve_usage_errors(iolens, root):
     for arg in ("foo", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000",
                 "localhost:9633", "[::1:9633", "1.2.3:80"):
