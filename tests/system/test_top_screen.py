@@ -191,7 +191,9 @@ def test_top_io_wait_against_the_kernel(iolens, loop, throttled, delayacct, proc
     seen = []  # (frame, time it came, the reader's task_stat() then)
     try:
         assert r.stdout.readline() == "r\n"
+        ready = time.monotonic()
         time.sleep(1)
+        before = (time.monotonic(), task_stat(r.pid))
         p = subprocess.Popen([IOLENS, "top", "-j", "-d", "1", "-n", "4", "-p", str(r.pid),
                               "-p", str(idle.pid)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
@@ -217,17 +219,32 @@ def test_top_io_wait_against_the_kernel(iolens, loop, throttled, delayacct, proc
     tick = 1 / os.sysconf("SC_CLK_TCK")
     truth = (ticks1 - ticks0) * tick / (t1 - t0)
     off_cpu = 1 - (run1 - run0 + wait1 - wait0) / 1e9 / (t1 - t0)
-    # Its whole count against its whole life, half a second before the end
-    # (top's last scan is a little earlier than ticks1).
-    past_life = ticks1 * tick - truth * 0.5 > (t1 - born) * 1.01 + 0.05
-    print("delayacct_blkio_ticks %.3f, off the CPU %.3f, past its life %s" %
-          (truth, off_cpu, past_life))
-    if past_life:
-        last = frames[-1]
-        rows = {x["pid"]: x for x in last["processes"]}
-        assert last["delay_overcounted"] >= 1
-        assert rows[r.pid]["blkio_delay_ns"] is None
-        assert rows[idle.pid]["blkio_delay_ns"] == 0
+    # top's rule is the kernel's whole count against the thread's whole
+    # life (plus 1% and 20 ms). Frame i's scan came between the samples
+    # taken before and after it, and the thread started between `born` and
+    # `ready`: where even the smallest count passed the longest life, top
+    # must have said so by then; where the largest count stayed within the
+    # shortest life, it must not have. The count is ticks, cut down.
+    flagged = None
+    samples = [(before[0], before[1][0])] + [(t, st[0]) for _, t, st in seen]
+    for i, fr in enumerate(frames):
+        (t_a, ticks_a), (t_b, ticks_b) = samples[i], samples[i + 1]
+        rows = {x["pid"]: x for x in fr["processes"]}
+        if flagged is None and rows[r.pid]["blkio_delay_ns"] is None:
+            flagged = i
+            assert (ticks_b + 1) * tick > (t_a - ready) * 1.01 + 0.02 - tick, \
+                "top says the count passed the thread's life; the kernel's counts say it did not"
+        if ticks_a * tick > (t_b - born) * 1.01 + 0.02 + tick:
+            assert flagged is not None, "the kernel counted past the thread's life; top did not say so"
+    print("delayacct_blkio_ticks %.3f, off the CPU %.3f, past its life from frame %s" %
+          (truth, off_cpu, flagged))
+    if flagged is not None:
+        for fr in frames[flagged:]:
+            rows = {x["pid"]: x for x in fr["processes"]}
+            assert fr["delay_overcounted"] >= 1
+            assert rows[r.pid]["blkio_delay_ns"] is None
+            assert rows[r.pid]["swapin_delay_ns"] is None
+            assert rows[idle.pid]["blkio_delay_ns"] == 0
         return
     waited = secs = 0
     for i, fr in enumerate(frames):
