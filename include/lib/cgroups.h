@@ -3,6 +3,7 @@
 #ifndef IOLENS_CGROUPS_H
 #define IOLENS_CGROUPS_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 /* Path of cgroup `id` in hierarchy `hier` (0 = cgroup2, else a v1
@@ -16,6 +17,10 @@ const char *cgroup_path(unsigned int hier, __u64 id);
  * bpf_get_current_ancestor_cgroup_id() takes); 0, or -ENOENT if cgroup2 is
  * not mounted or has no such cgroup. */
 int cgroup_v2_id(const char *path, __u64 *id, __u32 *level);
+
+/* Whether cgroup2's root hands `controller` ("io", "memory") to the
+ * cgroups below it (its cgroup.subtree_control). */
+bool cgroup_v2_enabled(const char *controller);
 
 /* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
  * out of memory. */

@@ -18,6 +18,11 @@ struct proc_io {
 	struct iolens_sys sys;
 	/* Block requests it submitted (the aggregation core's -P split). */
 	__u64 blk_ios, blk_bytes, blk_ns, blk_timed;
+	__u64 blk_rbytes, blk_wbytes;	/* of blk_bytes: reads, writes */
+	/* Of its writes, a kernel thread's that the kernel charged to the
+	 * cgroup2 cgroup owning the pages (writeback): a group view moves
+	 * them there. */
+	__u64 wb_ios, wb_ns, wb_timed, wb_bytes;
 	__u64 blk_failed;	/* of blk_ios: ended with an error (not in
 				 * blk_ns, blk_timed) */
 	/* Of its writes: misaligned to the disk's physical block. */

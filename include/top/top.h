@@ -21,6 +21,16 @@
 /* Below this many file bytes read in a frame a hit ratio says nothing. */
 #define TOP_HIT_MIN_BYTES (64 * 1024)
 
+/* What a row of the table is (--group, key g): a process (or thread), or
+ * the processes of one user, cgroup or container summed. */
+enum top_group {
+	TOP_GROUP_PID, TOP_GROUP_USER, TOP_GROUP_CGROUP, TOP_GROUP_CONTAINER,
+	TOP_GROUP_NR,
+};
+
+/* "pid", "user", "cgroup", "container": --group's words, JSON's. */
+extern const char *const top_group_names[TOP_GROUP_NR];
+
 /* Columns in the table: the most there are, and the chosen ones. */
 #define TOP_MAX_COLS 32
 
@@ -45,7 +55,10 @@ struct top_opts {
 	const char *columns;		/* --columns: keys, comma-separated */
 	bool cols_given;		/* by --columns: toprc is not read */
 	bool cmdline;			/* COMMAND: command lines, not names */
-	bool tree_view;			/* rows as a tree of processes */
+	bool tree_view;			/* rows as a tree of processes; in a
+					 * group view, each group's processes
+					 * under it */
+	enum top_group group;
 	__u64 stuck_ns;			/* a line for a request in flight
 					 * this long; 0: none */
 };
@@ -53,9 +66,13 @@ struct top_opts {
 /* Runs top with these options until quit or -n frames; the exit code. */
 int top_run(const struct top_opts *o);
 
-/* One process or thread over the frame (or since start, accumulated). */
+struct top_group_ent;
+
+/* One process or thread over the frame (or since start, accumulated), or
+ * a group of them (g). */
 struct top_row {
 	struct proc_ent *e;
+	const struct top_group_ent *g;	/* a group's row, else NULL */
 	struct proc_io d;
 	double hit;		/* file-read page-cache hit ratio; NaN: none */
 	const char *user;
@@ -93,6 +110,24 @@ struct top_wb {
 	unsigned int hier;	/* 0 = cgroup2, else a v1 hierarchy */
 	__u64 cgroup;
 	__u64 ios, bytes;
+	__u64 ns, timed;	/* their latency, as blk_ns and blk_timed */
+};
+
+/* A row of a group view. */
+struct top_group_ent {
+	char name[512];		/* the identity shown: user, cgroup path,
+				 * container or unit (not sanitized) */
+	struct proc_ent ent;	/* what the columns read: .id a hash of the
+				 * name (the cursor's key), .flags those
+				 * all its processes have */
+	struct top_row row;
+	int nprocs;
+	uid_t uid;		/* of its processes, with one_user */
+	bool one_user;
+	unsigned int hier;	/* the cgroup: 0 = cgroup2 */
+	__u64 cgroup;		/* the cgroup (of its first process), 0: none */
+	__u64 wb_ios, wb_bytes;	/* writeback the kernel charged to it */
+	int first, n;		/* its processes in top_frame.members */
 };
 
 struct top_frame {
@@ -114,6 +149,20 @@ struct top_frame {
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
 	int nwb, wb_cap;
+	struct top_wb *wb_all;	/* since start: the totals' */
+	int nwb_all, wb_all_cap;
+	size_t rows_cap;	/* of rows */
+	/* In a group view: the groups, and the process rows each holds
+	 * (sorted), a group's after another's. */
+	struct top_group_ent *groups;
+	int ngroups;
+	size_t groups_cap;
+	struct top_row **members;
+	int nmembers;
+	size_t members_cap;
+	/* Where writeback goes to the root cgroup, not its owner: the line
+	 * that says why; NULL where the kernel charges the owner. */
+	const char *wb_note;
 };
 
 /* ---- frame.c ---- */
@@ -130,6 +179,17 @@ const char *top_dev_label(const struct top_dev *d, char *buf, size_t len);
  * and with o->tree_view puts children under their parent. */
 void top_arrange(struct top_frame *f, const struct top_opts *o);
 
+/* "blkio:/x" or "/x.slice", or the id when the cgroup is gone. */
+void top_wb_name(char *buf, size_t len, const struct top_wb *w);
+
+/* ---- rows.c ---- */
+
+/* Sorts n rows by o->sort (and o->reverse). */
+void top_rows_sort(struct top_row **rows, int n, const struct top_opts *o);
+
+/* Room for n rows in f->rows: 0 or -ENOMEM. */
+int top_rows_room(struct top_frame *f, size_t n);
+
 /* Hit ratio of file reads: 1 - disk reads / file bytes read; NaN when
  * syscalls are not counted or too few bytes were read. */
 double top_hit_ratio(const struct proc_io *d, bool syscalls);
@@ -137,8 +197,15 @@ double top_hit_ratio(const struct proc_io *d, bool syscalls);
 /* The user name of `uid`, or its number. */
 const char *top_user_name(uid_t uid);
 
-/* "blkio:/x" or "/x.slice", or the id when the cgroup is gone. */
-void top_wb_name(char *buf, size_t len, const struct top_wb *w);
+/* ---- group.c ---- */
+
+/* Makes f->rows the groups of the process rows in it (o->group), each
+ * followed by its processes in the tree view; the writeback the kernel
+ * charged to a cgroup moves from the flusher's group to that cgroup's. */
+void top_group_rows(struct top_frame *f, const struct top_opts *o);
+
+/* The line a group view needs where cgroup writeback is off, or NULL. */
+const char *top_group_wb_note(void);
 
 /* Names of enum iolens_sys_class in JSON and on screen. */
 extern const char *const top_sc_names[IOLENS_SC_NR];
@@ -177,6 +244,7 @@ struct top_column {
 	double (*value)(const struct top_row *r);
 	const char *(*text)(const struct top_row *r);
 	const char *help;
+	const char *group_title;	/* in a group view, if another */
 };
 
 extern const struct top_column top_cols[];
@@ -186,14 +254,18 @@ extern const int top_col_command;
 
 /* How cells are written: rates over a frame of `secs` ending at `at`, or
  * totals since start; a graph `width` points wide, of block characters
- * when `utf8`. */
+ * when `utf8`; with `fit`, a group's name longer than `width` is cut at
+ * its start, where a cgroup path says least. */
 struct top_cellfmt {
 	double secs, at;
 	bool accumulated;
 	int width;
 	bool utf8;
+	bool fit;
 };
 
+/* The title of column c, in a group view (`grouped`) or not. */
+const char *top_col_title(int c, bool grouped);
 /* Index of the column titled `title`, or -1. */
 int top_col_find(const char *title);
 /* Index of the column named `key` (--columns), or -1. */

@@ -17,7 +17,7 @@
 #include "lib/proctree.h"
 #include "top/top.h"
 
-enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS, OPT_STUCK };
+enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS, OPT_STUCK, OPT_GROUP };
 
 /* The column keys, from the column table. */
 static const char *column_choices(void)
@@ -30,6 +30,30 @@ static const char *column_choices(void)
 			      top_cols[c].key);
 	strcat(buf, ",");	/* a list */
 	return buf;
+}
+
+/* The group views' words, from their table. */
+static const char *group_choices(void)
+{
+	static char buf[64];
+	size_t n = 0;
+
+	for (int g = 0; g < TOP_GROUP_NR; g++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", g ? " " : "",
+			      top_group_names[g]);
+	return buf;
+}
+
+static int parse_group(void *at, const char *s, const char *cmd)
+{
+	struct top_opts *o = at;
+
+	for (int g = 0; g < TOP_GROUP_NR; g++)
+		if (!strcmp(s, top_group_names[g])) {
+			o->group = g;
+			return 0;
+		}
+	return usage_err(cmd, "bad --group '%s': one of %s", s, group_choices());
 }
 
 /* The columns, from their rows: key, title, what it is, and where its
@@ -133,6 +157,9 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('u', "user", "USER", "only this user's processes", CLI_CALL_ALL(parse_user)),
 	CLI_OPT('c', "comm", "TEXT", "only commands whose name contains TEXT", CLI_STRING(OPTS, comm)),
 	CLI_OPT(OPT_CGROUP, "cgroup", "PATH", "only tasks in this cgroup (v2 path)", CLI_CALL_ALL(parse_cgroup)),
+	CLI_OPT_OF(OPT_GROUP, "group", "BY", group_choices,
+		   "a row per user, cgroup or container (a systemd unit,\na Docker or Podman container, a Kubernetes pod's\ncontainer) summing its processes; pid: per process\n(the default; key g)",
+		   CLI_CALL_ALL(parse_group)),
 	CLI_OPT(OPT_STUCK, "stuck", "TIME", "a line for a request in flight this long (default 5s;\n0 never)",
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)",
@@ -156,7 +183,8 @@ CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1, .stuck_ns = 5000000
 		"examples:\n"
 		"  iolens top\n"
 		"  iolens top -b -o -n 5\n"
-		"  iolens top --columns pid,io,disk_read,command\n",
+		"  iolens top --columns pid,io,disk_read,command\n"
+		"  iolens top --group container -o\n",
 	.finish = json_batch,
 	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
 	.order = 10,

@@ -279,3 +279,25 @@ int cgroup_v2_id(const char *path, __u64 *id, __u32 *level)
 	*level = n;
 	return 0;
 }
+
+bool cgroup_v2_enabled(const char *controller)
+{
+	struct hierarchy *hy = &hiers[0];
+	char path[PATH_MAX + 32], line[512];
+	bool on = false;
+	FILE *f;
+
+	if (!hy->probed)
+		probe_mount(0, hy);
+	if (!hy->mount[0])
+		return false;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", hy->mount);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f))
+		for (char *w = strtok(line, " \n"); w && !on; w = strtok(NULL, " \n"))
+			on = !strcmp(w, controller);
+	fclose(f);
+	return on;
+}

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/cgroups.h"
+#include "lib/container.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
@@ -77,6 +79,8 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 			printf("%s\n", f->devs[i].stuck);
 	if (note)
 		printf("%s\n", note);
+	if (f->wb_note)
+		printf("%s\n", f->wb_note);
 	printf("%-10s %9s %9s %9s %9s %7s %7s %7s %7s %7s %6s\n", "Device", "r/s",
 	       "rkB/s", "w/s", "wkB/s", "await", "queue", "device", "p99", "aqu-sz",
 	       "%util");
@@ -111,12 +115,12 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	/* The chosen columns, all of them: no terminal to fit.  COMMAND is
 	 * last, its width free. */
 	for (int i = 0; i < o->ncols; i++) {
-		const struct top_column *c = &top_cols[o->cols[i]];
+		const char *t = top_col_title(o->cols[i], o->group != TOP_GROUP_PID);
 
 		if (i == o->ncols - 1)
-			printf("%s", c->title);
+			printf("%s", t);
 		else
-			printf("%*s ", c->width, c->title);
+			printf("%*s ", top_cols[o->cols[i]].width, t);
 	}
 	putchar('\n');
 	for (int r = 0; r < f->nrows; r++) {
@@ -209,6 +213,48 @@ static void json_io(struct json *j, const struct proc_io *d, __u32 known)
 	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
 }
 
+/* A group: who it is, its processes, what they did (with the writeback
+ * the kernel charged to it). */
+static void json_group(struct json *j, const struct top_frame *f,
+		       const struct top_opts *o, const struct top_row *r)
+{
+	const struct top_group_ent *g = r->g;
+	const char *path = g->cgroup ? cgroup_path(0, g->cgroup) : NULL;
+	struct ctr_ident ci;
+
+	json_obj_open(j, NULL);
+	json_str(j, "group", g->name);
+	json_u64(j, "processes", g->nprocs);
+	json_arr_open(j, "pids");
+	for (int k = 0; k < g->n; k++)
+		json_u64(j, NULL, f->members[g->first + k]->e->id);
+	json_arr_close(j);
+	if (o->group == TOP_GROUP_USER) {
+		json_u64(j, "uid", g->uid);
+		json_str(j, "user", r->user);
+	} else {
+		if (path)
+			json_str(j, "cgroup", path);
+		else
+			json_null(j, "cgroup");
+		json_u64(j, "cgroup_id", g->cgroup);
+		json_u64(j, "writeback_requests", g->wb_ios);
+		json_u64(j, "writeback_bytes", g->wb_bytes);
+	}
+	if (o->group == TOP_GROUP_CONTAINER) {
+		ctr_ident_of(path, &ci);
+		json_str(j, "kind", ctr_kind_name(ci.kind));
+		if (ci.id[0])
+			json_str(j, "container_id", ci.id);
+		if (ci.pod[0])
+			json_str(j, "pod_uid", ci.pod);
+		if (ci.name[0])
+			json_str(j, "name", ci.name);
+	}
+	json_io(j, &r->d, g->ent.flags);
+	json_obj_close(j);
+}
+
 static void print_json(const struct top_frame *f, const struct top_opts *o)
 {
 	struct json j;
@@ -292,9 +338,21 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
+	if (f->wb_note)
+		json_str(&j, "writeback_note", f->wb_note);
+	if (o->group != TOP_GROUP_PID) {
+		json_str(&j, "grouped_by", top_group_names[o->group]);
+		json_arr_open(&j, "groups");
+		for (int i = 0; i < f->nrows; i++)
+			if (f->rows[i]->g)
+				json_group(&j, f, o, f->rows[i]);
+		json_arr_close(&j);
+	}
+	/* In a group view, the processes of the groups (the tree's rows or
+	 * not). */
 	json_arr_open(&j, o->threads ? "threads" : "processes");
-	for (int i = 0; i < f->nrows; i++) {
-		const struct top_row *r = f->rows[i];
+	for (int i = 0; i < (f->ngroups ? f->nmembers : f->nrows); i++) {
+		const struct top_row *r = f->ngroups ? f->members[i] : f->rows[i];
 
 		json_obj_open(&j, NULL);
 		json_u64(&j, o->threads ? "tid" : "pid", r->e->id);

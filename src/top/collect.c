@@ -35,31 +35,42 @@ struct top_collector {
 	int ndg;
 };
 
-/* Writes a kernel thread submitted for cgroup (hier, id): writeback. */
-static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
-		  __u64 ios, __u64 bytes)
+/* Writes a kernel thread submitted for cgroup (hier, id): writeback, in
+ * the table *v of *n (room for *cap). */
+static int wb_add(struct top_wb **v, int *n, int *cap,
+		  const struct iolens_lat_key *k, const struct top_wb *add)
 {
 	struct top_wb *w = NULL;
 
-	for (int i = 0; i < f->nwb && !w; i++)
-		if (f->wb[i].hier == k->io_hier && f->wb[i].cgroup == k->io_cgroup)
-			w = &f->wb[i];
+	for (int i = 0; i < *n && !w; i++)
+		if ((*v)[i].hier == k->io_hier && (*v)[i].cgroup == k->io_cgroup)
+			w = &(*v)[i];
 	if (!w) {
-		if (f->nwb == f->wb_cap) {
-			int cap = f->wb_cap ? 2 * f->wb_cap : 8;
-			struct top_wb *v = realloc(f->wb, cap * sizeof(*v));
+		if (*n == *cap) {
+			int c = *cap ? 2 * *cap : 8;
+			struct top_wb *nv = realloc(*v, c * sizeof(*nv));
 
-			if (!v)
+			if (!nv)
 				return -ENOMEM;
-			f->wb = v;
-			f->wb_cap = cap;
+			*v = nv;
+			*cap = c;
 		}
-		w = &f->wb[f->nwb++];
+		w = &(*v)[(*n)++];
 		*w = (struct top_wb){ .hier = k->io_hier, .cgroup = k->io_cgroup };
 	}
-	w->ios += ios;
-	w->bytes += bytes;
+	w->ios += add->ios;
+	w->bytes += add->bytes;
+	w->ns += add->ns;
+	w->timed += add->timed;
 	return 0;
+}
+
+/* To the frame's writeback and to the one since start. */
+static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
+		  const struct top_wb *add)
+{
+	return wb_add(&f->wb, &f->nwb, &f->wb_cap, k, add) ?:
+	       wb_add(&f->wb_all, &f->nwb_all, &f->wb_all_cap, k, add);
 }
 
 /* Stacked devices (dm, md) with the devices under them right after, one
@@ -82,21 +93,33 @@ static int fold_block(struct top_collector *s, struct top_frame *f)
 	for (int i = 0; i < agg_trace_nkeyed(s->st); i++) {
 		const struct agg_keyed *k = agg_trace_keyed(s->st, i);
 		__u64 n = hist_count(k->hist);
+		bool wb = k->key.io_cgroup && k->key.sg == IOLENS_SG_WRITE;
+		/* Only cgroup2 charges writeback to the pages' owner (v1's
+		 * blkio charges the flusher's root): only there does a group
+		 * view move it. */
+		bool owned = wb && !k->key.io_hier;
 
 		if (!n)
 			continue;
-		if (k->key.io_cgroup && k->key.kind == IOLENS_H_SIZE &&
-		    k->key.sg == IOLENS_SG_WRITE && add_wb(f, &k->key, n, k->sum))
-			return -ENOMEM;
 		if (k->key.kind == IOLENS_H_TOTAL) {
+			if (wb && add_wb(f, &k->key, &(struct top_wb){ .ns = k->sum, .timed = n }))
+				return -ENOMEM;
 			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
-				.blk_ios = n, .blk_ns = k->sum, .blk_timed = n });
+				.blk_ios = n, .blk_ns = k->sum, .blk_timed = n,
+				.wb_ns = owned ? k->sum : 0, .wb_timed = owned ? n : 0 });
 			for (int d = 0; d < f->ndev; d++)
 				if (f->devs[d].info.dev == k->dev)
 					hist_add(f->devs[d].hist, k->hist);
 		} else if (k->key.kind == IOLENS_H_SIZE) {
+			bool rd = k->key.sg == IOLENS_SG_READ;
+			bool wr = k->key.sg == IOLENS_SG_WRITE;
+
+			if (wb && add_wb(f, &k->key, &(struct top_wb){ .ios = n, .bytes = k->sum }))
+				return -ENOMEM;
 			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
-				.blk_bytes = k->sum });
+				.blk_bytes = k->sum, .blk_rbytes = rd ? k->sum : 0,
+				.blk_wbytes = wr ? k->sum : 0,
+				.wb_ios = owned ? n : 0, .wb_bytes = owned ? k->sum : 0 });
 		} else if (k->key.kind == IOLENS_H_MISALIGNED) {
 			proctable_add_block(s->pt, k->key.tgid, &(struct proc_io){
 				.misaligned = n, .misaligned_bytes = k->sum });
@@ -269,14 +292,13 @@ int top_collect(struct top_frame *f, void *arg)
 	n = proctable_count(s->pt);
 	if (n > f->nall) {
 		struct top_row *all = realloc(f->all, n * sizeof(*all));
-		struct top_row **rows = all ? realloc(f->rows, n * sizeof(*rows)) : NULL;
 
-		if (all)
-			f->all = all;
-		if (!rows)
+		if (!all)
 			return -ENOMEM;
-		f->rows = rows;
+		f->all = all;
 	}
+	if (top_rows_room(f, n))
+		return -ENOMEM;
 	f->nall = n;
 	/* Delays the kernel does not add up are unknown, not zero. */
 	f->delayacct = delayacct_state();
@@ -285,6 +307,7 @@ int top_collect(struct top_frame *f, void *arg)
 		struct top_row *r = &f->all[i];
 
 		r->e = proctable_get(s->pt, i);
+		r->g = NULL;
 		r->user = top_user_name(r->e->uid);
 		if (f->delayacct == DELAYACCT_OFF || r->e->overcount)
 			r->e->flags &= ~(IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN);

@@ -15,9 +15,10 @@
 
 #define IO(f)	.field = true, .off = offsetof(struct proc_io, f)
 
+/* A group's: how many processes it has. */
 static double pid_of(const struct top_row *r)
 {
-	return r->e->id;
+	return r->g ? (double)r->g->nprocs : r->e->id;
 }
 
 static double hit_of(const struct top_row *r)
@@ -43,12 +44,14 @@ static const char *user_of(const struct top_row *r)
 
 static const char *comm_of(const struct top_row *r)
 {
+	if (r->g)
+		return r->g->name;
 	return r->cmdline ? r->cmdline : r->e->comm;
 }
 
 const struct top_column top_cols[] = {
 	{ "pid", "PID", NULL, 7, 1, true, TOP_NUM, .value = pid_of, .ascending = true,
-	  .help = "process id (thread id with -t)" },
+	  .help = "process id (thread id with -t); a group's processes", .group_title = "PROCS" },
 	{ "user", "USER", NULL, 8, 2, true, TOP_TEXT, .text = user_of,
 	  .help = "effective user" },
 	{ "disk_read", "DISK READ", "read_bytes", 10, 3, true, TOP_BYTES, IO(io.read_bytes),
@@ -81,6 +84,12 @@ const struct top_column top_cols[] = {
 	  .total = true, .needs = IOLENS_TASK_SYS, .help = "fsync and fdatasync calls" },
 	{ "blk_io", "BLK IO", "block_requests", 7, 10, true, TOP_COUNT, IO(blk_ios), .total = true,
 	  .help = "block requests it submitted" },
+	{ "blk_read", "BLK READ", "block_read_bytes", 10, 20, false, TOP_BYTES, IO(blk_rbytes),
+	  .total = true, .help = "bytes of the read requests it submitted" },
+	{ "blk_write", "BLK WRITE", "block_write_bytes", 10, 21, false, TOP_BYTES, IO(blk_wbytes),
+	  .total = true,
+	  .help = "bytes of the write requests it submitted; a cgroup's or\n"
+		  "container's include the writeback the kernel charged to it" },
 	{ "blk_lat", "BLK LAT", "block_avg_ns", 7, 9, true, TOP_NS, .value = blk_lat_of, .total = true,
 	  .help = "mean latency of those requests that succeeded" },
 	{ "blk_err", "BLK ERR", "block_failed", 7, 19, false, TOP_COUNT, IO(blk_failed), .total = true,
@@ -91,7 +100,8 @@ const struct top_column top_cols[] = {
 	{ "misalign", "MISALIGN", "misaligned_writes", 8, 14, true, TOP_COUNT, IO(misaligned), .total = true,
 	  .help = "writes misaligned to the disk's physical block" },
 	{ "command", "COMMAND", NULL, 20, 0, true, TOP_TEXT, .text = comm_of,
-	  .help = "command name or line (key c), indented in the tree" },
+	  .help = "command name or line (key c), indented in the tree; a\n"
+		  "group's user, cgroup, container or unit", .group_title = "GROUP" },
 };
 
 const int top_ncols = sizeof(top_cols) / sizeof(top_cols[0]);
@@ -99,6 +109,12 @@ const int top_col_command = sizeof(top_cols) / sizeof(top_cols[0]) - 1;
 
 _Static_assert(sizeof(top_cols) / sizeof(top_cols[0]) <= TOP_MAX_COLS,
 	       "TOP_MAX_COLS");
+
+const char *top_col_title(int c, bool grouped)
+{
+	return grouped && top_cols[c].group_title ? top_cols[c].group_title :
+	       top_cols[c].title;
+}
 
 int top_col_find(const char *title)
 {
@@ -184,14 +200,21 @@ void top_cell(char *buf, size_t len, const struct top_row *r, int col,
 		return;
 	}
 	if (c->fmt == TOP_TEXT) {
-		size_t in = 0;
+		const char *s = c->text(r);
+		size_t in = 0, n = strlen(s);
 
 		/* The tree's indentation, as ps f and htop draw it. */
 		if (r->depth && col == top_col_command)
 			in = snprintf(buf, len, "%*s`- ", 3 * (r->depth - 1), "");
+		if (r->g && cf->fit && cf->width > 3 && n > (size_t)cf->width) {
+			s += n - (cf->width - 3);
+			while ((*s & 0xc0) == 0x80)	/* not inside a character */
+				s++;
+			in += snprintf(buf + in, len - in, "...");
+		}
 		/* Names are their owners' choice: escaped by lib/sanitize. */
 		if (in < len)
-			san_text_buf(buf + in, len - in, c->text(r));
+			san_text_buf(buf + in, len - in, s);
 		return;
 	}
 	if (c->fmt == TOP_GRAPH) {

@@ -2,7 +2,6 @@
 /* A frame of `iolens top`: rows filtered and sorted as the options say. */
 #include <errno.h>
 #include <math.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +32,11 @@ void top_frame_free(struct top_frame *f)
 		free(f->devs[i].hist);
 	free(f->devs);
 	free(f->wb);
+	free(f->wb_all);
 	free(f->all);
 	free(f->rows);
-}
-
-const char *top_user_name(uid_t uid)
-{
-	static struct { uid_t uid; char name[32]; } cache[64];
-	static int n;
-	struct passwd *pw;
-
-	for (int i = 0; i < n; i++)
-		if (cache[i].uid == uid)
-			return cache[i].name;
-	if (n == (int)(sizeof(cache) / sizeof(cache[0])))
-		n = 0;	/* crude, and rare: many users at once */
-	cache[n].uid = uid;
-	pw = getpwuid(uid);
-	if (pw)
-		snprintf(cache[n].name, sizeof(cache[n].name), "%s", pw->pw_name);
-	else
-		snprintf(cache[n].name, sizeof(cache[n].name), "%u", uid);
-	return cache[n++].name;
+	free(f->groups);
+	free(f->members);
 }
 
 static bool active(const struct proc_io *d)
@@ -86,27 +68,6 @@ static bool wanted(const struct top_row *r, const struct top_opts *o)
 	snprintf(pid, sizeof(pid), "%u", e->id);
 	return !strcmp(pid, o->filter) || strstr(e->comm, o->filter) ||
 	       strstr(r->user, o->filter);
-}
-
-static const struct top_opts *sort_opts;
-
-static int row_cmp(const void *a, const void *b)
-{
-	const struct top_row *x = *(struct top_row *const *)a;
-	const struct top_row *y = *(struct top_row *const *)b;
-	int c = top_col_cmp(x, y, sort_opts->sort);
-
-	return sort_opts->reverse ? -c : c;
-}
-
-/* Readahead can read more than was asked for; that is still no hit. */
-double top_hit_ratio(const struct proc_io *d, bool syscalls)
-{
-	double fb = d->sys.bytes[IOLENS_SC_FILE_READ];
-
-	if (!syscalls || fb < TOP_HIT_MIN_BYTES)
-		return NAN;
-	return d->io.read_bytes >= fb ? 0 : 1 - d->io.read_bytes / fb;
 }
 
 struct id_idx {
@@ -214,6 +175,8 @@ out:
 void top_arrange(struct top_frame *f, const struct top_opts *o)
 {
 	f->nrows = 0;
+	f->ngroups = f->nmembers = 0;
+	f->wb_note = NULL;
 	memset(&f->total, 0, sizeof(f->total));
 	f->total_known = IOLENS_TASK_SYS | IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
 	for (int i = 0; i < f->nall; i++) {
@@ -234,9 +197,10 @@ void top_arrange(struct top_frame *f, const struct top_opts *o)
 	}
 	if (!f->nrows)
 		f->total_known = 0;
-	sort_opts = o;
-	vec_sort(f->rows, f->nrows, sizeof(*f->rows), row_cmp);
-	if (o->tree_view && f->nrows)
+	top_rows_sort(f->rows, f->nrows, o);
+	if (o->group != TOP_GROUP_PID)
+		top_group_rows(f, o);
+	else if (o->tree_view && f->nrows)
 		tree_order(f, o);
 }
 

@@ -117,7 +117,8 @@ _Static_assert(sizeof(struct iolens_ioac) % sizeof(__u64) == 0 &&
 /* What the block I/O tracer adds to a process's counters. */
 static const struct counter_map blk_counters[] = {
 	BLK(blk_ios), BLK(blk_bytes), BLK(blk_ns), BLK(blk_timed), BLK(blk_failed),
-	BLK(misaligned), BLK(misaligned_bytes),
+	BLK(misaligned), BLK(misaligned_bytes), BLK(blk_rbytes), BLK(blk_wbytes),
+	BLK(wb_ios), BLK(wb_ns), BLK(wb_timed), BLK(wb_bytes),
 };
 
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,

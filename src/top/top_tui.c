@@ -84,6 +84,19 @@ static const struct top_row *selected(struct tui *t)
 	return NULL;
 }
 
+/* The process under the cursor: not a group, whose processes may be
+ * anyone's. */
+static const struct top_row *selected_process(struct tui *t)
+{
+	const struct top_row *r = selected(t);
+
+	if (r && r->g) {
+		tui_message(&t->v, "a group, not a process: t lists its processes");
+		return NULL;
+	}
+	return r;
+}
+
 /* ---- what the keys do ---- */
 
 static void key_quit(struct tui *t) { (void)t; stop_request(); }
@@ -114,6 +127,7 @@ static void key_only_active(struct tui *t) { t->o->only_active = !t->o->only_act
 static void key_totals(struct tui *t) { t->o->accumulated = !t->o->accumulated; }
 static void key_cmdline(struct tui *t) { t->o->cmdline = !t->o->cmdline; }
 static void key_tree(struct tui *t) { t->o->tree_view = !t->o->tree_view; }
+static void key_group(struct tui *t) { t->o->group = (t->o->group + 1) % TOP_GROUP_NR; }
 static void key_freeze(struct tui *t) { t->v.frozen = !t->v.frozen; }
 static void key_help(struct tui *t) { t->v.help = true; }
 static void key_next_pane(struct tui *t) { t->v.pane = (t->v.pane + 1) % tui_npanes; }
@@ -182,7 +196,7 @@ static void key_delays_on(struct tui *t)
 
 static void key_ioprio(struct tui *t)
 {
-	const struct top_row *r = selected(t);
+	const struct top_row *r = selected_process(t);
 	char q[160], ans[32] = "", name[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 	int class, level, err;
 
@@ -206,7 +220,7 @@ static void key_ioprio(struct tui *t)
 
 static void key_send_signal(struct tui *t)
 {
-	const struct top_row *r = selected(t);
+	const struct top_row *r = selected_process(t);
 	char q[160], ans[32] = "TERM", name[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
 	__u32 pid;
 	int sig;
@@ -246,7 +260,8 @@ static const struct tui_key keys[] = {
 	{ 'p', 0, "p", NULL, "processes / threads", key_threads },
 	{ 'a', 0, "a", NULL, "rates / totals since start", key_totals },
 	{ 'c', 0, "c", NULL, "COMMAND: names / command lines", key_cmdline },
-	{ 't', 0, "t", "tree", "a tree of processes", key_tree },
+	{ 't', 0, "t", "tree", "a tree of processes (of each group's)", key_tree },
+	{ 'g', 0, "g", "group", "rows per process, user, cgroup, container", key_group },
 	{ 'f', '/', "f /", "filter", "filter by pid, name or user (empty: none)", key_filter },
 	{ 'i', 0, "i", "ioprio", "set the I/O priority of the process at the cursor", key_ioprio },
 	{ 'k', 0, "k", NULL, "send a signal to the process at the cursor (asks first)", key_send_signal },

@@ -196,8 +196,8 @@ static void draw_total(const struct top_frame *f, const struct top_opts *o, int 
 	int x;
 
 	t.hit = NAN;
-	snprintf(item, sizeof(item), "Total of %d %s:", f->nrows,
-		 o->threads ? "threads" : "processes");
+	snprintf(item, sizeof(item), "Total of %d %s:", f->ngroups ? f->ngroups : f->nrows,
+		 f->ngroups ? "groups" : o->threads ? "threads" : "processes");
 	line(y, item);
 	x = strlen(item);
 	/* No hit ratio: a total's says little and the line is short. */
@@ -233,7 +233,7 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 		       struct view *v, int y, int last)
 {
 	struct top_cellfmt cf = { .secs = f->secs, .at = f->at,
-				  .accumulated = o->accumulated, .utf8 = v->utf8 };
+				  .accumulated = o->accumulated, .utf8 = v->utf8, .fit = true };
 	struct top_layout l;
 	char cell[512], fmt[16];
 	int x = 0;
@@ -245,7 +245,7 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 		int pair = l.col[i] == o->sort ? CP_SORT : CP_HEAD;
 
 		snprintf(cell, sizeof(cell), i == l.n - 1 ? "%-*s" : "%*s", l.width[i],
-			 top_cols[l.col[i]].title);
+			 top_col_title(l.col[i], o->group != TOP_GROUP_PID));
 		bar_put(y, x, pair, cell);
 		x += l.width[i] + 1;
 	}
@@ -435,7 +435,7 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 	      struct view *v, const struct tui_key *keys, int nkeys)
 {
 	int y = 0, pane = LINES >= 24 ? PANE_ROWS : 0, bottom = LINES - 1 - pane;
-	char when[16], title[256];
+	char when[16], title[256], by[32] = "";
 	const char *note = top_delay_note(f);
 	char failed[512];
 	time_t t = time(NULL);
@@ -446,10 +446,12 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 		return;
 	}
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-	snprintf(title, sizeof(title), "iolens top  %s  %s%s  sort %s%s  %s%s%s%s", when,
+	if (o->group != TOP_GROUP_PID)
+		snprintf(by, sizeof(by), "by %s  ", top_group_names[o->group]);
+	snprintf(title, sizeof(title), "iolens top  %s  %s%s  sort %s%s  %s%s%s%s%s", when,
 		 o->accumulated ? "totals since start" : "rates per second",
-		 v->frozen ? " (frozen)" : "", top_cols[o->sort].title,
-		 o->reverse ? " (reversed)" : "", o->tree_view ? "tree  " : "",
+		 v->frozen ? " (frozen)" : "", top_col_title(o->sort, o->group != TOP_GROUP_PID),
+		 o->reverse ? " (reversed)" : "", by, o->tree_view ? "tree  " : "",
 		 o->only_active ? "only active  " : "", *v->filter ? "filter: " : "",
 		 v->filter);
 	bar(y, CP_TITLE);
@@ -473,6 +475,8 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 		     "IO> SWAPIN: delay accounting is off (kernel.task_delayacct=0): "
 		     "D turns it on, or sysctl kernel.task_delayacct=1" :
 		     "IO> SWAPIN: delay accounting is off; D or sysctl kernel.task_delayacct=1");
+	if (f->wb_note)
+		line(y++, f->wb_note);
 	draw_devices(f, v, &y, bottom - 3);
 	draw_total(f, o, y++);
 	if (f->nwb)
