@@ -26,11 +26,13 @@ struct stat_row {
 	const struct agg_dev *d;	/* iolens's own figures; NULL since boot */
 };
 
+struct stat_cg;
 
 /* One report of `n` rows over `secs`; `boot`: since boot, from diskstats
- * (`st` NULL), else iolens's own figures from `st`. */
+ * (`st` NULL), else iolens's own figures from `st`; by cgroup from `cg`
+ * (or NULL). */
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct agg_trace *st, bool json, bool human,
-		 __u64 stuck_ns);
+		 const struct agg_trace *st, const struct stat_cg *cg, bool json,
+		 bool human, __u64 stuck_ns);
 
 #endif

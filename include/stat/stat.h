@@ -17,6 +17,7 @@ struct stat_opts {
 	struct agg_cmd_opts a;	/* no INTERVAL: one report since boot */
 	bool partitions, skip_boot, active_only, human, stack, names;
 	bool by_hwq;		/* --by hwq: a line per hardware queue */
+	bool by_cgroup;		/* --by cgroup: a line per cgroup */
 	__u64 stuck_ns;		/* a warning for a request in flight this
 				 * long; 0: none */
 };

@@ -11,12 +11,23 @@
 
 enum { OPT_STUCK = CLI_LONG, OPT_BY };
 
-/* --by: what a disk's line is split by besides ops. */
+/* --by: what a disk's line is split by besides ops, comma-separated. */
 static int set_by(void *at, const char *arg, const char *cmd)
 {
-	if (strcmp(arg, "hwq"))
-		return usage_err(cmd, "bad --by '%s': hwq (a line per hardware queue of each disk)", arg);
-	*(bool *)at = true;
+	struct stat_opts *o = at;
+
+	for (const char *p = arg; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 3 && !strncmp(p, "hwq", 3))
+			o->by_hwq = true;
+		else if (n == 6 && !strncmp(p, "cgroup", 6))
+			o->by_cgroup = true;
+		else
+			return usage_err(cmd, "bad --by '%s': hwq (a line per hardware queue of each "
+					 "disk), cgroup (per cgroup the kernel charged), or both", arg);
+		p += n + (p[n] == ',');
+	}
 	return 0;
 }
 
@@ -34,8 +45,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('H', "human", NULL, "sizes with units (4.0k, 1.2M) instead of kB", CLI_BOOL(OPTS, human)),
 	CLI_OPT(OPT_STUCK, "stuck", "TIME", "warn of a request in flight this long (default 5s;\n0 never)",
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
-	CLI_OPT(OPT_BY, "by", "hwq", "also a line per hardware queue of each disk (an NVMe\nsubmission or poll queue): requests, await, depth",
-		CLI_CALL(OPTS, by_hwq, set_by)),
+	CLI_OPT(OPT_BY, "by", "hwq,cgroup", "also a line per hardware queue of each disk (an NVMe\nsubmission or poll queue): requests, await, depth;\nper cgroup the kernel charged the I/O to (on cgroup2\nwriteback goes to the cgroup that dirtied the pages)",
+		CLI_CALL_ALL(set_by)),
 	CLI_AGG_OWN_CLOCK(OPTS),
 	CLI_END,
 };

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "stat/by_cgroup.h"
 #include "stat/hwq.h"
 #include "stat/print.h"
 #include "lib/devices.h"
@@ -423,7 +424,7 @@ static void json_zoned(struct json *j, __u32 dev)
 }
 
 static void json_row(struct json *j, const struct stat_row *r, double secs,
-		     const struct agg_trace *st, __u64 stuck_ns)
+		     const struct agg_trace *st, const struct stat_cg *cg, __u64 stuck_ns)
 {
 	char key[16];
 
@@ -468,13 +469,15 @@ static void json_row(struct json *j, const struct stat_row *r, double secs,
 			json_other_ops(j, r->d);
 		if (st && agg_trace_by_hwq(st))
 			stat_hwq_json(j, r, secs);
+		if (cg && !r->partition)
+			stat_cg_json(j, cg, r, secs);
 	}
 	json_obj_close(j);
 }
 
 void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
-		 const struct agg_trace *st, bool json, bool human,
-		 __u64 stuck_ns)
+		 const struct agg_trace *st, const struct stat_cg *cg, bool json,
+		 bool human, __u64 stuck_ns)
 {
 	char line[512];
 
@@ -494,7 +497,7 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 		json_f64(&j, "seconds", secs, 6);
 		json_arr_open(&j, "devices");
 		for (int i = 0; i < n; i++)
-			json_row(&j, &rows[i], secs, st, stuck_ns);
+			json_row(&j, &rows[i], secs, st, cg, stuck_ns);
 		json_arr_close(&j);
 		if (st) {
 			struct iolens_stat_counters lost;
@@ -528,6 +531,8 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 			print_extras(rows, n, st);
 			if (st && agg_trace_by_hwq(st))
 				stat_hwq_print(rows, n, secs);
+			if (cg)
+				stat_cg_print(cg, rows, n, secs);
 		}
 		printf("\n");
 	}

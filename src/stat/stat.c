@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "stat/by_cgroup.h"
 #include "stat/print.h"
 #include "stat/stat.h"
 #include "lib/clock.h"
@@ -143,7 +144,7 @@ static int report_boot(const struct stat_opts *o)
 	}
 	if (o->stack && stack_sort(rows, nr))
 		nr = 0;
-	stat_report(rows, nr, uptime_s(), true, NULL, o->a.json, o->human, 0);
+	stat_report(rows, nr, uptime_s(), true, NULL, NULL, o->a.json, o->human, 0);
 	free(rows);
 	free(ds);
 	return 0;
@@ -191,6 +192,7 @@ struct table {
 	bool *looked;
 	int nidle;
 	__u64 looked_ns;	/* when the descs were last all dropped */
+	struct stat_cg cg;	/* --by cgroup */
 };
 
 /* Names and members change in place now and then (dmsetup rename, an md
@@ -385,10 +387,13 @@ static int build_rows(void *arg, const struct agg_trace *st)
 /* Each interval's report, once build_rows() made it. */
 static void print_rows(void *arg, const struct agg_trace *st, double secs)
 {
-	const struct table *t = arg;
+	struct table *t = arg;
+	int err = t->o->by_cgroup ? stat_cg_update(&t->cg, st) : 0;
 
-	stat_report(t->rows, t->n, secs, false, st, t->o->a.json, t->o->human,
-		    t->o->stuck_ns);
+	if (err)
+		pr_err("reading the counts by cgroup: %s", strerror(-err));
+	stat_report(t->rows, t->n, secs, false, st, t->o->by_cgroup && !err ? &t->cg : NULL,
+		    t->o->a.json, t->o->human, t->o->stuck_ns);
 }
 
 /* -S -d DEV: the devices under each one asked for, down the stack. */
@@ -415,6 +420,8 @@ static int run(const struct stat_opts *o)
 	struct agg_trace_opts so = {
 		.devs = o->a.devs, .ndev = o->a.ndev, .partitions = o->partitions,
 		.own_clock = o->a.own_clock, .by_hwq = o->by_hwq,
+		.labels = o->by_cgroup ? IOLENS_STAT_LABEL_CGROUP : 0,
+		.max_labels = STAT_CGROUP_SETS,
 		.kinds = AGG_KINDS_STAT,
 		.proc = &o->a.proc,
 	};
@@ -437,6 +444,7 @@ static int run(const struct stat_opts *o)
 	for (int i = 0; i < t.cap; i++)
 		agg_dev_free(t.sums[i]);
 	agg_dev_free(t.zero);
+	stat_cg_free(&t.cg);
 	free(t.sums);
 	free(t.rows);
 	free(t.slot);
