@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "lib/container.h"
 #include "lib/sanitize.h"
 #include "lib/vec.h"
 #include "serve/metrics_state.h"
@@ -45,6 +46,56 @@ static void seconds(FILE *f, __u64 ns)
 static void label(FILE *f, const char *s)
 {
 	san_fputs_label(f, s);
+}
+
+/* ,NAME="VALUE" when the value is not empty. */
+static void label_opt(FILE *f, const char *name, const char *v, size_t n)
+{
+	char buf[256];
+
+	if (!n)
+		return;
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, v);
+	fprintf(f, ",%s=\"", name);
+	label(f, buf);
+	fputc('"', f);
+}
+
+/* Who cgroup `path` is (lib/container.c): unit="nginx.service"; or
+ * runtime, container_id and container_name; for a Kubernetes pod pod_uid,
+ * and namespace, pod and container where the kubelet's files name them. */
+static void identity_labels(FILE *f, const char *path)
+{
+	struct ctr_ident ci;
+	const char *n = NULL;
+	size_t l;
+
+	if (*path != '/' && !strchr(path, ':'))
+		return;		/* "(other)", "(gone)", "(unknown)" */
+	ctr_ident_of(path, &ci);
+	if (ci.kind == CTR_NONE)
+		return;
+	if (ci.kind == CTR_SERVICE || ci.kind == CTR_SCOPE) {
+		label_opt(f, "unit", ci.name, strlen(ci.name));
+		return;
+	}
+	label_opt(f, "runtime", ctr_kind_name(ci.kind), ci.kind == CTR_POD ? 0 :
+		  strlen(ctr_kind_name(ci.kind)));
+	label_opt(f, "container_id", ci.id, strlen(ci.id));
+	if (ci.kind != CTR_POD) {
+		label_opt(f, "container_name", ci.name, strlen(ci.name));
+		return;
+	}
+	label_opt(f, "pod_uid", ci.pod, strlen(ci.pod));
+	/* "namespace/pod/container" */
+	for (int i = 0, at = 0; i < 3 && ci.name[at]; i++) {
+		static const char *const k[] = { "namespace", "pod", "container" };
+
+		n = ci.name + at;
+		l = strcspn(n, "/");
+		label_opt(f, k[i], n, l);
+		at += l + (n[l] == '/');
+	}
 }
 
 static void labels(FILE *f, const struct mdev *d, int g)
@@ -223,7 +274,10 @@ static void label_family(struct out *o, const struct metrics *m, bool cgroup,
 		labels(o->f, &m->devs[r[i].dev], r[i].sg);
 		fprintf(o->f, ",%s=\"", lname);
 		label(o->f, r[i].value);
-		fprintf(o->f, "\"} %llu\n", (unsigned long long)v);
+		fputc('"', o->f);
+		if (cgroup)
+			identity_labels(o->f, r[i].value);
+		fprintf(o->f, "} %llu\n", (unsigned long long)v);
 	}
 	free(r);
 }
