@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Cost of in-kernel aggregation: iolens stat (every metric on), iolens
 lat (device-time histogram, biolatency's default) and iolens serve (by
-default, with --detail, and with --labels comm,cgroup) against libbpf-tools
+default, with --detail, and with --labels comm,cgroup; stat --by cgroup) against libbpf-tools
 biolatency, under 4 KiB random reads at queue depth 32 (fio, io_uring,
 O_DIRECT) on a loop device backed by tmpfs.  Last, serve's cost against
 lat's and the untraced IOPS, beside its targets.
@@ -67,6 +67,8 @@ def main():
         modes = {
             "untraced": None,
             "iolens stat": [args.iolens, "stat", "-y", "-j", "-d", name, "1"],
+            "stat --by cgroup": [args.iolens, "stat", "-y", "-j", "--by", "cgroup", "-d", name,
+                                 "1"],
             "iolens lat": [args.iolens, "lat", "-d", name],
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
             "iolens serve": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
@@ -87,8 +89,8 @@ def main():
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
     med = {}
-    for m in ("iolens stat", "iolens lat", "biolatency", "iolens serve", "serve --detail",
-              "serve --labels", "baseline stat", "baseline lat"):
+    for m in ("iolens stat", "stat --by cgroup", "iolens lat", "biolatency", "iolens serve",
+              "serve --detail", "serve --labels", "baseline stat", "baseline lat"):
         if m not in results:
             continue
         med[m] = medians(results[m], base)

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Background, FaultyDisk, Loop, PlainUser, Serve, Stat, TraceInstance, \
-    Tracer, Zram, mounted_ext4, tracefs_instances, wait_idle
+    Tracer, Zram, mounted_ext4, rmdir_cgroup, tracefs_instances, wait_idle
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -280,12 +280,4 @@ def blkio_cgroups():
         yield make
     finally:
         for path in made:
-            end = time.time() + 10
-            while True:
-                try:
-                    os.rmdir(path)
-                    break
-                except OSError:
-                    if time.time() > end:
-                        raise
-                    time.sleep(0.1)
+            rmdir_cgroup(path)

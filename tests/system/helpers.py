@@ -824,6 +824,20 @@ def json_lines(text):
     return recs, summary
 
 
+def rmdir_cgroup(path, timeout=10):
+    """Removes cgroup `path` once its last process is gone (a killed one
+    leaves it a moment later)."""
+    end = time.time() + timeout
+    while True:
+        try:
+            os.rmdir(path)
+            return
+        except OSError:
+            if time.time() > end:
+                raise
+            time.sleep(0.1)
+
+
 def made_by(make, close):
     """The body of a factory fixture: the test calls make(...) as often as
     it wants, and close() is called on each thing made at the end, also on
@@ -1138,11 +1152,12 @@ class Prometheus:
 class Serve:
     """`iolens serve` on a free loopback port until stop()."""
 
-    def __init__(self, args=()):
+    def __init__(self, args=(), wrap=list):
+        """wrap(argv): the command line that runs it."""
         self.port = free_port()
         self.err = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(
-            [IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args),
+            wrap([IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args)),
             stdout=subprocess.DEVNULL, stderr=self.err, text=True)
         end = time.time() + 20
         while time.time() < end:

@@ -192,6 +192,23 @@ def test_top_batch_and_json(iolens, loop, hostile):
                    for r in rows), w.name
 
 
+def test_stat_and_top_by_cgroup(iolens, loop, hostile):
+    """stat --by cgroup names the cgroup the kernel charged, escaped in
+    text and read back from JSON; top's group views stay clean."""
+    text = clean_bytes(done(["stat", "--by", "cgroup", "-y", "-d", loop.name, "0.5", "2"]))
+    assert re.search(r"^%s .*%s$" % (re.escape(loop.name), re.escape(san_text(CGROUP))),
+                     text, re.M), text[-2000:]
+    reps = [json.loads(x) for x in clean_bytes(done(
+        ["stat", "--by", "cgroup", "-j", "-y", "-d", loop.name, "0.5", "2"])).splitlines()]
+    assert any(c["cgroup"].endswith(san_json(CGROUP)) and c["read_requests"] > 0
+               for r in reps for d in r["devices"] for c in d["cgroups"]), reps
+    for g in ("cgroup", "container"):
+        clean_bytes(done(["top", "-b", "-n", "2", "-d", "0.5", "--group", g]))
+        for line in clean_bytes(done(["top", "-j", "-n", "2", "-d", "0.5", "--group", g])
+                                ).splitlines():
+            assert json.loads(line)["grouped_by"] == g
+
+
 def test_lat_per_pid(iolens, loop, hostile):
     text = clean_bytes(traced(["lat", "-P", "-d", loop.name]))
     for w in hostile:
