@@ -163,19 +163,6 @@ static __always_inline bool proc_wanted(struct task_struct *t)
 	return false;
 }
 
-/* The cgroup a request is charged to: its first bio's blkcg
- * (CONFIG_BLK_CGROUP), and that cgroup's hierarchy; left alone if none. */
-static __always_inline void rq_cgroup(struct request *rq, __u64 *id, __u32 *hier)
-{
-	struct cgroup *cg;
-
-	if (!bpf_core_field_exists(struct bio, bi_blkg) || !rq->bio || !rq->bio->bi_blkg)
-		return;
-	cg = rq->bio->bi_blkg->blkcg->css.cgroup;
-	*id = cg->kn->id;
-	*hier = cg->root->hierarchy_id;
-}
-
 /* A read-modify-write read (bpf/rmw.bpf.h), counted where the request's
  * reads are. */
 static __always_inline void rmw_count(struct request *rq, struct task_struct *t)

@@ -175,10 +175,11 @@ struct iolens_lat_key {
 	__u16 slot;		/* device slot */
 	__u8 sg;		/* enum iolens_sgrp */
 	__u8 kind;		/* enum iolens_hist_kind */
-	/* With -P, for a kernel thread's requests (the flusher's writeback):
-	 * the cgroup they are charged to (the first bio's blkcg, on cgroup2
-	 * the cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
-	 * else the v1 hierarchy holding blkio); else 0. */
+	/* With IOLENS_STAT_KEY_CGROUP, and with -P for a kernel thread's
+	 * requests (the flusher's writeback): the cgroup they are charged to
+	 * (the first bio's blkcg, on cgroup2 the cgroup that dirtied the
+	 * pages) and its hierarchy (0 = cgroup2, else the v1 hierarchy
+	 * holding blkio); else 0. */
 	__u32 io_hier;
 	__u16 hwq;		/* with IOLENS_STAT_KEY_HWQ: the hardware
 				 * queue + 1; 0 = not split or none */
@@ -309,9 +310,11 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_BY_HWQ	(1U << 10)	/* hwq_stats */
 #define IOLENS_STAT_KEY_HWQ	(1U << 11)	/* lat_hists keyed by hwq */
 #define IOLENS_STAT_KEY_STATUS	(1U << 12)	/* lat_hists keyed by status */
+#define IOLENS_STAT_KEY_CGROUP	(1U << 13)	/* lat_hists keyed by blkcg */
 /* What splits histograms into lat_hists. */
 #define IOLENS_STAT_KEYED	(IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS | \
-				 IOLENS_STAT_KEY_HWQ | IOLENS_STAT_KEY_STATUS)
+				 IOLENS_STAT_KEY_HWQ | IOLENS_STAT_KEY_STATUS | \
+				 IOLENS_STAT_KEY_CGROUP)
 
 /* Read-only configuration of agg.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8

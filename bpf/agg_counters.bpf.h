@@ -268,6 +268,8 @@ struct where {
 	__u32 disk_slot;		/* the index of `disk` */
 	__u16 hwq;			/* lat_hists key: queue + 1 */
 	__u8 status;			/* lat_hists key: a failure's status */
+	__u32 cg_hier;			/* lat_hists key: the request's blkcg */
+	__u64 cg_id;
 };
 
 /* The submitter recorded for a request, with OWNED flags. */
@@ -401,6 +403,19 @@ static __always_inline struct iolens_hwq_stat *hwq_of(struct request *rq,
 	return NULL;
 }
 
+/* The cgroup a request is charged to: its first bio's blkcg
+ * (CONFIG_BLK_CGROUP), and that cgroup's hierarchy; left alone if none. */
+static __always_inline void rq_cgroup(struct request *rq, __u64 *id, __u32 *hier)
+{
+	struct cgroup *cg;
+
+	if (!bpf_core_field_exists(struct bio, bi_blkg) || !rq->bio || !rq->bio->bi_blkg)
+		return;
+	cg = rq->bio->bi_blkg->blkcg->css.cgroup;
+	*id = cg->kn->id;
+	*hier = cg->root->hierarchy_id;
+}
+
 /* Where a request's event goes, into *w (the owner only when filtering by
  * submitter); false if it is not wanted. */
 static __always_inline bool counters_of(struct request *rq, struct where *w)
@@ -421,6 +436,10 @@ static __always_inline bool counters_of(struct request *rq, struct where *w)
 		w->hwq = q < IOLENS_HWQ_MAX ? q + 1 : 0;
 	}
 	w->status = 0;
+	w->cg_id = 0;
+	w->cg_hier = 0;
+	if (cfg.flags & IOLENS_STAT_KEY_CGROUP)
+		rq_cgroup(rq, &w->cg_id, &w->cg_hier);
 	w->owner = NULL;
 	/* Filtered by submitter: a request has an owner only if kept. */
 	if (cfg.flags & IOLENS_STAT_PROC_FILTER) {

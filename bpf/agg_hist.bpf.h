@@ -69,6 +69,10 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
 		key.io_hier = w->owner->io_hier;
 		key.io_cgroup = w->owner->io_cgroup;
 	}
+	if (cfg.flags & IOLENS_STAT_KEY_CGROUP) {
+		key.io_hier = w->cg_hier;
+		key.io_cgroup = w->cg_id;
+	}
 	h = bpf_map_lookup_elem(&lat_hists, &key);
 	if (!h) {
 		bpf_map_update_elem(&lat_hists, &key, &zero_hist, BPF_NOEXIST);

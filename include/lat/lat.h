@@ -18,6 +18,7 @@ struct lat_opts {
 	unsigned int kinds;	/* bits 1 << IOLENS_H_*; 0: device time */
 	bool per_disk, per_flags, per_proc, fine;
 	bool per_hwq, per_status;	/* --by hwq, --by status */
+	bool per_cgroup;		/* --by cgroup */
 };
 
 /* Runs `iolens lat`: 0, or 1 on a runtime failure. */

@@ -22,6 +22,11 @@ int cgroup_v2_id(const char *path, __u64 *id, __u32 *level);
  * cgroups below it (its cgroup.subtree_control). */
 bool cgroup_v2_enabled(const char *controller);
 
+/* NULL where the kernel charges writeback to the cgroup that dirtied the
+ * pages (cgroup2 with the io and memory controllers on); else the line
+ * that says it charges the root. */
+const char *cgroup_writeback_note(void);
+
 /* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
  * out of memory. */
 int cgroup_set(unsigned int hier, __u64 id, const char *path);

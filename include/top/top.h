@@ -204,9 +204,6 @@ const char *top_user_name(uid_t uid);
  * charged to a cgroup moves from the flusher's group to that cgroup's. */
 void top_group_rows(struct top_frame *f, const struct top_opts *o);
 
-/* The line a group view needs where cgroup writeback is off, or NULL. */
-const char *top_group_wb_note(void);
-
 /* Names of enum iolens_sys_class in JSON and on screen. */
 extern const char *const top_sc_names[IOLENS_SC_NR];
 

@@ -45,7 +45,7 @@ struct agg_trace_opts {
 	bool by_hwq;		/* a disk's figures per hardware queue */
 	/* `iolens lat`: histograms per hardware queue, per status (failures
 	 * timed into theirs, not counted apart). */
-	bool key_hwq, key_status;
+	bool key_hwq, key_status, key_cgroup;
 	/* Only these submitters' requests; NULL or empty: all. */
 	const struct iolens_proc_filter *proc;
 	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */

@@ -12,7 +12,7 @@ enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_BY };
 
 #define OPTS struct lat_opts
 
-/* --by: hwq, status, or both, comma-separated. */
+/* --by: hwq, status, cgroup, comma-separated. */
 static int set_by(void *at, const char *arg, const char *cmd)
 {
 	struct lat_opts *o = at;
@@ -25,9 +25,12 @@ static int set_by(void *at, const char *arg, const char *cmd)
 			o->per_hwq = true;
 		else if (!strcmp(tok, "status"))
 			o->per_status = true;
+		else if (!strcmp(tok, "cgroup"))
+			o->per_cgroup = true;
 		else
 			ret = usage_err(cmd, "bad --by '%s': hwq (hardware queue), status (failures "
-					"timed by status), or both: hwq,status", tok);
+					"timed by status), cgroup (the one charged), or a list: "
+					"hwq,status", tok);
 	}
 	free(copy);
 	return ret;
@@ -47,7 +50,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)", CLI_BOOL(OPTS, per_flags)),
 	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)",
 		CLI_BOOL(OPTS, per_proc)),
-	CLI_OPT(OPT_BY, "by", "hwq,status", "per hardware queue (an NVMe submission or poll\nqueue); per status: failed requests timed in\nhistograms of their status, not listed apart",
+	CLI_OPT(OPT_BY, "by", "hwq,status,cgroup", "per hardware queue (an NVMe submission or poll\nqueue); per status: failed requests timed in\nhistograms of their status, not listed apart; per\ncgroup the kernel charged (on cgroup2 writeback goes\nto the cgroup that dirtied the pages)",
 		CLI_CALL_ALL(set_by)),
 	CLI_SECTION("options"),
 	CLI_AGG_DEV(OPTS),

@@ -11,6 +11,7 @@
 #include <time.h>
 #include "trace/block_trace.h"
 #include "lat/lat.h"
+#include "lib/cgroups.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
@@ -38,6 +39,8 @@ struct group {
 	int kind;		/* enum iolens_hist_kind */
 	int hwq;		/* with --by hwq: queue + 1; 0 none */
 	int status;		/* with --by status: blk_status_t */
+	unsigned int cg_hier;	/* with --by cgroup: the blkcg, 0 none */
+	__u64 cg_id;
 	__u64 h[HIST_BUCKETS];
 };
 
@@ -194,9 +197,19 @@ static const char *group_op_flags(const struct group *g, char *buf, size_t len)
 	return op_name(rq.op);
 }
 
+/* The cgroup's path; (unknown) for no bio (a flush the block layer made),
+ * (gone) for one removed before it was named. */
+static const char *cg_name(const struct group *g)
+{
+	const char *p = cgroup_path(g->cg_hier, g->cg_id);
+
+	return !g->cg_id ? "(unknown)" : p ? p : "(gone)";
+}
+
 static void print_title(const struct group *g, const struct lat_opts *o)
 {
 	char flags[128], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
+	char path[SAN_TEXT_MAX(256) + 1];
 
 	printf("%s", g->dev ? dev_name(g->dev) : "all disks");
 	if (o->per_flags) {
@@ -212,6 +225,8 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 	}
 	if (o->per_status)
 		printf(" %s", blk_status_name(g->status));
+	if (o->per_cgroup)
+		printf(", cgroup %s", san_text_buf(path, sizeof(path), cg_name(g)));
 	if (o->per_proc) {
 		if (g->tgid)
 			printf(", pid %u %s", g->tgid,
@@ -246,6 +261,10 @@ static void json_hist(struct json *j, const struct group *g,
 	}
 	if (o->per_status)
 		json_str(j, "status", blk_status_name(g->status));
+	if (o->per_cgroup) {
+		json_str(j, "cgroup", cg_name(g));
+		json_u64(j, "cgroup_id", g->cg_id);
+	}
 	if (o->per_proc) {
 		json_u64(j, "pid", g->tgid);
 		json_str(j, "comm", g->tgid ? g->comm : NULL);
@@ -310,6 +329,9 @@ static int group_cmp(const void *a, const void *b)
 		return x->hwq - y->hwq;
 	if (x->status != y->status)
 		return x->status - y->status;
+	if (x->cg_hier != y->cg_hier || x->cg_id != y->cg_id)
+		return x->cg_hier != y->cg_hier ? (x->cg_hier < y->cg_hier ? -1 : 1) :
+		       x->cg_id < y->cg_id ? -1 : 1;
 	return x->kind - y->kind;
 }
 
@@ -325,6 +347,7 @@ static int group_add(struct groups *gs, const struct group *proto,
 		if (c->dev == proto->dev && c->sg == proto->sg &&
 		    c->kflags == proto->kflags && c->tgid == proto->tgid &&
 		    c->hwq == proto->hwq && c->status == proto->status &&
+		    c->cg_hier == proto->cg_hier && c->cg_id == proto->cg_id &&
 		    c->kind == proto->kind)
 			g = c;
 	}
@@ -357,7 +380,7 @@ static int build_groups(void *arg, const struct agg_trace *st)
 
 	for (int i = 0; i < gs->n; i++)
 		memset(gs->v[i]->h, 0, sizeof(gs->v[i]->h));
-	if (o->per_proc || o->per_flags || o->per_hwq || o->per_status) {
+	if (o->per_proc || o->per_flags || o->per_hwq || o->per_status || o->per_cgroup) {
 		for (int i = 0; i < agg_trace_nkeyed(st) && !err; i++) {
 			const struct agg_keyed *k = agg_trace_keyed(st, i);
 
@@ -368,6 +391,8 @@ static int build_groups(void *arg, const struct agg_trace *st)
 			proto.kind = k->key.kind;
 			proto.hwq = k->key.hwq;
 			proto.status = k->key.status;
+			proto.cg_hier = o->per_cgroup ? k->key.io_hier : 0;
+			proto.cg_id = o->per_cgroup ? k->key.io_cgroup : 0;
 			memcpy(proto.comm, k->comm, sizeof(proto.comm));
 			err = group_add(gs, &proto, k->hist);
 		}
@@ -530,7 +555,7 @@ static int run(const struct lat_opts *o)
 		.devs = o->a.devs, .ndev = o->a.ndev, .own_clock = o->a.own_clock,
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
-		.key_hwq = o->per_hwq, .key_status = o->per_status,
+		.key_hwq = o->per_hwq, .key_status = o->per_status, .key_cgroup = o->per_cgroup,
 		.proc = &o->a.proc,
 	};
 	struct groups gs = { .o = o };

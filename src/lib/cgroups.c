@@ -301,3 +301,14 @@ bool cgroup_v2_enabled(const char *controller)
 	fclose(f);
 	return on;
 }
+
+const char *cgroup_writeback_note(void)
+{
+	static int owned = -1;
+
+	if (owned < 0)
+		owned = cgroup_v2_enabled("io") && cgroup_v2_enabled("memory");
+	return owned ? NULL :
+	       "writeback stays with the kernel's flusher: the kernel charges it to the "
+	       "owner's cgroup only on cgroup2 with the io and memory controllers on";
+}

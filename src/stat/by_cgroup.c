@@ -143,6 +143,8 @@ void stat_cg_print(const struct stat_cg *s, const struct stat_row *rows, int n,
 		print_line(&rows[r], &c, "(other: beyond the cgroups counted apart)", secs,
 			   &header);
 	}
+	if (header && cgroup_writeback_note())
+		printf("(%s)\n", cgroup_writeback_note());
 }
 
 void stat_cg_json(struct json *j, const struct stat_cg *s,

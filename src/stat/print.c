@@ -5,6 +5,7 @@
 #include "stat/by_cgroup.h"
 #include "stat/hwq.h"
 #include "stat/print.h"
+#include "lib/cgroups.h"
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
@@ -504,6 +505,8 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 
 			agg_trace_losses(st, &lost);
 			json_u64(&j, "untracked_device_events", lost.no_slot);
+			if (cg && cgroup_writeback_note())
+				json_str(&j, "writeback_note", cgroup_writeback_note());
 			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 			json_u64(&j, "failures_not_by_status", lost.no_fail_key);
 			json_u64(&j, "failures_timed_as_successes", lost.no_fail_mark);

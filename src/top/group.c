@@ -10,7 +10,7 @@
  * aggregation keys them by it (agg.bpf.c's rq_cgroup()): a view of
  * cgroups or containers moves them from the flusher's group to the
  * owner's.  cgroup v1 charges them to the root: they stay where they are,
- * and top_group_wb_note() says so.
+ * and cgroup_writeback_note() says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +24,6 @@ const char *const top_group_names[TOP_GROUP_NR] = {
 	[TOP_GROUP_PID] = "pid", [TOP_GROUP_USER] = "user",
 	[TOP_GROUP_CGROUP] = "cgroup", [TOP_GROUP_CONTAINER] = "container",
 };
-
-const char *top_group_wb_note(void)
-{
-	static int owned = -1;
-
-	if (owned < 0)
-		owned = cgroup_v2_enabled("io") && cgroup_v2_enabled("memory");
-	return owned ? NULL :
-	       "writeback stays with the kernel's flusher: the kernel charges it to the "
-	       "owner's cgroup only on cgroup2 with the io and memory controllers on";
-}
 
 /* The name of the group of cgroup2 cgroup `id`. */
 static const char *cgroup_group(enum top_group g, __u64 id, char *buf, size_t len)
@@ -177,7 +166,7 @@ void top_group_rows(struct top_frame *f, const struct top_opts *o)
 	struct top_row **groups;
 
 	f->ngroups = f->nmembers = 0;
-	f->wb_note = cgroups ? top_group_wb_note() : NULL;
+	f->wb_note = cgroups ? cgroup_writeback_note() : NULL;
 	if (!of)
 		return;		/* out of memory: the processes stay */
 	for (int i = 0; i < f->nrows; i++) {

@@ -139,6 +139,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 		     (o->by_hwq ? IOLENS_STAT_BY_HWQ : 0) |
 		     (o->key_hwq ? IOLENS_STAT_KEY_HWQ : 0) |
 		     (o->key_status ? IOLENS_STAT_KEY_STATUS : 0) |
+		     (o->key_cgroup ? IOLENS_STAT_KEY_CGROUP : 0) |
 		     (o->labels & (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP));
 	if (filtered(o))
 		cfg->proc = *o->proc;
@@ -169,7 +170,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	if (!err && o->by_hwq)
 		err = bpf_map__set_max_entries(st->skel->maps.hwq_stats,
 					       st->nslots * IOLENS_HWQ_MAX);
-	st->split = o->by_proc || o->by_flags || o->key_hwq || o->key_status;
+	st->split = o->by_proc || o->by_flags || o->key_hwq || o->key_status || o->key_cgroup;
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
 	if (!err && !st->split && st->ncpu > 0)

@@ -210,6 +210,18 @@ def group_sums(frames, key):
     return sums, last
 
 
+def lat_counts(reports):
+    """{cgroup path (of the test's), without a v1 prefix: requests} in
+    lat --by cgroup's reports."""
+    n = {}
+    for rep in reports:
+        for h in rep["histograms"]:
+            if OWN in h["cgroup"]:
+                k = h["cgroup"].split(":", 1)[-1]
+                n[k] = n.get(k, 0) + h["count"]
+    return n
+
+
 def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped):
     """A Kubernetes pod's container and a Docker container (cgroups of the
     names their managers give, Docker's and the kubelet's name files
@@ -226,10 +238,11 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
     tops = {g: Frames((named if g == "container" else list)(
         [IOLENS, "top", "-j", "-d", "0.5", "--group", g])) for g in ("container", "cgroup", "user")}
     st = Frames([IOLENS, "stat", "-y", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
+    lat = Frames([IOLENS, "lat", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
     serve = None
     try:
         serve = Serve(["-d", loop.name, "--labels", "cgroup"], wrap=named)
-        for t in list(tops.values()) + [st]:
+        for t in list(tops.values()) + [st, lat]:
             t.wait(1)
         for r in readers:
             r.go()
@@ -240,11 +253,11 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
         for g, t in tops.items():
             t.wait(n[g] + 2)
         frames = {g: t.stop() for g, t in tops.items()}
-        stats = st.stop()
+        stats, lats = st.stop(), lat.stop()
         time.sleep(2.2)  # a new cgroup's path can take serve's collector two reads
         body = serve.metrics()
     finally:
-        for t in list(tops.values()) + [st]:
+        for t in list(tops.values()) + [st, lat]:
             t.kill()
         for r in readers:
             r.close()
@@ -283,6 +296,8 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
                 by_cg[c["cgroup"]] = by_cg.get(c["cgroup"], 0) + c["read_bytes"]
     assert {k.split(":", 1)[-1]: v for k, v in by_cg.items() if OWN in k} == \
         {"/" + POD: pod_id.bytes, "/" + DOCKER: docker_id.bytes}
+
+    assert lat_counts(lats) == {"/" + POD: 30, "/" + DOCKER: 20}
 
     got = {}
     for labels, v in samples(body, "iolens_cgroup_bytes_total").items():
@@ -326,9 +341,10 @@ def test_writeback_charged_to_the_cgroup_that_dirtied_it(iolens, loop, ext4, io_
     wait_idle(loop)
     top = Frames([IOLENS, "top", "-j", "-d", "0.5", "--group", "cgroup"])
     st = Frames([IOLENS, "stat", "-y", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
+    lat = Frames([IOLENS, "lat", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
     try:
-        top.wait(1)
-        st.wait(1)
+        for t in (top, st, lat):
+            t.wait(1)
         before = {rel: io_stat(p, dev) for rel, p in cgs.items()}
         for i, p in enumerate(cgs.values()):
             dirty_in(p, os.path.join(ext4, "f%d" % i), 8)
@@ -337,19 +353,23 @@ def test_writeback_charged_to_the_cgroup_that_dirtied_it(iolens, loop, ext4, io_
         truth = {rel: io_stat(p, dev) - before[rel] for rel, p in cgs.items()}
         n = len(top.frames())
         top.wait(n + 2)
-        frames, stats = top.stop(), st.stop()
+        frames, stats, lats = top.stop(), st.stop(), lat.stop()
     finally:
-        top.kill()
-        st.kill()
+        for t in (top, st, lat):
+            t.kill()
     print("io.stat wbytes", truth)
     assert all("writeback_note" not in f for f in frames)
     charged, _ = group_sums(frames, "block_write_bytes")
     flushed, _ = group_sums(frames, "writeback_bytes")
-    by_cg = {}
+    by_cg, reqs = {}, {}
     for rep in stats:
         for d in rep["devices"]:
             for c in d.get("cgroups", []):
                 by_cg[c["cgroup"]] = by_cg.get(c["cgroup"], 0) + c["write_bytes"]
+                reqs[c["cgroup"]] = (reqs.get(c["cgroup"], 0) + c["write_requests"] +
+                                     c["read_requests"])
+    # lat's histograms of each cgroup hold its requests, as stat counts them.
+    assert lat_counts(lats) == {k: v for k, v in reqs.items() if OWN in k}
     for rel, want in truth.items():
         assert want >= 8 << 20
         assert abs(charged["/" + rel] - want) <= want / 100, (rel, charged, truth)
@@ -368,19 +388,27 @@ def test_writeback_where_cgroup_v1_charges_the_root(iolens, loop, ext4, shaped):
     subprocess.run(["sync"], check=True)
     wait_idle(loop)
     top = Frames([IOLENS, "top", "-j", "-d", "0.5", "--group", "cgroup"])
+    st = Frames([IOLENS, "stat", "-y", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
     try:
         top.wait(1)
+        st.wait(1)
         subprocess.run(["sh", "-c", "for p in %s; do echo $$ > $p/cgroup.procs; done && "
                         "exec dd if=/dev/zero of=%s/f bs=1M count=4 status=none"
                         % (" ".join(cg), ext4)], check=True, timeout=60)
         subprocess.run(["sync"], check=True)
         wait_idle(loop)
         top.wait(len(top.frames()) + 2)
-        frames = top.stop()
+        frames, stats = top.stop(), st.stop()
     finally:
         top.kill()
+        st.kill()
     assert all(f["writeback_note"].startswith("writeback stays with the kernel's flusher")
-               for f in frames)
+               for f in frames + stats)
+    written = {}
+    for rep in stats:
+        for c in rep["devices"][0]["cgroups"]:
+            written[c["cgroup"]] = written.get(c["cgroup"], 0) + c["write_bytes"]
+    assert written.get("blkio:/" + OWN + "wb-v1", 0) == 0 and written["blkio:/"] >= 4 << 20
     charged, _ = group_sums(frames, "block_write_bytes")
     assert charged.get("/" + OWN + "wb-v1", 0) == 0
     # The flusher's, in the root's group: the kernel threads'.
