@@ -102,6 +102,7 @@ static bool container_comp(const char *comp, size_t n, const char *parent,
 static bool pod_comp(const char *comp, size_t n, struct ctr_ident *ci)
 {
 	const char *p = comp;
+	char uid[37];
 	size_t l = n;
 
 	if (n > 6 && !strncmp(comp + n - 6, ".slice", 6)) {
@@ -125,9 +126,10 @@ static bool pod_comp(const char *comp, size_t n, struct ctr_ident *ci)
 		if (i == 8 || i == 13 || i == 18 || i == 23 ? c != '-' :
 		    !all_hex(&c, 1))
 			return false;
-		ci->pod[i] = c;
+		uid[i] = c;
 	}
-	ci->pod[36] = 0;
+	uid[36] = 0;
+	memcpy(ci->pod, uid, sizeof(uid));
 	return true;
 }
 

@@ -79,13 +79,13 @@ static void identity_labels(FILE *f, const char *path)
 		label_opt(f, "unit", ci.name, strlen(ci.name));
 		return;
 	}
-	label_opt(f, "runtime", ctr_kind_name(ci.kind), ci.kind == CTR_POD ? 0 :
-		  strlen(ctr_kind_name(ci.kind)));
-	label_opt(f, "container_id", ci.id, strlen(ci.id));
 	if (ci.kind != CTR_POD) {
+		label_opt(f, "runtime", ctr_kind_name(ci.kind), strlen(ctr_kind_name(ci.kind)));
+		label_opt(f, "container_id", ci.id, strlen(ci.id));
 		label_opt(f, "container_name", ci.name, strlen(ci.name));
 		return;
 	}
+	label_opt(f, "container_id", ci.id, strlen(ci.id));
 	label_opt(f, "pod_uid", ci.pod, strlen(ci.pod));
 	/* "namespace/pod/container" */
 	for (int i = 0, at = 0; i < 3 && ci.name[at]; i++) {

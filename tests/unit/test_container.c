@@ -53,6 +53,9 @@ static const struct want paths[] = {
 	{ "/docker/3F2A1B9C0D1E4F5A6B7C8D9E0F1A2B3C4D5E6F708192A3B4C5D6E7F8091A2B3C",
 	  CTR_NONE, "", "", "", "/docker/3F2A1B9C0D1E4F5A6B7C8D9E0F1A2B3C4D5E6F708192A3B4C5D6E7F8091A2B3C" },
 	{ "/x/pod" UID "/" ID, CTR_NONE, "", "", "", "/x/pod" UID "/" ID },
+	/* A pod folder of a bad uid (a "g" at its end) is none. */
+	{ "/kubepods/pod0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8fg/x", CTR_NONE, "", "", "",
+	  "/kubepods/pod0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8fg/x" },
 	{ "/", CTR_NONE, "", "", "", "/" },
 	{ "/a.slice", CTR_NONE, "", "", "", "/a.slice" },
 };
