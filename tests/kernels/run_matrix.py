@@ -59,9 +59,11 @@ TESTS = [
     "tests/system/test_lat.py::test_lat_splits_by_process_and_flags",
     "tests/system/test_tasks.py",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
-    # Group views and identities on cgroup2 alone; writeback charged to the
-    # cgroup that dirtied it (cgroup2's io and memory controllers).
-    "tests/system/test_groups.py::test_groups_of_containers_users_and_cgroups",
+    # Writeback charged to the cgroup that dirtied it (cgroup2's io and
+    # memory controllers), in top's, stat's, lat's and serve's cgroup views.
+    # Not the identities' test: its process groups are the host's cgroup2
+    # ids too, and the names are userspace's (on 6.1, 6.12 and 6.1-rt it
+    # passed the same, 25 s a guest).
     "tests/system/test_groups.py::test_writeback_charged_to_the_cgroup_that_dirtied_it",
     "tests/system/test_top.py::test_top_rmw_reads_of_partial_page_writes",
     # task->delays read by the iterator, and /proc's ticks; io.max there.
