@@ -148,9 +148,9 @@ struct top_frame {
 	bool syscalls;		/* syscall-level counts known */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
-	int nwb, wb_cap;
+	int nwb;
 	struct top_wb *wb_all;	/* since start: the totals' */
-	int nwb_all, wb_all_cap;
+	int nwb_all;
 	size_t rows_cap;	/* of rows */
 	/* In a group view: the groups, and the process rows each holds
 	 * (sorted), a group's after another's. */

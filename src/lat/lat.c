@@ -329,9 +329,10 @@ static int group_cmp(const void *a, const void *b)
 		return x->hwq - y->hwq;
 	if (x->status != y->status)
 		return x->status - y->status;
-	if (x->cg_hier != y->cg_hier || x->cg_id != y->cg_id)
-		return x->cg_hier != y->cg_hier ? (x->cg_hier < y->cg_hier ? -1 : 1) :
-		       x->cg_id < y->cg_id ? -1 : 1;
+	if (x->cg_hier != y->cg_hier)
+		return x->cg_hier < y->cg_hier ? -1 : 1;
+	if (x->cg_id != y->cg_id)
+		return x->cg_id < y->cg_id ? -1 : 1;
 	return x->kind - y->kind;
 }
 

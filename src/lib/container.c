@@ -265,10 +265,8 @@ void ctr_ident_of(const char *path, struct ctr_ident *ci)
 	while (*c) {
 		size_t n = strcspn(c, "/");
 		bool svc = n > 8 && !strncmp(c + n - 8, ".service", 8);
-		char comp[256];
 
-		snprintf(comp, sizeof(comp), "%.*s", (int)n, c);
-		kube |= strstr(comp, "kubepods") != NULL;
+		kube |= memmem(c, n, "kubepods", 8) != NULL;
 		if (kube && !ci->pod[0])
 			pod_comp(c, n, ci);
 		if (!ci->id[0])

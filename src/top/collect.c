@@ -36,9 +36,9 @@ struct top_collector {
 };
 
 /* Writes a kernel thread submitted for cgroup (hier, id): writeback, in
- * the table *v of *n (room for *cap). */
-static int wb_add(struct top_wb **v, int *n, int *cap,
-		  const struct iolens_lat_key *k, const struct top_wb *add)
+ * the table *v of *n. */
+static int wb_add(struct top_wb **v, int *n, const struct iolens_lat_key *k,
+		  const struct top_wb *add)
 {
 	struct top_wb *w = NULL;
 
@@ -46,17 +46,11 @@ static int wb_add(struct top_wb **v, int *n, int *cap,
 		if ((*v)[i].hier == k->io_hier && (*v)[i].cgroup == k->io_cgroup)
 			w = &(*v)[i];
 	if (!w) {
-		if (*n == *cap) {
-			int c = *cap ? 2 * *cap : 8;
-			struct top_wb *nv = realloc(*v, c * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			*v = nv;
-			*cap = c;
-		}
-		w = &(*v)[(*n)++];
-		*w = (struct top_wb){ .hier = k->io_hier, .cgroup = k->io_cgroup };
+		w = vec_add(v, n, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		w->hier = k->io_hier;
+		w->cgroup = k->io_cgroup;
 	}
 	w->ios += add->ios;
 	w->bytes += add->bytes;
@@ -69,8 +63,7 @@ static int wb_add(struct top_wb **v, int *n, int *cap,
 static int add_wb(struct top_frame *f, const struct iolens_lat_key *k,
 		  const struct top_wb *add)
 {
-	return wb_add(&f->wb, &f->nwb, &f->wb_cap, k, add) ?:
-	       wb_add(&f->wb_all, &f->nwb_all, &f->wb_all_cap, k, add);
+	return wb_add(&f->wb, &f->nwb, k, add) ?: wb_add(&f->wb_all, &f->nwb_all, k, add);
 }
 
 /* Stacked devices (dm, md) with the devices under them right after, one

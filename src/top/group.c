@@ -17,6 +17,7 @@
 #include <string.h>
 #include "lib/cgroups.h"
 #include "lib/container.h"
+#include "lib/counters.h"
 #include "lib/vec.h"
 #include "top/top.h"
 
@@ -77,15 +78,6 @@ static struct top_group_ent *group_get(struct top_frame *f, const char *name,
 	g->ent.id = name_hash(g->name);
 	g->ent.flags = flags;
 	return g;
-}
-
-static void io_add(struct proc_io *d, const struct proc_io *a)
-{
-	const __u64 *x = (const __u64 *)a;
-	__u64 *r = (__u64 *)d;
-
-	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		r[i] += x[i];
 }
 
 static __u64 less(__u64 a, __u64 b)
@@ -177,7 +169,7 @@ void top_group_rows(struct top_frame *f, const struct top_opts *o)
 		g = group_get(f, cgroups ? cgroup_group(o->group, e->cgroup, name, sizeof(name)) :
 			      r->user, e->flags);
 		if (!g)
-			goto out;
+			goto oom;
 		of[i] = g - f->groups;
 		if (!g->nprocs++) {
 			g->uid = e->uid;
@@ -186,12 +178,12 @@ void top_group_rows(struct top_frame *f, const struct top_opts *o)
 		}
 		g->ent.flags &= e->flags;
 		g->one_user &= g->uid == e->uid;
-		io_add(&g->row.d, &r->d);
+		counters_add(&g->row.d, &r->d, sizeof(r->d));
 	}
 	if (cgroups)
 		move_writeback(f, o, of);
 	if (place_members(f, of) || top_rows_room(f, f->ngroups + (o->tree_view ? f->nrows : 0)))
-		goto out;
+		goto oom;
 	for (int i = 0; i < f->ngroups; i++) {
 		struct top_group_ent *g = &f->groups[i];
 		struct top_row *r = &g->row;
@@ -223,6 +215,10 @@ void top_group_rows(struct top_frame *f, const struct top_opts *o)
 		free(groups);
 	}
 	f->nrows = n;
-out:
+	free(of);
+	return;
+oom:
+	/* Out of memory: the processes stay, as in the process view. */
+	f->ngroups = f->nmembers = 0;
 	free(of);
 }
