@@ -99,12 +99,77 @@ static __always_inline bool delay_read(struct task_struct *t,
 	return true;
 }
 
+static __u32 sys_cache_slot;	/* 1 + sys_store's cache slot, once seen: a
+				 * map keeps its slot for life */
+
+/* The data of sys_store in the storage of cache slot `i` of ls, or 0. */
+static __always_inline __u64 sys_cached(const struct bpf_local_storage *ls, __u32 i,
+					__u64 map)
+{
+	__u32 cache = bpf_core_field_offset(struct bpf_local_storage, cache);
+	__u32 data = bpf_core_field_offset(struct bpf_local_storage_data, data);
+	__u64 at = 0, smap = 0;
+
+	bpf_probe_read_kernel(&at, sizeof(at), (void *)ls + cache + (i & 15) * sizeof(void *));
+	if (at)
+		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at);
+	return at && smap == map ? at + data : 0;
+}
+
+/*
+ * Where the iterator finds a thread's task_sys: without the helper.  Before
+ * Linux 6.2 (e8b02296a6b8, "bpf: Avoid taking spinlock in
+ * bpf_task_storage_get if potential deadlock is detected")
+ * bpf_task_storage_get() returns NULL to any program on a CPU where another
+ * holds the per-CPU busy count, and an iterator runs preemptible
+ * (bpf_iter_run_prog() only disables migration): on a 6.1 PREEMPT_RT (or
+ * preempt=full) kernel a thread that preempted the iterator inside the
+ * helper lost the call it was ending.  The iterator only reads, under the
+ * RCU read lock bpf_iter_run_prog() holds (storages are freed after a grace
+ * period), so it follows the task's storages itself: the cache slot that
+ * holds sys_store's data, else the list.  NULL if the thread has none.
+ */
+static __always_inline const void *sys_find(struct task_struct *t)
+{
+	__u64 map = (__u64)(void *)&sys_store, smap = 0, at;
+	__u32 snode = bpf_core_field_offset(struct bpf_local_storage_elem, snode);
+	__u32 sdata = bpf_core_field_offset(struct bpf_local_storage_elem, sdata);
+	__u32 data = bpf_core_field_offset(struct bpf_local_storage_data, data);
+	struct bpf_local_storage *ls = BPF_CORE_READ(t, bpf_storage);
+	struct hlist_node *n;
+
+	if (!bpf_core_field_exists(t->bpf_storage))
+		return bpf_task_storage_get(&sys_store, t, 0, 0);
+	if (!ls)
+		return NULL;
+	if (sys_cache_slot && (at = sys_cached(ls, sys_cache_slot - 1, map)))
+		return (void *)at;
+	for (__u32 i = 0; i < 16; i++) {
+		at = sys_cached(ls, i, map);
+		if (at) {
+			sys_cache_slot = i + 1;
+			return (void *)at;
+		}
+	}
+	/* Not cached: another map took its slot (16, shared by all task
+	 * storage maps). */
+	n = BPF_CORE_READ(ls, list.first);
+	for (int i = 0; i < 8 && n; i++) {
+		at = (__u64)(void *)n - snode + sdata;
+		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at);
+		if (smap == map)
+			return (void *)at + data;
+		n = BPF_CORE_READ(n, next);
+	}
+	return NULL;
+}
+
 SEC("iter/task")
 int task_rec(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
 	struct iolens_task_rec *r;
-	struct task_sys *s;
+	const struct task_sys *s;
 	__u32 zero = 0;
 
 	if (!t)
@@ -138,19 +203,13 @@ int task_rec(struct bpf_iter__task *ctx)
 	s = NULL;
 	if (sys_on) {
 		r->flags |= IOLENS_TASK_SYS;
-		s = bpf_task_storage_get(&sys_store, t, 0, 0);
+		s = sys_find(t);
 	}
-	if (s) {
-		__builtin_memcpy(&r->sys, &s->sys, sizeof(r->sys));
-		if (t->pid == t->tgid) {
-			__builtin_memcpy(&r->sys_dead, &s->sys_dead, sizeof(r->sys_dead));
-			__builtin_memcpy(&r->delay_dead, &s->delay_dead, sizeof(r->delay_dead));
-		} else {
-			__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
-			__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
-		}
-	} else {
+	if (!s || bpf_probe_read_kernel(&r->sys, sizeof(r->sys), &s->sys))
 		__builtin_memset(&r->sys, 0, sizeof(r->sys));
+	if (!s || t->pid != t->tgid ||
+	    bpf_probe_read_kernel(&r->sys_dead, sizeof(r->sys_dead), &s->sys_dead) ||
+	    bpf_probe_read_kernel(&r->delay_dead, sizeof(r->delay_dead), &s->delay_dead)) {
 		__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
 		__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
 	}
@@ -172,6 +231,9 @@ static __always_inline void enter(__u32 sc)
 	s = bpf_task_storage_get(&sys_store, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s)
 		return;
+	/* The last call's exit was skipped (struct iolens_sys). */
+	if (s->start)
+		s->sys.unseen++;
 	s->sc = sc;
 	s->start = bpf_ktime_get_ns();
 }
@@ -210,8 +272,13 @@ static __always_inline void leave(long ret)
 	__u32 sc;
 
 	s = bpf_task_storage_get(&sys_store, t, 0, 0);
-	if (!s || !s->start)
+	if (!s)
 		return;	/* entered before we attached */
+	/* Its entry was skipped (struct iolens_sys). */
+	if (!s->start) {
+		s->sys.unseen++;
+		return;
+	}
 	now = bpf_ktime_get_ns();
 	d = now - s->start;
 	sc = s->sc;

@@ -47,6 +47,12 @@ struct iolens_sys {
 	 * page cache reading a page the write covers only partly
 	 * (read-modify-write). */
 	__u64 rmw_reads, rmw_bytes;
+	/* Calls of which only the entry or only the exit was seen: the
+	 * kernel skips a tracepoint's BPF program while another BPF program
+	 * or a map syscall counts as active on the CPU (bpf_prog_active,
+	 * trace_call_bpf()); on a PREEMPT_RT kernel a map syscall preempted
+	 * there holds it.  Neither their bytes nor their time are counted. */
+	__u64 unseen;
 };
 
 /* Delay accounting (CONFIG_TASK_DELAY_ACCT): time the thread waited for

@@ -146,6 +146,8 @@ struct top_frame {
 	struct proc_io total;	/* sum over rows */
 	__u32 total_known;	/* IOLENS_TASK_* flags every row has */
 	bool syscalls;		/* syscall-level counts known */
+	__u64 sys_skipped;	/* runs of the syscall programs the kernel
+				 * skipped in the frame (task_trace.h) */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
 	int nwb;
@@ -332,6 +334,10 @@ void top_collect_stop(struct top_collector *c);
 
 /* The one line a frame needs when delay accounting is off, or NULL. */
 const char *top_delay_note(const struct top_frame *f);
+
+/* The line a frame has when syscalls were only half seen in it (struct
+ * iolens_sys's unseen), into buf; NULL when none were. */
+const char *top_unseen_note(const struct top_frame *f, char *buf, size_t len);
 
 /* The line a frame has when requests failed in it ("requests FAILED:
  * sdb 20 (IOERR 20)"), into buf; NULL when none did. */

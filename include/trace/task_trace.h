@@ -47,6 +47,13 @@ int task_trace_scan(struct task_trace *tt,
 void task_trace_sys_hist(const struct task_trace *tt, int sc,
 			 __u64 out[HIST_BUCKETS]);
 
+/* Runs of the syscall programs the kernel skipped since they were loaded,
+ * as it counts them (bpf_prog_info.recursion_misses): trace_call_bpf()
+ * skips a program while bpf_prog_active is held on the CPU, and counts
+ * that from Linux 6.7 ("bpf: Count missed stats in trace_call_bpf"); 0
+ * before, where such runs go uncounted. */
+__u64 task_trace_sys_skipped(const struct task_trace *tt);
+
 void task_trace_stop(struct task_trace *tt);
 
 /* For `iolens doctor`: loads the task iterator alone, runs one pass and

@@ -35,6 +35,16 @@ const char *top_delay_note(const struct top_frame *f)
 	       "turn it on with: sysctl kernel.task_delayacct=1";
 }
 
+const char *top_unseen_note(const struct top_frame *f, char *buf, size_t len)
+{
+	if (!f->syscalls || (!f->total.sys.unseen && !f->sys_skipped))
+		return NULL;
+	snprintf(buf, len, "syscalls: the kernel skipped iolens %llu times (%llu calls half seen), "
+		 "not counted", (unsigned long long)f->sys_skipped,
+		 (unsigned long long)f->total.sys.unseen);
+	return buf;
+}
+
 const char *top_failed_note(const struct top_frame *f, char *buf, size_t len)
 {
 	char name[SAN_TEXT_MAX(DEV_NAME_LEN) + 1];
@@ -79,6 +89,8 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 			printf("%s\n", f->devs[i].stuck);
 	if (note)
 		printf("%s\n", note);
+	if (top_unseen_note(f, failed, sizeof(failed)))
+		printf("%s\n", failed);
 	if (f->wb_note)
 		printf("%s\n", f->wb_note);
 	printf("%-10s %9s %9s %9s %9s %7s %7s %7s %7s %7s %6s\n", "Device", "r/s",
@@ -207,8 +219,10 @@ static void json_io(struct json *j, const struct proc_io *d, __u32 known)
 		snprintf(key, sizeof(key), "%s_ns", top_sc_names[c]);
 		json_u64(j, key, d->sys.ns[c]);
 	}
-	if (syscalls)
+	if (syscalls) {
 		json_u64(j, "rmw_bytes", d->sys.rmw_bytes);
+		json_u64(j, "syscalls_unseen", d->sys.unseen);
+	}
 	json_u64(j, "block_bytes", d->blk_bytes);
 	json_u64(j, "misaligned_bytes", d->misaligned_bytes);
 }
@@ -338,6 +352,8 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
+	if (f->syscalls)
+		json_u64(&j, "syscall_runs_skipped", f->sys_skipped);
 	if (f->wb_note)
 		json_str(&j, "writeback_note", f->wb_note);
 	if (o->group != TOP_GROUP_PID) {

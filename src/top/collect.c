@@ -30,6 +30,7 @@ struct top_collector {
 	struct agg_trace *st;
 	struct proctable *pt;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
+	__u64 sys_skipped;		/* task_trace_sys_skipped() then */
 	__u64 start_ns;			/* the time base of the graphs */
 	struct dev_graph *dg;
 	int ndg;
@@ -251,6 +252,7 @@ int top_collect(struct top_frame *f, void *arg)
 	int err, n;
 	time_t t = time(NULL);
 	struct tm tm;
+	__u64 skipped;
 
 	/* Processes <-> threads: a new table, whose first frame is empty. */
 	if (s->o->threads != proctable_threads(s->pt)) {
@@ -316,6 +318,9 @@ int top_collect(struct top_frame *f, void *arg)
 		}
 	}
 	f->syscalls = task_trace_syscalls(s->tt);
+	skipped = task_trace_sys_skipped(s->tt);
+	f->sys_skipped = s->o->accumulated ? skipped : skipped - s->sys_skipped;
+	s->sys_skipped = skipped;
 	f->source = task_trace_source(s->tt);
 	gmtime_r(&t, &tm);
 	strftime(f->when, sizeof(f->when), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -540,6 +540,25 @@ bool task_trace_syscalls(const struct task_trace *tt)
 	return tt->sys;
 }
 
+__u64 task_trace_sys_skipped(const struct task_trace *tt)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+
+	if (!tt->sys)
+		return 0;
+	bpf_object__for_each_program(p, tt->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!strncmp(bpf_program__section_name(p), "tracepoint/syscalls/", 20) &&
+		    bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
 int task_trace_scan(struct task_trace *tt,
 		    void (*fn)(const struct iolens_task_rec *r, void *arg),
 		    void *arg)

@@ -44,6 +44,9 @@ RELEASE = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
 # the submitter itself unless a kworker inserted or issued it (the kernel
 # matrix's 6.1 guest), and iolens says which ("ctx").
 IO_START = RELEASE >= (6, 5)
+# A PREEMPT_RT kernel: code the mainline kernel runs non-preemptible can be
+# preempted there.
+RT = "PREEMPT_RT" in os.uname().version
 SUBMIT_CTX = ("submit",) if IO_START else ("insert", "issue")
 
 

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from helpers import (IOLENS, DirectIO, Loop, TopJson, Tmux, line_of, row_of,
+from helpers import (IOLENS, RELEASE, RT, DirectIO, Loop, TopJson, Tmux, line_of, row_of,
                      wait_blocked_in_read, wait_idle)
 
 # A reader the test drives through a pipe: 'c' reads the file cold (its
@@ -184,7 +184,7 @@ def test_top_json_equals_proc_io(iolens, reader, source):
     frames = [json.loads(l) for _, l in lines]
     assert after["read_bytes"] - before["read_bytes"] >= SIZE // 2
     got = {k: 0 for k in before}
-    file_read = calls = all_calls = 0
+    file_read = calls = all_calls = unseen = skipped = 0
     for fr in frames:
         assert fr["task_source"] == {"iter": "iter/task", "proc": "/proc"}[source]
         (proc,) = [x for x in fr["processes"] if x["pid"] == r.p.pid]
@@ -196,14 +196,23 @@ def test_top_json_equals_proc_io(iolens, reader, source):
             assert "file_read_bytes" not in proc and proc["hit_ratio"] is None
             continue
         all_calls += fr["syscall_latency"]["file_read"]["calls"]
+        skipped += fr["syscall_runs_skipped"]
         file_read += proc["file_read_bytes"]
         calls += proc["file_read_calls"]
+        unseen += proc["syscalls_unseen"]
     assert got == {k: after[k] - before[k] for k in before}
     if source == "proc":
         return
-    # Two passes of the file through pread(); rchar counts the same bytes.
-    assert file_read == 2 * SIZE
-    assert calls == 2 * (SIZE >> 20)
+    # Two passes of the file through 1 MiB pread()s; rchar counts the same
+    # bytes.  Only calls of which the kernel skipped iolens's programs may
+    # be missing: on PREEMPT_RT, while a map syscall of top's own, preempted,
+    # held bpf_prog_active.  top counts those it saw half (unseen) and, from
+    # Linux 6.7, the kernel the runs it skipped; before 6.7 on PREEMPT_RT a
+    # call skipped at both ends is lost uncounted, which the kernel matrix's
+    # 6.1-rt shows about once in ten runs.
+    missing = 2 * (SIZE >> 20) - calls
+    assert 0 <= missing <= unseen + skipped or (RT and RELEASE < (6, 7) and missing <= 2)
+    assert 2 * SIZE - file_read == missing << 20
     # The syscall latency histograms count every task's calls.
     assert all_calls >= calls
 
