@@ -37,7 +37,6 @@
 #include "devfilter.bpf.h"
 #include "hist.bpf.h"
 #include "rmw.bpf.h"
-#include "rq_hook.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -183,9 +182,10 @@ static __always_inline void rmw_count(struct request *rq, struct task_struct *t)
 
 /* Who submitted the request: block_io_start runs in blk_account_io_start()
  * as the bio becomes a request, in the submitting task (or the kworker
- * writing back for it).  Attached only with OWNED flags or
- * IOLENS_STAT_RMW. */
-static __always_inline void started(struct request *rq)
+ * writing back for it), under its submit_bio(): there its kernel stack
+ * says what made the I/O.  Attached only with OWNED flags or
+ * IOLENS_STAT_RMW; ctx is the tracepoint's. */
+static __always_inline void started(void *ctx, struct request *rq)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct owner o = { .tgid = t->tgid };
@@ -207,10 +207,20 @@ static __always_inline void started(struct request *rq)
 	/* A kernel thread submits for others: writeback. */
 	if (t->flags & KERNEL_PF_KTHREAD)
 		rq_cgroup(rq, &o.io_cgroup, &o.io_hier);
+	if (cfg.flags & IOLENS_STAT_KEY_STACK) {
+		long id = bpf_get_stackid(ctx, &stacks, 0);
+
+		o.stack = id >= 0 ? id + 1 : 0;
+	}
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 }
 
-RQ_PROG("tp_btf/block_io_start", agg_start, started)
+SEC("tp_btf/block_io_start")
+int BPF_PROG(agg_start, struct request *rq)
+{
+	started(ctx, rq);
+	return 0;
+}
 
 /*
  * A request counted in flight (d = 1) or no longer (-1), in the word of the
@@ -289,9 +299,11 @@ int BPF_PROG(agg_issue, struct request *rq)
 	struct where w;
 	__s64 qd;
 
-	/* Before Linux 6.5: the start seen at the first issue (kernel.bpf.h). */
+	/* Before Linux 6.5: the start seen at the first issue (kernel.bpf.h),
+	 * and the stack there: the submitter's where it issues the request
+	 * itself, kblockd's where the queue ran later. */
 	if (!have_io_start && (cfg.flags & STARTED) && !owner_of(rq))
-		started(rq);
+		started(ctx, rq);
 	if (!counters_of(rq, &w))
 		return 0;
 	if (!w.owner)

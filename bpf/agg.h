@@ -186,8 +186,16 @@ struct iolens_lat_key {
 	__u8 status;		/* with IOLENS_STAT_KEY_STATUS: the request's
 				 * blk_status_t (failures timed too), else 0 */
 	__u8 pad;
+	/* With IOLENS_STAT_KEY_STACK: 1 + the id in map `stacks` of the
+	 * kernel stack that submitted the request; 0 = unknown (not seen
+	 * submitting, or its hash bucket held another stack), or not split. */
+	__u32 stack;
 	__u64 io_cgroup;
 };
+
+/* Frames kept of a submitting stack (map `stacks`): the block layer's own
+ * take about ten. */
+#define IOLENS_STACK_DEPTH	32
 
 struct iolens_lat_hist {
 	char comm[IOLENS_COMM_LEN];	/* of tgid, as it submitted */
@@ -311,10 +319,16 @@ struct iolens_stat_counters {
 #define IOLENS_STAT_KEY_HWQ	(1U << 11)	/* lat_hists keyed by hwq */
 #define IOLENS_STAT_KEY_STATUS	(1U << 12)	/* lat_hists keyed by status */
 #define IOLENS_STAT_KEY_CGROUP	(1U << 13)	/* lat_hists keyed by blkcg */
+#define IOLENS_STAT_KEY_STACK	(1U << 14)	/* by submitting stack */
+/* What needs each request's submitter remembered (map `owners`), and what
+ * agg_start is loaded for. */
+#define IOLENS_STAT_OWNED	(IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | \
+				 IOLENS_STAT_LABEL_COMM | IOLENS_STAT_KEY_STACK)
+#define IOLENS_STAT_STARTED	(IOLENS_STAT_OWNED | IOLENS_STAT_RMW)
 /* What splits histograms into lat_hists. */
 #define IOLENS_STAT_KEYED	(IOLENS_STAT_BY_PROC | IOLENS_STAT_BY_FLAGS | \
 				 IOLENS_STAT_KEY_HWQ | IOLENS_STAT_KEY_STATUS | \
-				 IOLENS_STAT_KEY_CGROUP)
+				 IOLENS_STAT_KEY_CGROUP | IOLENS_STAT_KEY_STACK)
 
 /* Read-only configuration of agg.bpf.c, set before load. */
 #define IOLENS_MAX_PID_FILTER	8

@@ -55,10 +55,8 @@ struct {
 	__type(value, __u64);
 } issue_ts SEC(".maps");
 
-/* What needs each request's submitter remembered (map `owners`). */
-#define OWNED (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER | IOLENS_STAT_LABEL_COMM)
-/* What agg_start is loaded for. */
-#define STARTED (OWNED | IOLENS_STAT_RMW)
+#define OWNED IOLENS_STAT_OWNED
+#define STARTED IOLENS_STAT_STARTED
 
 /* The submitter of each request, with OWNED flags. */
 struct owner {
@@ -66,7 +64,18 @@ struct owner {
 	__u32 io_hier;		/* see struct iolens_lat_key */
 	__u64 io_cgroup;
 	char comm[IOLENS_COMM_LEN];
+	__u32 stack;		/* see struct iolens_lat_key */
 };
+
+/* The kernel stacks that submitted requests, with IOLENS_STAT_KEY_STACK.
+ * No BPF_F_REUSE_STACKID: a stack whose bucket another holds is unknown,
+ * never taken for that other. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);		/* IOLENS_STACKS with the flag */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, IOLENS_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);

@@ -68,6 +68,7 @@ static __always_inline void keyed_put(const struct where *w, int kind, __u64 v,
 		key.tgid = w->owner->tgid;
 		key.io_hier = w->owner->io_hier;
 		key.io_cgroup = w->owner->io_cgroup;
+		key.stack = w->owner->stack;
 	}
 	if (cfg.flags & IOLENS_STAT_KEY_CGROUP) {
 		key.io_hier = w->cg_hier;

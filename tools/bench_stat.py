@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Cost of in-kernel aggregation: iolens stat (every metric on), iolens
-lat (device-time histogram, biolatency's default) and iolens serve (by
+lat (device-time histogram, biolatency's default; lat --by stack) and iolens serve (by
 default, with --detail, and with --labels comm,cgroup; stat --by cgroup) against libbpf-tools
 biolatency, under 4 KiB random reads at queue depth 32 (fio, io_uring,
 O_DIRECT) on a loop device backed by tmpfs.  Last, serve's cost against
@@ -70,6 +70,7 @@ def main():
             "stat --by cgroup": [args.iolens, "stat", "-y", "-j", "--by", "cgroup", "-d", name,
                                  "1"],
             "iolens lat": [args.iolens, "lat", "-d", name],
+            "lat --by stack": [args.iolens, "lat", "--by", "stack", "-d", name],
             "biolatency": [BIOLATENCY, "-d", name, "3600"],
             "iolens serve": [args.iolens, "serve", "--listen", "127.0.0.1:%d" % port,
                              "-d", name],
@@ -89,7 +90,8 @@ def main():
     print("|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - |" % base)
     med = {}
-    for m in ("iolens stat", "stat --by cgroup", "iolens lat", "biolatency", "iolens serve",
+    for m in ("iolens stat", "stat --by cgroup", "iolens lat", "lat --by stack", "biolatency",
+              "iolens serve",
               "serve --detail", "serve --labels", "baseline stat", "baseline lat"):
         if m not in results:
             continue

@@ -19,6 +19,7 @@ struct lat_opts {
 	bool per_disk, per_flags, per_proc, fine;
 	bool per_hwq, per_status;	/* --by hwq, --by status */
 	bool per_cgroup;		/* --by cgroup */
+	bool per_stack;			/* --by stack: the kernel's submitting stack */
 };
 
 /* Runs `iolens lat`: 0, or 1 on a runtime failure. */

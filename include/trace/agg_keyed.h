@@ -13,9 +13,9 @@ struct keyed_set *keyed_set_new(void);
 void keyed_set_free(struct keyed_set *ks);
 
 /* Reads every entry of lat_hists (`fd`) and sets each one's difference
- * since the last read; `slots` (mmap of devs) names their devices.  0, or
- * -ENOMEM. */
-int keyed_set_read(struct keyed_set *ks, int fd,
+ * since the last read; `slots` (mmap of devs) names their devices, map
+ * `stacks` (stacks_fd) their stacks.  0, or -ENOMEM. */
+int keyed_set_read(struct keyed_set *ks, int fd, int stacks_fd,
 		   const volatile struct iolens_dev_slot *slots, int nslots);
 
 /* The entries, in key order; valid until the next read. */

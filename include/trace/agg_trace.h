@@ -46,6 +46,7 @@ struct agg_trace_opts {
 	/* `iolens lat`: histograms per hardware queue, per status (failures
 	 * timed into theirs, not counted apart). */
 	bool key_hwq, key_status, key_cgroup;
+	bool key_stack;		/* histograms per submitting kernel stack */
 	/* Only these submitters' requests; NULL or empty: all. */
 	const struct iolens_proc_filter *proc;
 	/* Count read-modify-write reads (where IOLENS_RMW_COUNTED). */
@@ -76,6 +77,9 @@ struct agg_keyed {
 	char comm[IOLENS_COMM_LEN];	/* of key.tgid */
 	__u64 sum;			/* of the values (bytes, ns) */
 	__u64 hist[HIST_BUCKETS];
+	/* Of key.stack: its frames, innermost first, 0 past the last; all 0
+	 * where unknown. */
+	__u64 stack[IOLENS_STACK_DEPTH];
 };
 
 /* One device over one interval: CPUs summed, previous read subtracted. */

@@ -12,7 +12,7 @@ enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_BY };
 
 #define OPTS struct lat_opts
 
-/* --by: hwq, status, cgroup, comma-separated. */
+/* --by: hwq, status, cgroup, stack, comma-separated. */
 static int set_by(void *at, const char *arg, const char *cmd)
 {
 	struct lat_opts *o = at;
@@ -27,10 +27,12 @@ static int set_by(void *at, const char *arg, const char *cmd)
 			o->per_status = true;
 		else if (!strcmp(tok, "cgroup"))
 			o->per_cgroup = true;
+		else if (!strcmp(tok, "stack"))
+			o->per_stack = true;
 		else
 			ret = usage_err(cmd, "bad --by '%s': hwq (hardware queue), status (failures "
-					"timed by status), cgroup (the one charged), or a list: "
-					"hwq,status", tok);
+					"timed by status), cgroup (the one charged), stack (the "
+					"kernel's submitting stack), or a list: hwq,status", tok);
 	}
 	free(copy);
 	return ret;
@@ -50,7 +52,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('F', "flags", NULL, "per op and request flags (sync, fua, meta, ...)", CLI_BOOL(OPTS, per_flags)),
 	CLI_OPT('P', "pids", NULL, "per submitting process (the task that submitted\nthe bio; writeback shows as its kworker)",
 		CLI_BOOL(OPTS, per_proc)),
-	CLI_OPT(OPT_BY, "by", "hwq,status,cgroup", "per hardware queue (an NVMe submission or poll\nqueue); per status: failed requests timed in\nhistograms of their status, not listed apart; per\ncgroup the kernel charged (on cgroup2 writeback goes\nto the cgroup that dirtied the pages)",
+	CLI_OPT(OPT_BY, "by", "hwq,status,cgroup,stack", "per hardware queue (an NVMe submission or poll\nqueue); per status: failed requests timed in\nhistograms of their status, not listed apart; per\ncgroup the kernel charged (on cgroup2 writeback goes\nto the cgroup that dirtied the pages); per kernel\nstack that submitted the request (journal commit,\nwriteback, readahead, direct I/O), busiest first",
 		CLI_CALL_ALL(set_by)),
 	CLI_SECTION("options"),
 	CLI_AGG_DEV(OPTS),
@@ -75,7 +77,8 @@ CLI_COMMAND_MAIN(lat) = {
 	.more =
 		"examples:\n"
 		"  iolens lat -D 1 10\n"
-		"  iolens lat -Q -P -d loop0\n",
+		"  iolens lat -Q -P -d loop0\n"
+		"  iolens lat --by stack -d nvme0n1 10 1\n",
 	CLI_AGG_OPERANDS(OPTS),
 	.summary = "latency, size and queue-depth histograms, per disk, op or process",
 	.order = 40,

@@ -15,6 +15,8 @@
 #include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
+#include "lib/log.h"
+#include "lib/ksyms.h"
 #include "lib/sanitize.h"
 #include "lib/stop.h"
 #include "trace/reqflags.h"
@@ -41,6 +43,8 @@ struct group {
 	int status;		/* with --by status: blk_status_t */
 	unsigned int cg_hier;	/* with --by cgroup: the blkcg, 0 none */
 	__u64 cg_id;
+	__u32 stack;		/* with --by stack: 1 + its id, 0 unknown */
+	__u64 frames[IOLENS_STACK_DEPTH];	/* its frames, 0 past the last */
 	__u64 h[HIST_BUCKETS];
 };
 
@@ -206,6 +210,37 @@ static const char *cg_name(const struct group *g)
 	return !g->cg_id ? "(unknown)" : p ? p : "(gone)";
 }
 
+/* The first frame of a stack worth showing: the one after the tracepoint's
+ * own (the BPF program, bpf_trace_run1(), __bpf_trace_block_io_start()),
+ * whose number differs between kernels. */
+static int stack_first(const struct group *g)
+{
+	char sym[512];
+	int first = 0;
+
+	for (int i = 0; i < IOLENS_STACK_DEPTH && g->frames[i]; i++) {
+		ksyms_name(g->frames[i], sym, sizeof(sym));
+		if (!strncmp(sym, "bpf_trace_run", 13) || !strncmp(sym, "__bpf_trace_", 12) ||
+		    !strncmp(sym, "__traceiter_", 12))
+			first = i + 1;
+	}
+	return first;
+}
+
+/* A stack's frames, innermost first, one per line below its title. */
+static void print_stack(const struct group *g)
+{
+	char sym[SAN_TEXT_MAX(512) + 1], raw[512];
+
+	if (!g->stack) {
+		printf("    (not seen submitting, or its hash bucket held another stack)\n");
+		return;
+	}
+	for (int i = stack_first(g); i < IOLENS_STACK_DEPTH && g->frames[i]; i++)
+		printf("    %s\n", san_text_buf(sym, sizeof(sym),
+					     ksyms_name(g->frames[i], raw, sizeof(raw))));
+}
+
 static void print_title(const struct group *g, const struct lat_opts *o)
 {
 	char flags[128], comm[SAN_TEXT_MAX(IOLENS_COMM_LEN) + 1];
@@ -227,6 +262,10 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 		printf(" %s", blk_status_name(g->status));
 	if (o->per_cgroup)
 		printf(", cgroup %s", san_text_buf(path, sizeof(path), cg_name(g)));
+	if (o->per_stack && g->stack)
+		printf(", stack %u", g->stack - 1);
+	else if (o->per_stack)
+		printf(", stack unknown");
 	if (o->per_proc) {
 		if (g->tgid)
 			printf(", pid %u %s", g->tgid,
@@ -235,6 +274,8 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 			printf(", submitter not seen");
 	}
 	printf(": %s\n", kinds[g->kind].title);
+	if (o->per_stack)
+		print_stack(g);
 }
 
 static void json_hist(struct json *j, const struct group *g,
@@ -268,6 +309,18 @@ static void json_hist(struct json *j, const struct group *g,
 	if (o->per_proc) {
 		json_u64(j, "pid", g->tgid);
 		json_str(j, "comm", g->tgid ? g->comm : NULL);
+	}
+	if (o->per_stack && g->stack) {
+		char sym[512];
+
+		json_u64(j, "stack_id", g->stack - 1);
+		json_arr_open(j, "stack");
+		for (int i = stack_first(g); i < IOLENS_STACK_DEPTH && g->frames[i]; i++)
+			json_str(j, NULL, ksyms_name(g->frames[i], sym, sizeof(sym)));
+		json_arr_close(j);
+	} else if (o->per_stack) {
+		json_null(j, "stack_id");
+		json_null(j, "stack");
 	}
 	json_str(j, "kind", kinds[g->kind].name);
 	json_str(j, "unit", kinds[g->kind].unit);
@@ -333,7 +386,12 @@ static int group_cmp(const void *a, const void *b)
 		return x->cg_hier < y->cg_hier ? -1 : 1;
 	if (x->cg_id != y->cg_id)
 		return x->cg_id < y->cg_id ? -1 : 1;
-	return x->kind - y->kind;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	/* Stacks: the busiest first. */
+	if (x->stack != y->stack && hist_count(x->h) != hist_count(y->h))
+		return hist_count(x->h) > hist_count(y->h) ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 /* Adds histogram `h` to the group `proto` describes, created if new. */
@@ -349,7 +407,7 @@ static int group_add(struct groups *gs, const struct group *proto,
 		    c->kflags == proto->kflags && c->tgid == proto->tgid &&
 		    c->hwq == proto->hwq && c->status == proto->status &&
 		    c->cg_hier == proto->cg_hier && c->cg_id == proto->cg_id &&
-		    c->kind == proto->kind)
+		    c->stack == proto->stack && c->kind == proto->kind)
 			g = c;
 	}
 	if (!g) {
@@ -381,7 +439,8 @@ static int build_groups(void *arg, const struct agg_trace *st)
 
 	for (int i = 0; i < gs->n; i++)
 		memset(gs->v[i]->h, 0, sizeof(gs->v[i]->h));
-	if (o->per_proc || o->per_flags || o->per_hwq || o->per_status || o->per_cgroup) {
+	if (o->per_proc || o->per_flags || o->per_hwq || o->per_status || o->per_cgroup ||
+	    o->per_stack) {
 		for (int i = 0; i < agg_trace_nkeyed(st) && !err; i++) {
 			const struct agg_keyed *k = agg_trace_keyed(st, i);
 
@@ -394,6 +453,8 @@ static int build_groups(void *arg, const struct agg_trace *st)
 			proto.status = k->key.status;
 			proto.cg_hier = o->per_cgroup ? k->key.io_hier : 0;
 			proto.cg_id = o->per_cgroup ? k->key.io_cgroup : 0;
+			proto.stack = o->per_stack ? k->key.stack : 0;
+			memcpy(proto.frames, k->stack, sizeof(proto.frames));
 			memcpy(proto.comm, k->comm, sizeof(proto.comm));
 			err = group_add(gs, &proto, k->hist);
 		}
@@ -557,6 +618,7 @@ static int run(const struct lat_opts *o)
 		.kinds = o->kinds, .lat = true,
 		.by_proc = o->per_proc, .by_flags = o->per_flags,
 		.key_hwq = o->per_hwq, .key_status = o->per_status, .key_cgroup = o->per_cgroup,
+		.key_stack = o->per_stack,
 		.proc = &o->a.proc,
 	};
 	struct groups gs = { .o = o };
@@ -565,6 +627,13 @@ static int run(const struct lat_opts *o)
 
 	if (o->per_flags)
 		reqflags_init();
+	err = o->per_stack ? ksyms_load() : 0;
+	if (err == -EPERM)
+		pr_err("%s: /proc/kallsyms hides the kernel's addresses "
+		       "(kernel.kptr_restrict is 2): stacks shown as addresses", CMD);
+	else if (err)
+		pr_err("%s: cannot read /proc/kallsyms (%s): stacks shown as addresses",
+		       CMD, strerror(-err));
 	st = agg_trace_start(CMD, &so);
 	if (!st)
 		return 1;

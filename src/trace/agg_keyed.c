@@ -74,7 +74,7 @@ static struct keyed *keyed_get(struct keyed_set *ks,
 
 /* Differences of every lat_hists entry since the last read (the map only
  * grows: entries are never deleted, counts never reset). */
-int keyed_set_read(struct keyed_set *ks, int fd,
+int keyed_set_read(struct keyed_set *ks, int fd, int stacks_fd,
 		   const volatile struct iolens_dev_slot *slots, int nslots)
 {
 	struct iolens_lat_key key, next;
@@ -94,6 +94,14 @@ int keyed_set_read(struct keyed_set *ks, int fd,
 		if (!k)
 			return -ENOMEM;
 		memcpy(k->out.comm, ks->kbuf.comm, sizeof(k->out.comm));
+		/* A stack's frames, once: without BPF_F_REUSE_STACKID its
+		 * id is never given to another. */
+		if (key.stack && !k->out.stack[0]) {
+			__u32 id = key.stack - 1;
+
+			if (bpf_map_lookup_elem(stacks_fd, &id, k->out.stack))
+				memset(k->out.stack, 0, sizeof(k->out.stack));
+		}
 		if (key.slot < (__u32)nslots)
 			k->out.dev = slots[key.slot].dev;
 		k->out.sum = ks->kbuf.sum - k->prev_sum;

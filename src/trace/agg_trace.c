@@ -45,6 +45,9 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
  * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
+/* Buckets of distinct submitting stacks (4.5 MiB, allocated up front): a
+ * stack whose bucket another holds counts as unknown. */
+#define STACKS_MAX 16384
 /* owner_slots (bpf/agg_counters.bpf.h): 1.5 MiB; a request loses its
  * submitter to another in flight one time in OWNER_SLOTS / in flight. */
 #define OWNER_SLOTS 65536
@@ -140,6 +143,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 		     (o->key_hwq ? IOLENS_STAT_KEY_HWQ : 0) |
 		     (o->key_status ? IOLENS_STAT_KEY_STATUS : 0) |
 		     (o->key_cgroup ? IOLENS_STAT_KEY_CGROUP : 0) |
+		     (o->key_stack ? IOLENS_STAT_KEY_STACK : 0) |
 		     (o->labels & (IOLENS_STAT_LABEL_COMM | IOLENS_STAT_LABEL_CGROUP));
 	if (filtered(o))
 		cfg->proc = *o->proc;
@@ -170,7 +174,8 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	if (!err && o->by_hwq)
 		err = bpf_map__set_max_entries(st->skel->maps.hwq_stats,
 					       st->nslots * IOLENS_HWQ_MAX);
-	st->split = o->by_proc || o->by_flags || o->key_hwq || o->key_status || o->key_cgroup;
+	st->split = o->by_proc || o->by_flags || o->key_hwq || o->key_status || o->key_cgroup ||
+		    o->key_stack;
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.hists, st->split ? 1 :
 					      st->nslots * IOLENS_SG_NR * cfg->nkinds);
 	if (!err && !st->split && st->ncpu > 0)
@@ -182,14 +187,16 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	/* The comm label alone keeps submitters in owner_slots, from Linux
 	 * 6.5 (block_io_start: one start per request), on x86-64 (its
 	 * memory order: see there). */
-	if (!err && (o->labels & IOLENS_STAT_LABEL_COMM) && !o->by_proc &&
+	if (!err && (o->labels & IOLENS_STAT_LABEL_COMM) && !o->by_proc && !o->key_stack &&
 	    !filtered(o) && kf->io_start_done && IS_X86_64) {
 		err = bpf_map__set_max_entries(st->skel->maps.owner_slots, OWNER_SLOTS);
 		st->skel->rodata->owner_slots_mask = OWNER_SLOTS - 1;
-	} else if (!err && (o->by_proc || filtered(o) ||
+	} else if (!err && (o->by_proc || filtered(o) || o->key_stack ||
 			    (o->labels & IOLENS_STAT_LABEL_COMM))) {
 		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
 	}
+	if (!err && o->key_stack)
+		err = bpf_map__set_max_entries(st->skel->maps.stacks, STACKS_MAX);
 	if (!err && o->labels)
 		err = bpf_map__set_max_entries(st->skel->maps.label_counts,
 					       o->max_labels);
@@ -211,8 +218,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	bpf_program__set_autoload(st->skel->progs.agg_bio_queue, bio_wanted(o));
 	bpf_program__set_autoload(st->skel->progs.agg_bio_complete, bio_wanted(o));
 	bpf_program__set_autoload(st->skel->progs.agg_start, kf->io_start_done &&
-				  (cfg->flags & (IOLENS_STAT_BY_PROC | IOLENS_STAT_PROC_FILTER |
-						 IOLENS_STAT_LABEL_COMM | IOLENS_STAT_RMW)));
+				  (cfg->flags & IOLENS_STAT_STARTED));
 	return err;
 }
 
@@ -629,7 +635,7 @@ int agg_trace_read(struct agg_trace *st)
 
 	if (st->keyed) {
 		err = keyed_set_read(st->keyed, bpf_map__fd(st->skel->maps.lat_hists),
-				     st->slots, st->nslots);
+				     bpf_map__fd(st->skel->maps.stacks), st->slots, st->nslots);
 		if (err)
 			return err;
 	}
@@ -701,16 +707,11 @@ void agg_trace_losses(const struct agg_trace *st,
 	memset(lost, 0, sizeof(*lost));
 	if (!v)
 		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stat_counters), &zero, v)) {
-		for (int c = 0; c < st->ncpu; c++) {
-			lost->no_slot += v[c].no_slot;
-			lost->no_stamp += v[c].no_stamp;
-			lost->no_key += v[c].no_key;
-			lost->no_fail_key += v[c].no_fail_key;
-			lost->no_fail_mark += v[c].no_fail_mark;
-			lost->no_owner += v[c].no_owner;
-		}
-	}
+	/* Every field is a __u64 count. */
+	if (!bpf_map_lookup_elem(bpf_map__fd(st->skel->maps.stat_counters), &zero, v))
+		for (int c = 0; c < st->ncpu; c++)
+			for (size_t i = 0; i < sizeof(*v) / sizeof(__u64); i++)
+				((__u64 *)lost)[i] += ((__u64 *)&v[c])[i];
 	free(v);
 }
 
