@@ -112,7 +112,8 @@ static __always_inline __u64 sys_cached(const struct bpf_local_storage *ls, __u3
 
 	bpf_probe_read_kernel(&at, sizeof(at), (void *)ls + cache + (i & 15) * sizeof(void *));
 	if (at)
-		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at);
+		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at +
+				      bpf_core_field_offset(struct bpf_local_storage_data, smap));
 	return at && smap == map ? at + data : 0;
 }
 
@@ -132,14 +133,24 @@ static __always_inline __u64 sys_cached(const struct bpf_local_storage *ls, __u3
 static __always_inline const void *sys_find(struct task_struct *t)
 {
 	__u64 map = (__u64)(void *)&sys_store, smap = 0, at;
-	__u32 snode = bpf_core_field_offset(struct bpf_local_storage_elem, snode);
-	__u32 sdata = bpf_core_field_offset(struct bpf_local_storage_elem, sdata);
-	__u32 data = bpf_core_field_offset(struct bpf_local_storage_data, data);
-	struct bpf_local_storage *ls = BPF_CORE_READ(t, bpf_storage);
+	struct bpf_local_storage *ls;
 	struct hlist_node *n;
+	__u32 snode, sdata, data;
 
-	if (!bpf_core_field_exists(t->bpf_storage))
+	/* Every field read here, or the helper (relocations of missing
+	 * fields are then on a path the verifier drops). */
+	if (!bpf_core_field_exists(t->bpf_storage) ||
+	    !bpf_core_field_exists(struct bpf_local_storage, cache) ||
+	    !bpf_core_field_exists(struct bpf_local_storage, list) ||
+	    !bpf_core_field_exists(struct bpf_local_storage_elem, snode) ||
+	    !bpf_core_field_exists(struct bpf_local_storage_elem, sdata) ||
+	    !bpf_core_field_exists(struct bpf_local_storage_data, smap) ||
+	    !bpf_core_field_exists(struct bpf_local_storage_data, data))
 		return bpf_task_storage_get(&sys_store, t, 0, 0);
+	snode = bpf_core_field_offset(struct bpf_local_storage_elem, snode);
+	sdata = bpf_core_field_offset(struct bpf_local_storage_elem, sdata);
+	data = bpf_core_field_offset(struct bpf_local_storage_data, data);
+	ls = BPF_CORE_READ(t, bpf_storage);
 	if (!ls)
 		return NULL;
 	if (sys_cache_slot && (at = sys_cached(ls, sys_cache_slot - 1, map)))
@@ -156,7 +167,8 @@ static __always_inline const void *sys_find(struct task_struct *t)
 	n = BPF_CORE_READ(ls, list.first);
 	for (int i = 0; i < 8 && n; i++) {
 		at = (__u64)(void *)n - snode + sdata;
-		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at);
+		bpf_probe_read_kernel(&smap, sizeof(smap), (void *)at +
+				      bpf_core_field_offset(struct bpf_local_storage_data, smap));
 		if (smap == map)
 			return (void *)at + data;
 		n = BPF_CORE_READ(n, next);

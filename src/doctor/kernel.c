@@ -202,6 +202,11 @@ static const struct member_row {
 	{ "syscall_trace_exit", "ret", ST_MISSING,
 	  "top's syscall level, check, bench: syscall results",
 	  "the syscall programs cannot load" },
+	/* With task storage (Linux 5.11); the iterator also reads the
+	 * storage's own structs, guarded alike (bpf/tasks.bpf.c sys_find). */
+	{ "task_struct", "bpf_storage", ST_FALLBACK,
+	  "top reads its syscall counters without the storage helper",
+	  "through the helper, which before Linux 6.2 can fail while preempted" },
 	/* bi_blkg exists only with CONFIG_BLK_CGROUP. */
 	{ "bio", "bi_blkg", ST_MISSING,
 	  "writeback attributed to the dirtying cgroup (CONFIG_BLK_CGROUP)",
