@@ -15,6 +15,19 @@
  * machine. */
 extern const struct cli_opt cli_rqfilter_opts[];
 
+/* A word of a list option (stat's and lat's --by): the bool of the
+ * command's options it sets, and what it gives, for the error. */
+struct cli_word {
+	const char *name;
+	size_t at;		/* offsetof the bool */
+	const char *what;
+};
+
+/* Sets the bools of the comma-separated words of `arg` in `opts`: 0, or a
+ * usage error naming the bad word and listing the words (exit code 2). */
+int cli_set_words(void *opts, const char *arg, const struct cli_word *words,
+		  const char *cmd, const char *opt);
+
 /* --pid, --comm and --cgroup of the aggregating commands (stat, lat), into
  * a struct iolens_proc_filter. */
 enum { CLI_PROC_PID = CLI_LONG + 0x80, CLI_PROC_COMM, CLI_PROC_CGROUP, CLI_OWN_CLOCK };

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `iolens lat`'s options, parsed into a struct lat_opts for lat_run()
  * (src/lat/). */
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lat/lat.h"
@@ -12,30 +11,18 @@ enum { OPT_TOTAL = CLI_LONG, OPT_QD, OPT_FINE, OPT_BY };
 
 #define OPTS struct lat_opts
 
-/* --by: hwq, status, cgroup, stack, comma-separated. */
+/* --by's words. */
+static const struct cli_word by_words[] = {
+	{ "hwq", offsetof(OPTS, per_hwq), "hardware queue" },
+	{ "status", offsetof(OPTS, per_status), "failures timed by status" },
+	{ "cgroup", offsetof(OPTS, per_cgroup), "the one charged" },
+	{ "stack", offsetof(OPTS, per_stack), "the kernel's submitting stack" },
+	{ 0 }
+};
+
 static int set_by(void *at, const char *arg, const char *cmd)
 {
-	struct lat_opts *o = at;
-	char *copy = strdup(arg), *save = NULL, *tok;
-	int ret = copy ? 0 : usage_err(cmd, "out of memory");
-
-	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "hwq"))
-			o->per_hwq = true;
-		else if (!strcmp(tok, "status"))
-			o->per_status = true;
-		else if (!strcmp(tok, "cgroup"))
-			o->per_cgroup = true;
-		else if (!strcmp(tok, "stack"))
-			o->per_stack = true;
-		else
-			ret = usage_err(cmd, "bad --by '%s': hwq (hardware queue), status (failures "
-					"timed by status), cgroup (the one charged), stack (the "
-					"kernel's submitting stack), or a list: hwq,status", tok);
-	}
-	free(copy);
-	return ret;
+	return cli_set_words(at, arg, by_words, cmd, "--by");
 }
 
 static const struct cli_opt opts[] = {
@@ -82,5 +69,7 @@ CLI_COMMAND_MAIN(lat) = {
 	CLI_AGG_OPERANDS(OPTS),
 	.summary = "latency, size and queue-depth histograms, per disk, op or process",
 	.order = 40,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } }),
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_LAT, .lat = true } },
+			 { .options = "--by stack",
+			   .agg = { .kinds = AGG_KINDS_LAT, .lat = true, .key_stack = true } }),
 };

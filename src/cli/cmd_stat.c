@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `iolens stat`'s options, parsed into a struct stat_opts for stat_run()
  * (src/stat/). */
-#include <string.h>
+#include <stddef.h>
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lib/log.h"
@@ -12,23 +12,15 @@
 enum { OPT_STUCK = CLI_LONG, OPT_BY };
 
 /* --by: what a disk's line is split by besides ops, comma-separated. */
+static const struct cli_word by_words[] = {
+	{ "hwq", offsetof(OPTS, by_hwq), "a line per hardware queue of each disk" },
+	{ "cgroup", offsetof(OPTS, by_cgroup), "per cgroup the kernel charged" },
+	{ 0 }
+};
+
 static int set_by(void *at, const char *arg, const char *cmd)
 {
-	struct stat_opts *o = at;
-
-	for (const char *p = arg; *p;) {
-		size_t n = strcspn(p, ",");
-
-		if (n == 3 && !strncmp(p, "hwq", 3))
-			o->by_hwq = true;
-		else if (n == 6 && !strncmp(p, "cgroup", 6))
-			o->by_cgroup = true;
-		else
-			return usage_err(cmd, "bad --by '%s': hwq (a line per hardware queue of each "
-					 "disk), cgroup (per cgroup the kernel charged), or both", arg);
-		p += n + (p[n] == ',');
-	}
-	return 0;
+	return cli_set_words(at, arg, by_words, cmd, "--by");
 }
 
 static const struct cli_opt opts[] = {

@@ -38,6 +38,32 @@ static int set_cgroup(void *at, const char *arg, const char *cmd)
 	return 0;
 }
 
+int cli_set_words(void *opts, const char *arg, const struct cli_word *words,
+		  const char *cmd, const char *opt)
+{
+	char list[512], bad[LOG_EXCERPT_LEN];
+	size_t at = 0;
+
+	for (const char *p = arg; *p;) {
+		size_t n = strcspn(p, ",");
+		const struct cli_word *w = words;
+
+		while (w->name && (strlen(w->name) != n || strncmp(p, w->name, n)))
+			w++;
+		if (!w->name)
+			break;
+		*(bool *)((char *)opts + w->at) = true;
+		p += n + (p[n] == ',');
+		if (!*p)
+			return 0;
+	}
+	for (const struct cli_word *w = words; w->name && at < sizeof(list); w++)
+		at += snprintf(list + at, sizeof(list) - at, "%s (%s), ", w->name, w->what);
+	return usage_err(cmd, "bad %s '%s': %sor a list of them: %s,%s", opt,
+			 log_excerpt(arg, bad, sizeof(bad)), list,
+			 words[0].name, words[1].name ? words[1].name : words[0].name);
+}
+
 static int add_ops(void *at, const char *arg, const char *cmd)
 {
 	unsigned int *ops = at;
