@@ -16,8 +16,9 @@
  *
  * Names come from files the managers keep for their own use, read only
  * (never followed as links at the last step), once per container:
- * Docker's containers/<id>/config.v2.json "Name", and the kubelet's log
- * folders, which every CRI runtime gets: /var/log/pods/<ns>_<pod>_<uid>
+ * Docker's containers/<id>/config.v2.json "Name", Podman's (rootful:
+ * containers/storage's) overlay-containers/containers.json entry of the
+ * id, "names", and the kubelet's log folders, which every CRI runtime gets: /var/log/pods/<ns>_<pod>_<uid>
  * and /var/log/containers/<pod>_<ns>_<container>-<id>.log (Kubernetes
  * names have no "_").
  */
@@ -163,22 +164,58 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* Docker's name of container id: "Name":"/web" in its config. */
-static void docker_name(const char *id, char *name, size_t len)
+/* The string after `key` in JSON text p, up to its quote, before `stop`
+ * (NULL: anywhere), into name. */
+static void json_after(const char *p, const char *key, const char *stop,
+		       char *name, size_t len)
 {
-	static const char key[] = "\"Name\":\"/";
-	char path[160], *buf = malloc(1 << 20), *p, *end;
+	const char *end;
+
+	p = p ? strstr(p, key) : NULL;
+	if (!p || (stop && p > stop))
+		return;
+	p += strlen(key);
+	end = strchr(p, '"');
+	if (end && end - p < (long)len)
+		snprintf(name, len, "%.*s", (int)(end - p), p);
+}
+
+/* The name a runtime gave container id, from its file `path` (at most
+ * `max` bytes read): after `key`, in the entry that `at` (a format of id,
+ * NULL: the whole file) begins, before the next entry's `at`. */
+static void file_name(const char *path, size_t max, const char *at, const char *id,
+		      const char *key, char *name, size_t len)
+{
+	char want[CTR_ID_LEN + 16], *buf = malloc(max), *p = buf;
 
 	if (!buf)
 		return;
-	snprintf(path, sizeof(path), "/var/lib/docker/containers/%s/config.v2.json", id);
-	if (read_small(path, buf, 1 << 20) > 0 && (p = strstr(buf, key))) {
-		p += sizeof(key) - 1;
-		end = strchr(p, '"');
-		if (end && end - p < (long)len)
-			snprintf(name, len, "%.*s", (int)(end - p), p);
+	if (read_small(path, buf, max) > 0) {
+		if (at) {
+			snprintf(want, sizeof(want), at, id);
+			p = strstr(buf, want);
+		}
+		if (p)
+			json_after(p, key, at ? strstr(p + 1, "\"id\":\"") : NULL, name, len);
 	}
 	free(buf);
+}
+
+/* Docker's name of container id: "Name":"/web" in its config. */
+static void docker_name(const char *id, char *name, size_t len)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/var/lib/docker/containers/%s/config.v2.json", id);
+	file_name(path, 1 << 20, NULL, id, "\"Name\":\"/", name, len);
+}
+
+/* Podman's: "names":["db"] in the entry "id":"<id>" of the list of
+ * containers/storage (each entry begins with its id). */
+static void podman_name(const char *id, char *name, size_t len)
+{
+	file_name("/var/lib/containers/storage/overlay-containers/containers.json", 8 << 20,
+		  "\"id\":\"%s\"", id, "\"names\":[\"", name, len);
 }
 
 /* The entry of `dir` ending in `suffix`, its name without it. */
@@ -243,6 +280,8 @@ static void name_of(struct ctr_ident *ci)
 	e->at = now;
 	if (ci->kind == CTR_DOCKER)
 		docker_name(ci->id, e->name, sizeof(e->name));
+	else if (ci->kind == CTR_PODMAN)
+		podman_name(ci->id, e->name, sizeof(e->name));
 	else if (ci->kind == CTR_POD)
 		pod_name(ci->pod, ci->id, e->name, sizeof(e->name));
 	snprintf(ci->name, sizeof(ci->name), "%s", e->name);

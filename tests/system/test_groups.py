@@ -20,16 +20,22 @@ from helpers import IOLENS, OWN, Serve, Tmux, rmdir_cgroup, samples, wait_idle
 UID = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"
 CID_K = "3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c"
 CID_D = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d"
+CID_P = "5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"
 POD = (OWN + "k8s.slice/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s"
        ".slice/cri-containerd-%s.scope" % (UID.replace("-", "_"), CID_K))
 DOCKER = OWN + "d.slice/docker-%s.scope" % CID_D
+PODMAN = OWN + "m.slice/libpod-%s.scope" % CID_P
 
-# What dockerd and the kubelet write, for iolens to name them by.
+# What dockerd, Podman (containers/storage: another container before and
+# after its entry) and the kubelet write, for iolens to name them by.
 NAMED = r"""
 mount -t tmpfs iolens-test /var/lib && mount -t tmpfs iolens-test /var/log &&
 mkdir -p /var/lib/docker/containers/$D /var/log/pods/default_web-7f9c_$U /var/log/containers &&
 printf '{"ID":"%s","Created":"x","Name":"/web","Driver":"overlay2"}' $D \
     > /var/lib/docker/containers/$D/config.v2.json &&
+mkdir -p /var/lib/containers/storage/overlay-containers &&
+printf '[{"id":"%s","names":["other"]},{"id":"%s","names":["db"],"image":"i"},{"id":"%s","names":["late"]}]' \
+    $D $P $K > /var/lib/containers/storage/overlay-containers/containers.json &&
 : > /var/log/containers/web-7f9c_default_app-$K.log && exec "$@"
 """
 
@@ -37,7 +43,7 @@ printf '{"ID":"%s","Created":"x","Name":"/web","Driver":"overlay2"}' $D \
 def named(args):
     """args run in a mount namespace of their own where Docker and the
     kubelet have named the containers "web" and default/web-7f9c/app."""
-    return (["env", "U=" + UID, "K=" + CID_K, "D=" + CID_D, "unshare", "-m",
+    return (["env", "U=" + UID, "K=" + CID_K, "D=" + CID_D, "P=" + CID_P, "unshare", "-m",
              "--propagation", "private", "sh", "-c", NAMED, "sh"] + args)
 
 
@@ -223,18 +229,20 @@ def lat_counts(reports):
 
 
 def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped):
-    """A Kubernetes pod's container and a Docker container (cgroups of the
-    names their managers give, Docker's and the kubelet's name files
-    there) and a reader running as nobody each do known O_DIRECT reads.
-    top --group container names the pod default/web-7f9c/app and Docker's
-    "web" with their ids; its block reads are each one's exactly, as in
+    """A Kubernetes pod's container, a Docker and a Podman container
+    (cgroups of the names their managers give, Docker's, Podman's and the
+    kubelet's name files there) and a reader running as nobody each do
+    known O_DIRECT reads.  top --group container names the pod
+    default/web-7f9c/app, Docker's "web" and Podman's "db" (its entry
+    between two others') with their ids; its block reads are each one's
+    exactly, as in
     --group cgroup (the paths) and --group user (nobody's); stat --by
     cgroup counts each cgroup's bytes exactly and serve --labels cgroup
     labels them with the pod and container."""
-    pod, docker = shaped(POD), shaped(DOCKER)
+    pod, docker, podman = shaped(POD), shaped(DOCKER), shaped(PODMAN)
     wait_idle(loop)
     readers = [Reader(pod, loop.dev, 30, 65536), Reader(docker, loop.dev, 20, 65536),
-               Reader([], loop.dev, 12, 65536, uid=65534)]
+               Reader([], loop.dev, 12, 65536, uid=65534), Reader(podman, loop.dev, 7, 65536)]
     tops = {g: Frames((named if g == "container" else list)(
         [IOLENS, "top", "-j", "-d", "0.5", "--group", g])) for g in ("container", "cgroup", "user")}
     st = Frames([IOLENS, "stat", "-y", "-j", "--by", "cgroup", "-d", loop.name, "0.5"])
@@ -263,7 +271,7 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
             r.close()
         if serve:
             serve.kill()
-    pod_id, docker_id, nobody = readers
+    pod_id, docker_id, nobody, podman_id = readers
 
     sums, last = group_sums(frames["container"], "block_read_bytes")
     assert sums["pod:default/web-7f9c/app"] == pod_id.bytes
@@ -276,6 +284,9 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
     g = last["docker:web"]
     assert (g["kind"], g["container_id"], g["name"]) == ("docker", CID_D, "web")
     assert "pod_uid" not in g and g["pids"] == [docker_id.p.pid]
+    assert sums["podman:db"] == podman_id.bytes
+    g = last["podman:db"]
+    assert (g["kind"], g["container_id"], g["name"]) == ("podman", CID_P, "db")
     # Each process is in the frame's process list too, once.
     pids = [p["pid"] for p in frames["container"][-1]["processes"]]
     assert all(pids.count(r.p.pid) == 1 for r in readers)
@@ -295,9 +306,9 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
             for c in d.get("cgroups", []):
                 by_cg[c["cgroup"]] = by_cg.get(c["cgroup"], 0) + c["read_bytes"]
     assert {k.split(":", 1)[-1]: v for k, v in by_cg.items() if OWN in k} == \
-        {"/" + POD: pod_id.bytes, "/" + DOCKER: docker_id.bytes}
+        {"/" + POD: pod_id.bytes, "/" + DOCKER: docker_id.bytes, "/" + PODMAN: podman_id.bytes}
 
-    assert lat_counts(lats) == {"/" + POD: 30, "/" + DOCKER: 20}
+    assert lat_counts(lats) == {"/" + POD: 30, "/" + DOCKER: 20, "/" + PODMAN: 7}
 
     got = {}
     for labels, v in samples(body, "iolens_cgroup_bytes_total").items():
@@ -309,7 +320,9 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
         "/" + POD: (pod_id.bytes, {"container_id": CID_K, "pod_uid": UID, "namespace": "default",
                                    "pod": "web-7f9c", "container": "app"}),
         "/" + DOCKER: (docker_id.bytes, {"runtime": "docker", "container_id": CID_D,
-                                         "container_name": "web"})}
+                                         "container_name": "web"}),
+        "/" + PODMAN: (podman_id.bytes, {"runtime": "podman", "container_id": CID_P,
+                                         "container_name": "db"})}
 
 
 def io_stat(path, dev):
