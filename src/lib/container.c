@@ -18,9 +18,10 @@
  * (never followed as links at the last step), once per container:
  * Docker's containers/<id>/config.v2.json "Name", Podman's (rootful:
  * containers/storage's) overlay-containers/containers.json entry of the
- * id, "names", and the kubelet's log folders, which every CRI runtime gets: /var/log/pods/<ns>_<pod>_<uid>
- * and /var/log/containers/<pod>_<ns>_<container>-<id>.log (Kubernetes
- * names have no "_").
+ * id, "names", and the kubelet's log folders, which every CRI runtime
+ * gets: /var/log/pods/<ns>_<pod>_<uid> and
+ * /var/log/containers/<pod>_<ns>_<container>-<id>.log (Kubernetes names
+ * have no "_").
  */
 #include <ctype.h>
 #include <dirent.h>
