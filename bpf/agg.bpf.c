@@ -210,7 +210,7 @@ static __always_inline void started(void *ctx, struct request *rq)
 	if (cfg.flags & IOLENS_STAT_KEY_STACK) {
 		long id = bpf_get_stackid(ctx, &stacks, 0);
 
-		o.stack = id >= 0 ? id + 1 : 0;
+		o.stack = id >= 0 ? id + 1 : IOLENS_STACK_LOST;
 	}
 	bpf_map_update_elem(&owners, &key, &o, BPF_ANY);
 }

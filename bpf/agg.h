@@ -187,8 +187,10 @@ struct iolens_lat_key {
 				 * blk_status_t (failures timed too), else 0 */
 	__u8 pad;
 	/* With IOLENS_STAT_KEY_STACK: 1 + the id in map `stacks` of the
-	 * kernel stack that submitted the request; 0 = unknown (not seen
-	 * submitting, or its hash bucket held another stack), or not split. */
+	 * kernel stack that submitted the request; IOLENS_STACK_LOST: seen,
+	 * not kept (its hash bucket held another stack); 0 = not seen
+	 * submitting (a flush the block layer made, a request in flight at
+	 * attach), or not split. */
 	__u32 stack;
 	__u64 io_cgroup;
 };
@@ -196,6 +198,7 @@ struct iolens_lat_key {
 /* Frames kept of a submitting stack (map `stacks`): the block layer's own
  * take about ten. */
 #define IOLENS_STACK_DEPTH	32
+#define IOLENS_STACK_LOST	0xffffffffU
 
 struct iolens_lat_hist {
 	char comm[IOLENS_COMM_LEN];	/* of tgid, as it submitted */

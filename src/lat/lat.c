@@ -43,7 +43,7 @@ struct group {
 	int status;		/* with --by status: blk_status_t */
 	unsigned int cg_hier;	/* with --by cgroup: the blkcg, 0 none */
 	__u64 cg_id;
-	__u32 stack;		/* with --by stack: 1 + its id, 0 unknown */
+	__u32 stack;		/* with --by stack: as iolens_lat_key's */
 	__u64 frames[IOLENS_STACK_DEPTH];	/* its frames, 0 past the last */
 	__u64 h[HIST_BUCKETS];
 };
@@ -232,8 +232,10 @@ static void print_stack(const struct group *g)
 {
 	char sym[SAN_TEXT_MAX(512) + 1], raw[512];
 
-	if (!g->stack) {
-		printf("    (not seen submitting, or its hash bucket held another stack)\n");
+	if (!g->stack || g->stack == IOLENS_STACK_LOST) {
+		printf("    (%s)\n", g->stack ? "not kept: its hash bucket held another stack" :
+		       "not seen submitting: a flush the block layer made, or a request "
+		       "in flight at the start");
 		return;
 	}
 	for (int i = stack_first(g); i < IOLENS_STACK_DEPTH && g->frames[i]; i++)
@@ -262,7 +264,7 @@ static void print_title(const struct group *g, const struct lat_opts *o)
 		printf(" %s", blk_status_name(g->status));
 	if (o->per_cgroup)
 		printf(", cgroup %s", san_text_buf(path, sizeof(path), cg_name(g)));
-	if (o->per_stack && g->stack)
+	if (o->per_stack && g->stack && g->stack != IOLENS_STACK_LOST)
 		printf(", stack %u", g->stack - 1);
 	else if (o->per_stack)
 		printf(", stack unknown");
@@ -310,7 +312,7 @@ static void json_hist(struct json *j, const struct group *g,
 		json_u64(j, "pid", g->tgid);
 		json_str(j, "comm", g->tgid ? g->comm : NULL);
 	}
-	if (o->per_stack && g->stack) {
+	if (o->per_stack && g->stack && g->stack != IOLENS_STACK_LOST) {
 		char sym[512];
 
 		json_u64(j, "stack_id", g->stack - 1);
@@ -321,6 +323,7 @@ static void json_hist(struct json *j, const struct group *g,
 	} else if (o->per_stack) {
 		json_null(j, "stack_id");
 		json_null(j, "stack");
+		json_str(j, "stack_unknown", g->stack ? "not kept" : "not seen submitting");
 	}
 	json_str(j, "kind", kinds[g->kind].name);
 	json_str(j, "unit", kinds[g->kind].unit);

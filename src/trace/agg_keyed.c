@@ -96,7 +96,7 @@ int keyed_set_read(struct keyed_set *ks, int fd, int stacks_fd,
 		memcpy(k->out.comm, ks->kbuf.comm, sizeof(k->out.comm));
 		/* A stack's frames, once: without BPF_F_REUSE_STACKID its
 		 * id is never given to another. */
-		if (key.stack && !k->out.stack[0]) {
+		if (key.stack && key.stack != IOLENS_STACK_LOST && !k->out.stack[0]) {
 			__u32 id = key.stack - 1;
 
 			if (bpf_map_lookup_elem(stacks_fd, &id, k->out.stack))
