@@ -45,8 +45,9 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
  * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
-/* Buckets of distinct submitting stacks (4.5 MiB, allocated up front): a
- * stack whose bucket another holds counts as unknown. */
+/* Buckets of distinct submitting stacks, allocated up front (doctor's
+ * "memory lat by" row counts them): a stack whose bucket another holds
+ * counts as unknown. */
 #define STACKS_MAX 16384
 /* owner_slots (bpf/agg_counters.bpf.h): 1.5 MiB; a request loses its
  * submitter to another in flight one time in OWNER_SLOTS / in flight. */
