@@ -123,6 +123,35 @@ static __always_inline struct iolens_counters *counters_get(void)
 	return bpf_map_lookup_elem(&counters, &zero);
 }
 
+/* Userspace makes it one entry unless attach asks for it (it is
+ * preallocated). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IOLENS_PROC_BIOS_MAX);
+	__type(key, __u32);
+	__type(value, struct iolens_proc_bios);
+} proc_bios SEC(".maps");
+
+/* The entry of a process not in `proc_bios` yet, made from `init`;
+ * NULL, counted, when the map is full. */
+static __always_inline struct iolens_proc_bios *proc_bios_make(__u32 tgid,
+							       const struct iolens_proc_bios *init)
+{
+	struct iolens_proc_bios *p;
+	struct iolens_counters *c;
+
+	/* Another CPU may make it first: then NOEXIST fails and the lookup
+	 * finds theirs. */
+	bpf_map_update_elem(&proc_bios, &tgid, init, BPF_NOEXIST);
+	p = bpf_map_lookup_elem(&proc_bios, &tgid);
+	if (!p) {
+		c = counters_get();
+		if (c)
+			c->bios_untracked++;
+	}
+	return p;
+}
+
 /*
  * The verifier forbids arithmetic on a tp_btf argument (a trusted BTF
  * pointer), so its address cannot be hashed as is, and a partial fill of it

@@ -123,7 +123,30 @@ struct iolens_counters {
 	__u64 unseen;		/* requests whose completion never reached us,
 				 * found when their slot was reused or stale;
 				 * reported with ts_complete 0 */
+	__u64 bios_untracked;	/* bios of a process `proc_bios` had no room
+				 * for: not counted there */
 };
+
+/*
+ * The bios one process submitted to disks that make requests, by
+ * direction (map `proc_bios`, keyed by tgid; loaded for attach only).  A
+ * process's bio starts a request or merges into one already queued, which
+ * may be another process's: the request's record names only the process
+ * that started it, so what each process itself asked for is counted here,
+ * when it submits, as fio counts its I/Os.
+ */
+struct iolens_proc_bios {
+	__u64 bios[2];		/* [0] reads, [1] writes */
+	__u64 bytes[2];
+	__u64 cgroup;		/* cgroup v2 id of its first submitting thread */
+	__u32 ppid;		/* its parent's tgid then: places a process
+				 * that has exited by the time it is read */
+	__u32 pad;
+	char comm[IOLENS_COMM_LEN];	/* comm of its first submitting thread */
+};
+
+/* Processes `proc_bios` holds at most. */
+#define IOLENS_PROC_BIOS_MAX 8192
 
 /* A tracked request older than this is taken to have vanished without a
  * completion we saw, and its slot may be reused. */

@@ -256,6 +256,50 @@ out:
 	return 0;
 }
 
+/*
+ * A bio submitted, in the submitter's context, once per bio
+ * (BIO_TRACE_COMPLETION keeps a bio resubmitted after a split or a
+ * partition remap from being traced again): reads and writes to disks that
+ * make requests, counted for the submitting process (struct
+ * iolens_proc_bios).  A bio-based disk's bios (dm, md) go on to the disks
+ * under it, where they are counted.
+ */
+static __always_inline void FN(on_bio)(struct bio *bio)
+{
+	struct block_device *bdev = RD(bio, bi_bdev);
+	struct iolens_proc_bios *p, init = {};
+	struct task_struct *t;
+	struct gendisk *disk;
+	__u32 op, tgid, dev;
+
+	if (!bdev)
+		return;
+	/* REQ_OP_MASK, the low 8 bits since Linux 4.20; REQ_OP_READ is 0
+	 * and REQ_OP_WRITE 1 on every kernel. */
+	op = RD(bio, bi_opf) & 0xff;
+	disk = RD(bdev, bd_disk);
+	if (op > 1 || !disk || RD2(disk, fops, submit_bio))
+		return;
+	dev = (__u32)RD(disk, major) << 20 | (__u32)RD(disk, first_minor);
+	if (cfg.ndev && !io_in(cfg.dev, cfg.ndev, dev, RD(bdev, bd_dev)))
+		return;
+	t = CURRENT();
+	tgid = RD(t, tgid);
+	p = bpf_map_lookup_elem(&proc_bios, &tgid);
+	if (!p) {
+		struct cgroup *cg = RD2(t, cgroups, dfl_cgrp);
+
+		init.cgroup = RD2(cg, kn, id);
+		init.ppid = RD2(t, real_parent, tgid);
+		COMM(init.comm, t);
+		p = proc_bios_make(tgid, &init);
+		if (!p)
+			return;
+	}
+	__sync_fetch_and_add(&p->bios[op], 1);
+	__sync_fetch_and_add(&p->bytes[op], RD(bio, bi_iter.bi_size));
+}
+
 /* A hook that hands the request to its handler: tracepoint, name. */
 #ifndef RQ_HOOK
 #define RQ_HOOK(tp, name, handler) RQ_PROG(FLAVOUR #tp, FN(name), FN(handler))
@@ -266,6 +310,13 @@ RQ_HOOK(block_rq_insert, insert, on_insert)
 RQ_HOOK(block_rq_issue, issue, on_issue)
 RQ_HOOK(block_rq_requeue, requeue, on_requeue)
 RQ_HOOK(block_rq_merge, merge, on_merge)
+
+SEC(FLAVOUR "block_bio_queue")
+int HOOK(FN(bio_queue), struct bio *bio)
+{
+	FN(on_bio)(bio);
+	return 0;
+}
 
 SEC(FLAVOUR "block_rq_complete")
 int HOOK(FN(complete), struct request *rq, blk_status_t status,

@@ -25,6 +25,10 @@ void proctree_init(struct proctree *t, const int *roots, int nroots);
  */
 bool proctree_has(struct proctree *t, __u32 tgid);
 
+/* The same for a tgid that may have exited since: then decided by `ppid`,
+ * its parent when it was seen (0: unknown). */
+bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid);
+
 /* Whether any root process still runs (a zombie does not). */
 bool proctree_alive(const struct proctree *t);
 

@@ -44,6 +44,12 @@ static inline __u64 block_rq_time(const struct iolens_rq *rq)
 	       rq->ts_insert ? rq->ts_insert : rq->ts_start;
 }
 
+/* block_trace_start() flags. */
+enum {
+	/* Count each process's bios as well: block_trace_proc_bios(). */
+	BLOCK_TRACE_BIOS = 1 << 0,
+};
+
 /* Checks privileges, loads and attaches, preferring tp_btf and falling back
  * to raw_tp.  `devs` (ndev entries, 0 = all) are whole-disk dev_t filters
  * applied in the kernel.  `nconsumers`: 0 for block_trace_run() (one ring),
@@ -51,7 +57,14 @@ static inline __u64 block_rq_time(const struct iolens_rq *rq)
  * kernel writes some CPUs' records to.  On failure prints one line for
  * `cmd` and returns NULL. */
 struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
-				      int ndev, int nconsumers);
+				      int ndev, int nconsumers, unsigned int flags);
+
+/* With BLOCK_TRACE_BIOS: calls fn for each process that submitted bios
+ * since the start, with its counts so far.  0 or -errno. */
+int block_trace_proc_bios(struct block_trace *bt,
+			  void (*fn)(void *ctx, __u32 tgid,
+				     const struct iolens_proc_bios *b),
+			  void *ctx);
 
 /* Rings for block_trace_run_par() here: a consumer thread per CPU this
  * process may run on, at most IOLENS_RINGS_MAX. */
@@ -94,6 +107,8 @@ struct block_trace_stats {
 	__u64 unseen;		/* requests whose completion never reached
 				 * us (in flight when tracing stopped, or not
 				 * delivered): shown with it unknown */
+	__u64 bios_untracked;	/* BLOCK_TRACE_BIOS: bios of processes the
+				 * table had no room for */
 };
 
 void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);
@@ -122,8 +137,9 @@ int block_trace_inflight(struct block_trace *bt, __u64 older_ns,
 			 block_trace_inflight_fn fn, void *ctx);
 
 /* The kernel memory the block tracer's maps take on this machine with
- * `nrings` rings (made, not used); 0 if they cannot be made. */
-__u64 block_trace_memory(int nrings);
+ * `nrings` rings and block_trace_start() `flags` (made, not used); 0 if
+ * they cannot be made. */
+__u64 block_trace_memory(int nrings, unsigned int flags);
 
 /* The object file of bpf/block.bpf.c, for trace/hooks.c. */
 const void *block_trace_elf(size_t *sz);

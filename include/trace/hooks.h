@@ -34,6 +34,7 @@ struct trace_use {
 	struct agg_trace_opts agg;	/* the aggregation; kinds 0: none */
 	int rings;			/* block tracer's rings; -1: one per
 					 * consumer; 0: no block tracer */
+	unsigned int block_flags;	/* its block_trace_start() flags */
 	bool tasks;			/* the task scan */
 	bool write_checks;		/* check's write and syscall hooks */
 };

@@ -38,10 +38,17 @@ struct opsum {
 	__u64 misaligned;
 };
 
+/*
+ * A process: the requests it started (and their bytes) from the records;
+ * for reads and writes, the bios it submitted and their bytes, counted
+ * apart (bpf/block.h, struct iolens_proc_bios), since a bio that merges
+ * into a request another process started is in that one's record.
+ */
 struct proc {
 	__u32 tgid;
 	char comm[IOLENS_COMM_LEN];
 	__u64 requests[IOLENS_OP_NR], bytes[IOLENS_OP_NR];
+	struct iolens_proc_bios bios;
 };
 
 struct attach {
@@ -55,16 +62,40 @@ struct attach {
 	__u64 wb_requests, wb_bytes;
 };
 
-static struct proc *proc_of(struct attach *a, const struct iolens_rq *rq)
+static struct proc *proc_of(struct attach *a, __u32 tgid, const char *comm)
 {
 	bool added;
-	struct proc *p = vec_get_by(&a->procs, &a->nprocs, tgid, &rq->pid, &added);
+	struct proc *p = vec_get_by(&a->procs, &a->nprocs, tgid, &tgid, &added);
 
 	if (p && added) {
-		memcpy(p->comm, rq->comm, IOLENS_COMM_LEN);
+		memcpy(p->comm, comm, IOLENS_COMM_LEN);
 		p->comm[IOLENS_COMM_LEN - 1] = 0;
 	}
 	return p;
+}
+
+/*
+ * Whether op `op` is counted by bio: reads and writes, unless a filter
+ * picks requests by what only their completion tells (-m, -E), which a
+ * bio's count cannot follow.
+ */
+static bool by_bio(const struct attach *a, int op)
+{
+	return (op == IOLENS_OP_READ || op == IOLENS_OP_WRITE) &&
+	       !a->o->filter.min_lat_ns && !a->o->filter.errors;
+}
+
+/* Whether process p did any op `op`. */
+static bool proc_has(const struct attach *a, const struct proc *p, int op)
+{
+	return p->requests[op] || (by_bio(a, op) && p->bios.bios[op == IOLENS_OP_WRITE]);
+}
+
+/* The bytes of op `op` process p asked for: its bios' if counted, else
+ * its requests'. */
+static __u64 proc_bytes(const struct attach *a, const struct proc *p, int op)
+{
+	return by_bio(a, op) ? p->bios.bytes[op == IOLENS_OP_WRITE] : p->bytes[op];
 }
 
 static bool misaligned(const struct iolens_rq *rq)
@@ -99,7 +130,7 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	s = &a->op[rq->op];
 	rqsum_add(&s->r, rq);
 	s->misaligned += misaligned(rq);
-	p = proc_of(a, rq);
+	p = proc_of(a, rq->pid, rq->comm);
 	if (p) {
 		p->requests[rq->op]++;
 		p->bytes[rq->op] += rq->bytes;
@@ -107,10 +138,40 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	return 0;
 }
 
+/* A process's bios so far: kept if it is one of ours and passes the
+ * filter (-d is the kernel's; -c, -G and -O apply here). */
+static void on_proc_bios(void *ctx, __u32 tgid, const struct iolens_proc_bios *b)
+{
+	struct attach *a = ctx;
+	struct rqfilter f = a->o->filter;
+	struct iolens_rq rq = { .pid = tgid, .cgroup = b->cgroup };
+	const char *cg = cgroup_path(0, b->cgroup);
+	struct iolens_proc_bios kept = *b;
+	struct proc *p;
+
+	if (!by_bio(a, IOLENS_OP_READ) ||
+	    (a->o->nroots && !proctree_has_gone(&a->tree, tgid, b->ppid)))
+		return;
+	memcpy(rq.comm, b->comm, IOLENS_COMM_LEN);
+	f.ndev = 0;
+	for (int d = 0; d < 2; d++) {
+		rq.op = d ? IOLENS_OP_WRITE : IOLENS_OP_READ;
+		if (!rqfilter_match(&f, &rq, NULL, cg, NULL))
+			kept.bios[d] = kept.bytes[d] = 0;
+	}
+	if (!kept.bios[0] && !kept.bios[1])
+		return;
+	p = proc_of(a, tgid, b->comm);
+	if (p)
+		p->bios = kept;
+}
+
 static void on_tick(void *ctx)
 {
 	struct attach *a = ctx;
 
+	/* While they run: a process is placed in the tree by /proc. */
+	block_trace_proc_bios(a->bt, on_proc_bios, a);
 	if (a->o->nroots && !proctree_alive(&a->tree))
 		stop_request();
 }
@@ -161,19 +222,26 @@ static void show_text(const struct attach *a, double secs,
 		}
 	}
 	if (a->nprocs) {
-		printf("\nby process:\n");
+		/* A process's bios may have joined requests another started:
+		 * bios and bytes are its own, requests those it started. */
+		printf("\nby process:\n  %-8s %-15s %-8s %9s %9s %10s\n", "pid", "comm",
+		       "op", "bios", "requests", "bytes");
 		for (int i = 0; i < a->nprocs; i++) {
 			const struct proc *p = &a->procs[i];
 
-			printf("  pid %-7u %-15s", p->tgid,
-			       san_text_buf(comm, sizeof(comm), p->comm));
-			for (int o = 0; o < IOLENS_OP_NR; o++)
-				if (p->requests[o]) {
-					fmt_bytes(sz, sizeof(sz), p->bytes[o]);
-					printf("  %s %llu (%s)", op_name(o),
-					       (unsigned long long)p->requests[o], sz);
-				}
-			printf("\n");
+			san_text_buf(comm, sizeof(comm), p->comm);
+			for (int o = 0; o < IOLENS_OP_NR; o++) {
+				if (!proc_has(a, p, o))
+					continue;
+				fmt_bytes(sz, sizeof(sz), proc_bytes(a, p, o));
+				if (by_bio(a, o))
+					snprintf(v, sizeof(v), "%llu",
+						 (unsigned long long)p->bios.bios[o == IOLENS_OP_WRITE]);
+				else
+					snprintf(v, sizeof(v), "-");
+				printf("  %-8u %-15s %-8s %9s %9llu %10s\n", p->tgid, comm,
+				       op_name(o), v, (unsigned long long)p->requests[o], sz);
+			}
 		}
 	}
 	if (a->o->nroots) {
@@ -184,6 +252,9 @@ static void show_text(const struct attach *a, double secs,
 	if (block_trace_dropped(bs))
 		printf("LOST: %llu request records (ring buffer full or hook skipped): counts are short\n",
 		       (unsigned long long)block_trace_dropped(bs));
+	if (bs->bios_untracked)
+		printf("LOST: %llu bios of processes beyond %d (process table full): not in \"by process\"\n",
+		       (unsigned long long)bs->bios_untracked, IOLENS_PROC_BIOS_MAX);
 }
 
 static void show_json(const struct attach *a, double secs,
@@ -200,6 +271,7 @@ static void show_json(const struct attach *a, double secs,
 	json_arr_close(&j);
 	json_u64(&j, "lost", block_trace_dropped(bs));
 	json_u64(&j, "unseen", bs->unseen);
+	json_u64(&j, "bios_untracked", bs->bios_untracked);
 	json_obj_open(&j, "ops");
 	for (int o = 0; o < IOLENS_OP_NR; o++) {
 		const struct rqsum *s = &a->op[o].r;
@@ -231,12 +303,16 @@ static void show_json(const struct attach *a, double secs,
 		for (int o = 0; o < IOLENS_OP_NR; o++) {
 			char key[40];
 
-			if (!p->requests[o])
+			if (!proc_has(a, p, o))
 				continue;
 			snprintf(key, sizeof(key), "%s_requests", op_name(o));
 			json_u64(&j, key, p->requests[o]);
+			if (by_bio(a, o)) {
+				snprintf(key, sizeof(key), "%s_bios", op_name(o));
+				json_u64(&j, key, p->bios.bios[o == IOLENS_OP_WRITE]);
+			}
 			snprintf(key, sizeof(key), "%s_bytes", op_name(o));
-			json_u64(&j, key, p->bytes[o]);
+			json_u64(&j, key, proc_bytes(a, p, o));
 		}
 		json_obj_close(&j);
 	}
@@ -268,7 +344,7 @@ int attach_run(const struct attach_opts *o)
 	/* The roots are known before the first request is read. */
 	for (int i = 0; i < o->nroots; i++)
 		proctree_has(&a.tree, o->roots[i]);
-	a.bt = block_trace_start(CMD, devs, o->filter.ndev, 0);
+	a.bt = block_trace_start(CMD, devs, o->filter.ndev, 0, BLOCK_TRACE_BIOS);
 	if (!a.bt)
 		return 1;
 	fprintf(stderr, "Attached%s... Ctrl-C to end.\n",
@@ -276,6 +352,7 @@ int attach_run(const struct attach_opts *o)
 	start = mono_ns();
 	rc = block_trace_run(a.bt, o->duration_ns, on_rq, on_tick, &a);
 	secs = (mono_ns() - start) / 1e9;
+	block_trace_proc_bios(a.bt, on_proc_bios, &a);
 	block_trace_stats(a.bt, &bs);
 	block_trace_stop(a.bt);
 	if (!rc) {

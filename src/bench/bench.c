@@ -393,7 +393,7 @@ int bench_run(const struct bench_opts *o)
 	if (b.json)
 		js.global.format = LOAD_FMT_JSON;
 	target_disks(&b, &js);
-	tb.bt = block_trace_start(CMD, NULL, 0, 0);
+	tb.bt = block_trace_start(CMD, NULL, 0, 0, 0);
 	tc.ct = tb.bt ? check_trace_start(CMD, NULL, 0) : NULL;
 	if (!tc.ct) {
 		block_trace_stop(tb.bt);

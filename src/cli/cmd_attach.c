@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "lib/log.h"
+#include "trace/block_trace.h"
 
 #define OPTS struct attach_opts
 
@@ -53,5 +54,5 @@ CLI_COMMAND_MAIN(attach) = {
 	.finish = take_roots,
 	.summary = "follow running processes (a benchmark) and sum up their disk I/O",
 	.order = 90,
-	.uses = TRACE_USES({ .rings = 1 }),
+	.uses = TRACE_USES({ .rings = 1, .block_flags = BLOCK_TRACE_BIOS }),
 };

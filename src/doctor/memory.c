@@ -49,7 +49,8 @@ static void use_row(struct doctor *d, const char *cmd, const struct trace_use *u
 	if (u->tasks)
 		bytes += task_trace_memory();
 	if (u->rings) {
-		__u64 n = block_trace_memory(u->rings < 0 ? block_trace_nconsumers() : u->rings);
+		__u64 n = block_trace_memory(u->rings < 0 ? block_trace_nconsumers() : u->rings,
+					       u->block_flags);
 
 		bytes += n;
 		failed |= !n;

@@ -52,19 +52,41 @@ static bool below_root(const struct proctree *t, __u32 tgid)
 	return false;
 }
 
-bool proctree_has(struct proctree *t, __u32 tgid)
+static const struct proctree_seen *seen_of(const struct proctree *t, __u32 tgid)
 {
-	struct proctree_seen *v;
-	bool in;
-
 	for (int i = t->nseen - 1; i >= 0; i--)
 		if (t->seen[i].tgid == tgid)
-			return t->seen[i].in;
-	in = tgid && below_root(t, tgid);
-	v = vec_add(&t->seen, &t->nseen, sizeof(*v));
+			return &t->seen[i];
+	return NULL;
+}
+
+static bool remember(struct proctree *t, __u32 tgid, bool in)
+{
+	struct proctree_seen *v = vec_add(&t->seen, &t->nseen, sizeof(*v));
+
 	if (v)
 		*v = (struct proctree_seen){ tgid, in };
 	return in;
+}
+
+bool proctree_has(struct proctree *t, __u32 tgid)
+{
+	const struct proctree_seen *s = seen_of(t, tgid);
+
+	return s ? s->in : remember(t, tgid, tgid && below_root(t, tgid));
+}
+
+bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid)
+{
+	const struct proctree_seen *s = seen_of(t, tgid);
+
+	if (s)
+		return s->in;
+	if (!tgid || parent_of(tgid))
+		return proctree_has(t, tgid);
+	/* Gone: a root itself, or a child of one of ours. */
+	return remember(t, tgid, below_root(t, tgid) ||
+			(ppid && proctree_has(t, ppid)));
 }
 
 bool proctree_alive(const struct proctree *t)

@@ -166,7 +166,7 @@ int record_run(const struct record_opts *o)
 	/* Time 0 of the trace precedes the attach, so no request has a
 	 * timestamp before it. */
 	fill_header(&h);
-	r->bt = block_trace_start("record", devs, r->filter.ndev, 0);
+	r->bt = block_trace_start("record", devs, r->filter.ndev, 0, 0);
 	if (!r->bt)
 		goto out;
 	r->w = trace_create(path, &h, block_trace_nconsumers(), err, sizeof(err));

@@ -215,7 +215,7 @@ int snoop_run(const struct snoop_opts *o)
 	/* Before attaching: no request can complete before time 0. */
 	s.t0 = mono_ns();
 	nc = block_trace_nconsumers();
-	s.bt = block_trace_start("snoop", devs, s.filter.ndev, nc);
+	s.bt = block_trace_start("snoop", devs, s.filter.ndev, nc, 0);
 	if (!s.bt)
 		return 1;
 	/* Also the signal for scripts that the tracer is attached. */

@@ -26,7 +26,7 @@
 #include "trace/tracer.h"
 #include "lib/tsmerge.h"
 
-#define NPROGS 6
+#define NPROGS 7
 
 /* Records in all rings together: 16 MiB, 100k requests (0.2 s at 500k
  * requests/s); but at least 4 MiB a ring. */
@@ -167,19 +167,23 @@ static __u64 rings_memory(const struct block_trace *bt)
 }
 
 static int load_flavour(const char *cmd, struct block_trace *bt, bool btf,
-			bool io_start, const __u32 *devs, int ndev)
+			bool io_start, const __u32 *devs, int ndev, unsigned int flags)
 {
-	/* In the order of a request's life. */
+	/* In the order of a request's life; its bios last: attached first,
+	 * they are counted for every request seen. */
 	struct bpf_program *tp_btf[NPROGS] = {
 		bt->skel->progs.btf_io_start, bt->skel->progs.btf_insert,
 		bt->skel->progs.btf_issue, bt->skel->progs.btf_requeue,
 		bt->skel->progs.btf_merge, bt->skel->progs.btf_complete,
+		bt->skel->progs.btf_bio_queue,
 	};
 	struct bpf_program *raw[NPROGS] = {
 		bt->skel->progs.raw_io_start, bt->skel->progs.raw_insert,
 		bt->skel->progs.raw_issue, bt->skel->progs.raw_requeue,
 		bt->skel->progs.raw_merge, bt->skel->progs.raw_complete,
+		bt->skel->progs.raw_bio_queue,
 	};
+	bool bios = flags & BLOCK_TRACE_BIOS;
 	int err;
 
 	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
@@ -189,6 +193,13 @@ static int load_flavour(const char *cmd, struct block_trace *bt, bool btf,
 	if (!io_start) {
 		bpf_program__set_autoload(tp_btf[0], false);
 		bpf_program__set_autoload(raw[0], false);
+	}
+	if (!bios) {
+		bpf_program__set_autoload(tp_btf[NPROGS - 1], false);
+		bpf_program__set_autoload(raw[NPROGS - 1], false);
+		err = bpf_map__set_max_entries(bt->skel->maps.proc_bios, 1);
+		if (err)
+			return err;
 	}
 	bt->skel->rodata->cfg.ndev = ndev;
 	for (int i = 0; i < ndev; i++)
@@ -284,7 +295,7 @@ static int on_event_par(void *ctx, void *data, size_t size)
 }
 
 struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
-				      int ndev, int nconsumers)
+				      int ndev, int nconsumers, unsigned int flags)
 {
 	struct block_trace *bt;
 	const char *attach;
@@ -319,7 +330,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 			err = -errno;
 			break;
 		}
-		err = load_flavour(cmd, bt, btf, io_start, devs, ndev);
+		err = load_flavour(cmd, bt, btf, io_start, devs, ndev, flags);
 		if (!err)
 			break;
 		detach(bt);
@@ -365,13 +376,14 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 	return bt;
 }
 
-__u64 block_trace_memory(int nrings)
+__u64 block_trace_memory(int nrings, unsigned int flags)
 {
 	struct block *skel = block__open();
 	int fd = ring_make(ring_bytes(nrings));
 	__u64 bytes = 0;
 
-	if (skel && fd >= 0 && !bpf_map__set_inner_map_fd(skel->maps.rings, fd)) {
+	if (skel && fd >= 0 && !bpf_map__set_inner_map_fd(skel->maps.rings, fd) &&
+	    (flags & BLOCK_TRACE_BIOS || !bpf_map__set_max_entries(skel->maps.proc_bios, 1))) {
 		bytes = mapmem_of_maps(skel->obj);
 		bytes = bytes ? bytes + nrings * mapmem_of_fd(fd) : 0;
 	}
@@ -607,6 +619,7 @@ void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)
 			st->lost += v[i].lost;
 			st->untracked += v[i].untracked;
 			st->unseen += v[i].unseen;
+			st->bios_untracked += v[i].bios_untracked;
 		}
 	}
 	free(v);
@@ -634,6 +647,25 @@ void block_trace_stop(struct block_trace *bt)
 	rings_close(bt);
 	block__destroy(bt->skel);
 	free(bt);
+}
+
+int block_trace_proc_bios(struct block_trace *bt,
+			  void (*fn)(void *ctx, __u32 tgid,
+				     const struct iolens_proc_bios *b),
+			  void *ctx)
+{
+	int fd = bpf_map__fd(bt->skel->maps.proc_bios);
+	struct iolens_proc_bios b;
+	__u32 key, *prev = NULL;
+
+	/* Entries are only added: the walk cannot restart from a key that
+	 * went away. */
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (!bpf_map_lookup_elem(fd, &key, &b))
+			fn(ctx, key, &b);
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
 }
 
 int block_trace_inflight(struct block_trace *bt, __u64 older_ns,

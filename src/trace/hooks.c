@@ -55,6 +55,7 @@ static const struct trace_hook notes[] = {
 	{ "block", "block_rq_requeue", false, NULL, "requeues not counted" },
 	{ "block", "block_rq_merge", false, NULL, "merges into requests not counted" },
 	{ "block", "block_rq_complete", true, NULL, NULL },
+	{ "block", "block_bio_queue", true, NULL, NULL },
 
 	{ "agg", "block_io_start", false, "6.5",
 	  "submitter, --pid/--comm/--cgroup and RMW reads " SUBMITTER_AT_ISSUE },
