@@ -148,6 +148,7 @@ struct top_frame {
 	bool syscalls;		/* syscall-level counts known */
 	__u64 sys_skipped;	/* runs of the syscall programs the kernel
 				 * skipped in the frame (task_trace.h) */
+	bool sys_skipped_known;	/* the kernel counts them (Linux 6.7) */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
 	int nwb;

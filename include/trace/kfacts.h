@@ -24,6 +24,11 @@ struct kfacts {
 	/* The bit of QUEUE_FLAG_STATS in queue_flags (an anonymous enum's
 	 * since Linux 6.1 renumbered them); -1 unknown. */
 	int queue_flag_stats;
+	/* trace_call_bpf() counts the runs of a program it skips in the
+	 * program's recursion_misses ("bpf: Count missed stats in
+	 * trace_call_bpf", Linux 6.7); by kernel version, as nothing in BTF
+	 * shows it. */
+	bool tp_misses_counted;
 };
 
 /* Read once from the kernel's BTF and release; later calls return the

@@ -48,11 +48,11 @@ void task_trace_sys_hist(const struct task_trace *tt, int sc,
 			 __u64 out[HIST_BUCKETS]);
 
 /* Runs of the syscall programs the kernel skipped since they were loaded,
- * as it counts them (bpf_prog_info.recursion_misses): trace_call_bpf()
- * skips a program while bpf_prog_active is held on the CPU, and counts
- * that from Linux 6.7 ("bpf: Count missed stats in trace_call_bpf"); 0
- * before, where such runs go uncounted. */
-__u64 task_trace_sys_skipped(const struct task_trace *tt);
+ * as it counts them (bpf_prog_info.recursion_misses), into *n:
+ * trace_call_bpf() skips a program while bpf_prog_active is held on the
+ * CPU, and counts that from Linux 6.7 (kfacts' tp_misses_counted).  false
+ * where they are not counted, or there are no syscall programs. */
+bool task_trace_sys_skipped(const struct task_trace *tt, __u64 *n);
 
 void task_trace_stop(struct task_trace *tt);
 

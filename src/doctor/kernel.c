@@ -294,6 +294,11 @@ static void check_kfacts(struct doctor *d)
 		   k->rdonly_cast ? "files read with direct loads (syscall hooks, check)" :
 		   "files read with probe reads: the syscall hooks cost more",
 		   "kfunc %s (Linux 6.2)", k->rdonly_cast ? "present" : "absent");
+	doctor_row(d, "tracepoint runs skipped", k->tp_misses_counted ? ST_OK : ST_FALLBACK,
+		   k->tp_misses_counted ?
+		   "top counts syscalls whose programs the kernel skipped (syscall_runs_skipped)" :
+		   "top cannot count syscalls whose programs the kernel skipped at both ends (syscall_runs_skipped null)",
+		   "counted in recursion_misses from Linux 6.7, %s", source[KFACT_VERSION]);
 }
 
 /* top's IO> and SWAPIN: the kernel must keep task->delays

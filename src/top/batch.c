@@ -39,9 +39,13 @@ const char *top_unseen_note(const struct top_frame *f, char *buf, size_t len)
 {
 	if (!f->syscalls || (!f->total.sys.unseen && !f->sys_skipped))
 		return NULL;
-	snprintf(buf, len, "syscalls: the kernel skipped iolens %llu times (%llu calls half seen), "
-		 "not counted", (unsigned long long)f->sys_skipped,
-		 (unsigned long long)f->total.sys.unseen);
+	if (f->sys_skipped_known)
+		snprintf(buf, len, "syscalls: the kernel skipped iolens %llu times (%llu calls half seen), "
+			 "not counted", (unsigned long long)f->sys_skipped,
+			 (unsigned long long)f->total.sys.unseen);
+	else
+		snprintf(buf, len, "syscalls: %llu calls half seen, not counted (skipped runs "
+			 "uncounted before 6.7)", (unsigned long long)f->total.sys.unseen);
 	return buf;
 }
 
@@ -352,8 +356,10 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
-	if (f->syscalls)
+	if (f->syscalls && f->sys_skipped_known)
 		json_u64(&j, "syscall_runs_skipped", f->sys_skipped);
+	else if (f->syscalls)
+		json_null(&j, "syscall_runs_skipped");
 	if (f->wb_note)
 		json_str(&j, "writeback_note", f->wb_note);
 	if (o->group != TOP_GROUP_PID) {

@@ -318,7 +318,7 @@ int top_collect(struct top_frame *f, void *arg)
 		}
 	}
 	f->syscalls = task_trace_syscalls(s->tt);
-	skipped = task_trace_sys_skipped(s->tt);
+	f->sys_skipped_known = task_trace_sys_skipped(s->tt, &skipped);
 	f->sys_skipped = s->o->accumulated ? skipped : skipped - s->sys_skipped;
 	s->sys_skipped = skipped;
 	f->source = task_trace_source(s->tt);

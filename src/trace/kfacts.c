@@ -17,12 +17,18 @@ static const struct {
 	{ 6, 1, 2, 13, 4 },		/* v6.1, v6.2: RQF_IO_STAT (1 << 13) */
 };
 
-static void rqf_from_version(struct kfacts *k)
+static bool release_of(int *major, int *minor)
 {
 	struct utsname u;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", major, minor) == 2;
+}
+
+static void rqf_from_version(struct kfacts *k)
+{
 	int major, minor;
 
-	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+	if (!release_of(&major, &minor))
 		return;
 	for (size_t i = 0; i < sizeof(rqf_macros) / sizeof(rqf_macros[0]); i++) {
 		if (major == rqf_macros[i].major && minor >= rqf_macros[i].minor_from &&
@@ -38,8 +44,8 @@ const struct kfacts *kfacts_get(void)
 {
 	static struct kfacts k;
 	static bool done;
+	int io, fs, major, minor;
 	struct btf *btf;
-	int io, fs;
 
 	if (done)
 		return &k;
@@ -65,5 +71,7 @@ const struct kfacts *kfacts_get(void)
 	}
 	if (k.rqf_source == KFACT_UNKNOWN)
 		rqf_from_version(&k);
+	if (release_of(&major, &minor))
+		k.tp_misses_counted = major > 6 || (major == 6 && minor >= 7);
 	return &k;
 }

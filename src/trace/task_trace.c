@@ -540,13 +540,13 @@ bool task_trace_syscalls(const struct task_trace *tt)
 	return tt->sys;
 }
 
-__u64 task_trace_sys_skipped(const struct task_trace *tt)
+bool task_trace_sys_skipped(const struct task_trace *tt, __u64 *n)
 {
 	struct bpf_program *p;
-	__u64 n = 0;
 
-	if (!tt->sys)
-		return 0;
+	*n = 0;
+	if (!tt->sys || !kfacts_get()->tp_misses_counted)
+		return false;
 	bpf_object__for_each_program(p, tt->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
@@ -554,9 +554,9 @@ __u64 task_trace_sys_skipped(const struct task_trace *tt)
 		if (!strncmp(bpf_program__section_name(p), "tracepoint/syscalls/", 20) &&
 		    bpf_program__fd(p) >= 0 &&
 		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-			n += info.recursion_misses;
+			*n += info.recursion_misses;
 	}
-	return n;
+	return true;
 }
 
 int task_trace_scan(struct task_trace *tt,
