@@ -195,11 +195,6 @@ struct iolens_lat_key {
 	__u64 io_cgroup;
 };
 
-/* Frames kept of a submitting stack (map `stacks`): the block layer's own
- * take about ten. */
-#define IOLENS_STACK_DEPTH	32
-#define IOLENS_STACK_LOST	0xffffffffU
-
 struct iolens_lat_hist {
 	char comm[IOLENS_COMM_LEN];	/* of tgid, as it submitted */
 	__u64 sum;			/* of the values: bytes, ns */

@@ -72,7 +72,7 @@ struct owner {
  * never taken for that other. */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);		/* STACKS_MAX (agg_trace.c) with the flag */
+	__uint(max_entries, 1);		/* IOLENS_STACKS_MAX with the flag */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, IOLENS_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");

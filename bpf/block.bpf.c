@@ -123,6 +123,16 @@ static __always_inline struct iolens_counters *counters_get(void)
 	return bpf_map_lookup_elem(&counters, &zero);
 }
 
+/* The kernel stacks that submitted requests, with cfg.stacks (else one
+ * entry).  No BPF_F_REUSE_STACKID: a stack whose bucket another holds is
+ * IOLENS_STACK_LOST, never taken for that other. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, IOLENS_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
 /* Userspace makes it one entry unless attach asks for it (it is
  * preallocated). */
 struct {

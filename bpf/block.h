@@ -104,6 +104,10 @@ struct iolens_rq {
 	__u32 io_cgroup_hier;	/* cgroup hierarchy of io_cgroup: 0 = cgroup2,
 				 * else the v1 hierarchy holding blkio */
 	char comm[IOLENS_COMM_LEN];	/* submitter comm */
+	__u32 stack;		/* with stacks (iolens_block_cfg): the kernel
+				 * stack that submitted it, as common.h's
+				 * IOLENS_STACK_*; 0 = none taken */
+	__u32 reserved;		/* 0 */
 };
 
 /* A slot of the block tracer's request table (map `rqs`); userspace reads
@@ -160,6 +164,7 @@ struct iolens_block_cfg {
 	__u32 ndev;		/* 0 = all devices */
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
 	__u32 nrings;		/* rings in use: see ring_reserve() */
+	__u32 stacks;		/* take each request's submitting stack */
 };
 
 #endif

@@ -92,7 +92,8 @@ static __always_inline void FN(owner)(struct request *rq, struct iolens_rq *r)
  * table has no room.  `held` is a slot its address still holds: the request
  * there before it ended without its completion reaching us.
  */
-static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq,
+static __always_inline struct iolens_rq_slot *FN(track)(void *pctx,
+							struct request *rq,
 							__u64 key, __u8 ctx,
 							__u64 now,
 							struct iolens_rq_slot *held)
@@ -109,18 +110,27 @@ static __always_inline struct iolens_rq_slot *FN(track)(struct request *rq,
 	FN(describe)(rq, &s->rq);
 	FN(who)(&s->rq, ctx);
 	FN(owner)(rq, &s->rq);
+	/* Where the request is first seen: under the submitter's
+	 * submit_bio() at block_io_start, else (before Linux 6.5, and a
+	 * flush the block layer made) where it is inserted or issued. */
+	if (cfg.stacks) {
+		long id = bpf_get_stackid(pctx, &stacks, 0);
+
+		s->rq.stack = id >= 0 ? id + 1 : IOLENS_STACK_LOST;
+	}
 	return s;
 }
 
 /* The slot of a request seen again, or first seen at insert or issue. */
-static __always_inline struct iolens_rq_slot *FN(sighting)(struct request *rq,
+static __always_inline struct iolens_rq_slot *FN(sighting)(void *pctx,
+							   struct request *rq,
 							   __u64 key, __u8 ctx,
 							   __u64 now)
 {
 	struct iolens_rq_slot *s = slot_find(key);
 
 	if (!s)
-		return FN(track)(rq, key, ctx, now, NULL);
+		return FN(track)(pctx, rq, key, ctx, now, NULL);
 	/* Tracked since block_io_start, which reads no clock. */
 	if (!s->seen)
 		s->seen = now;
@@ -134,27 +144,27 @@ static __always_inline struct iolens_rq_slot *FN(sighting)(struct request *rq,
  * in the submitter's plug (blk_time_get_ns(), as seen on 6.18), a little
  * earlier than this moment; it is the start iostat's await measures from.
  */
-static __always_inline void FN(on_start)(struct request *rq)
+static __always_inline void FN(on_start)(void *pctx, struct request *rq)
 {
 	__u64 key = KEY(rq, SCRATCH_START);
 
-	FN(track)(rq, key, IOLENS_CTX_SUBMIT, 0, slot_find(key));
+	FN(track)(pctx, rq, key, IOLENS_CTX_SUBMIT, 0, slot_find(key));
 }
 
-static __always_inline void FN(on_insert)(struct request *rq)
+static __always_inline void FN(on_insert)(void *pctx, struct request *rq)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_INSERT),
+	struct iolens_rq_slot *s = FN(sighting)(pctx, rq, KEY(rq, SCRATCH_INSERT),
 						IOLENS_CTX_INSERT, now);
 
 	if (s)
 		s->rq.ts_insert = now;
 }
 
-static __always_inline void FN(on_issue)(struct request *rq)
+static __always_inline void FN(on_issue)(void *pctx, struct request *rq)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct iolens_rq_slot *s = FN(sighting)(rq, KEY(rq, SCRATCH_ISSUE),
+	struct iolens_rq_slot *s = FN(sighting)(pctx, rq, KEY(rq, SCRATCH_ISSUE),
 						IOLENS_CTX_ISSUE, now);
 
 	if (!s)
@@ -274,9 +284,8 @@ static __always_inline void FN(on_bio)(struct bio *bio)
 
 	if (!bdev)
 		return;
-	/* REQ_OP_MASK, the low 8 bits since Linux 4.20; REQ_OP_READ is 0
-	 * and REQ_OP_WRITE 1 on every kernel. */
-	op = RD(bio, bi_opf) & 0xff;
+	/* REQ_OP_READ is 0 and REQ_OP_WRITE 1 on every kernel. */
+	op = RD(bio, bi_opf) & KERNEL_REQ_OP_MASK;
 	disk = RD(bdev, bd_disk);
 	if (op > 1 || !disk || RD2(disk, fops, submit_bio))
 		return;
@@ -305,9 +314,21 @@ static __always_inline void FN(on_bio)(struct bio *bio)
 #define RQ_HOOK(tp, name, handler) RQ_PROG(FLAVOUR #tp, FN(name), FN(handler))
 #endif
 
-RQ_HOOK(block_io_start, io_start, on_start)
-RQ_HOOK(block_rq_insert, insert, on_insert)
-RQ_HOOK(block_rq_issue, issue, on_issue)
+/* The same for a handler that may take the stack: it gets the program's
+ * context too. */
+#ifndef RQ_CTX_HOOK
+#define RQ_CTX_HOOK(tp, name, handler)					\
+	SEC(FLAVOUR #tp)						\
+	int HOOK(FN(name), struct request *rq)				\
+	{								\
+		FN(handler)(ctx, rq);					\
+		return 0;						\
+	}
+#endif
+
+RQ_CTX_HOOK(block_io_start, io_start, on_start)
+RQ_CTX_HOOK(block_rq_insert, insert, on_insert)
+RQ_CTX_HOOK(block_rq_issue, issue, on_issue)
 RQ_HOOK(block_rq_requeue, requeue, on_requeue)
 RQ_HOOK(block_rq_merge, merge, on_merge)
 

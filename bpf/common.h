@@ -19,6 +19,17 @@
 #define KERNEL_PF_EXITING	0x00000004U
 #define KERNEL_PF_KTHREAD	0x00200000U
 
+/*
+ * Submitting kernel stacks (`lat --by stack`, `snoop --stacks`): kept in a
+ * map `stacks` of at most IOLENS_STACKS_MAX, IOLENS_STACK_DEPTH frames
+ * each (the block layer's own take about ten); a request names its stack
+ * as 1 + its id there, IOLENS_STACK_LOST where the stack was taken and not
+ * kept (its hash bucket held another), 0 where none was taken.
+ */
+#define IOLENS_STACK_DEPTH	32
+#define IOLENS_STACKS_MAX	16384
+#define IOLENS_STACK_LOST	0xffffffffU
+
 /* Read-modify-write reads are told from the registers a write syscall
  * saved, by x86-64's syscall numbers (bpf/rmw.bpf.h): elsewhere they are
  * not counted. */

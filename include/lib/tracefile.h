@@ -12,6 +12,9 @@
  *   HEADER once first; DEVICE and CGROUP whenever a new one is seen, before
  *   the first request that names it; RQ per request (struct iolens_rq);
  *   LOST when the kernel dropped records; END last, with the totals.
+ *   Version 3 adds the request's stack to RQ and STACK, the named frames
+ *   of a stack, before the first request that names it (`record
+ *   --stacks`).  Versions 1 and 2 still read, their requests of no stack.
  *
  * A file without END (killed writer, truncated copy) is reported as
  * truncated by the reader, with the records before the cut still readable.
@@ -23,9 +26,10 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "bpf/block.h"
+#include "lib/ksyms.h"
 
 #define IOLENS_TRACE_MAGIC	"IOLENSTR"
-#define IOLENS_TRACE_VERSION	2
+#define IOLENS_TRACE_VERSION	3
 #define TRACE_PATH_MAX		256
 
 enum trace_rec_type {
@@ -35,6 +39,7 @@ enum trace_rec_type {
 	TRACE_REC_RQ,
 	TRACE_REC_LOST,
 	TRACE_REC_END,
+	TRACE_REC_STACK,
 };
 
 struct trace_header {
@@ -43,6 +48,13 @@ struct trace_header {
 	char tool[32];		/* "iolens 0.1.0" */
 	__u64 mono_ns;		/* CLOCK_MONOTONIC at start: time base of ts_* */
 	__u64 real_ns;		/* CLOCK_REALTIME at the same instant */
+	__u32 flags;		/* TRACE_HDR_* (version 3; 0 before) */
+};
+
+/* struct trace_header.flags */
+enum {
+	/* Recorded with --stacks: requests name their stacks. */
+	TRACE_HDR_STACKS = 1 << 0,
 };
 
 struct trace_device {
@@ -68,11 +80,17 @@ struct trace_end {
 				 * never saw; see struct iolens_counters */
 };
 
+struct trace_stack {
+	__u32 stack;		/* as iolens_rq.stack names it */
+	struct kstack k;
+};
+
 struct trace_item {
 	enum trace_rec_type type;
 	union {
 		struct trace_device dev;
 		struct trace_cgroup cg;
+		struct trace_stack stack;
 		struct iolens_rq rq;
 		__u64 lost;	/* TRACE_REC_LOST: newly lost since last */
 		struct trace_end end;
@@ -90,6 +108,7 @@ int trace_write_device(struct trace_writer *w, const struct trace_device *d);
 int trace_write_cgroup(struct trace_writer *w, const struct trace_cgroup *c);
 int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq);
 int trace_write_lost(struct trace_writer *w, __u64 lost);
+int trace_write_stack(struct trace_writer *w, const struct trace_stack *s);
 /* Closes the block being gathered and waits until it and all before it
  * are compressed and written to the file: a writer killed after this
  * leaves every record written so far readable.  0, or -1 (the error comes

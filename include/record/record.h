@@ -10,6 +10,8 @@ struct record_opts {
 	struct rqfilter filter;
 	const char *path;		/* the trace file; replaced if it exists */
 	__u64 duration_ns;		/* 0: until interrupted */
+	bool stacks;			/* with each request's submitting
+					 * kernel stack */
 };
 
 /* Records until the duration or a signal ends it; the exit code. */

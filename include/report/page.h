@@ -24,6 +24,7 @@
 #define PAGE_SECTOR_MAX	(1ULL << 50)	/* 512 PiB: beyond, no real offset */
 #define PAGE_WHO	4096		/* submitters told apart; more: "others" */
 #define PAGE_CGROUPS	1024		/* cgroups told apart */
+#define PAGE_STACKS	1024		/* submitting stacks told apart */
 
 /* Ops as the charts colour them. */
 enum page_op { PAGE_READ, PAGE_WRITE, PAGE_OTHER, PAGE_NOPS };
@@ -56,12 +57,14 @@ struct page_dev {
 	struct page_offsets *off;	/* the first PAGE_ODEVS disks only */
 };
 
-/* A submitter (pid and comm) or a cgroup, and what it asked for. */
+/* A submitter (pid and comm), a cgroup or a submitting stack, and what it
+ * asked for. */
 struct page_who {
 	__u32 pid;
 	char comm[IOLENS_COMM_LEN];
 	unsigned int hier;		/* cgroups: hierarchy and id */
 	__u64 cgroup;
+	__u32 stack;			/* stacks: as iolens_rq.stack */
 	__u64 requests, bytes;
 	__u64 time_ns;			/* sum of total latencies, where known */
 	bool used;
@@ -88,6 +91,7 @@ struct page {
 	__u64 requests, bytes, unseen;
 	__u64 size_n;
 	struct page_table who, cgroups;
+	struct page_table stacks;	/* with page_new()'s `stacks` */
 	/* Requests that ended with an error status: in the counts, not in
 	 * the latencies (a failure's time is not a success's); the first
 	 * PAGE_FAILS of them listed. */
@@ -96,8 +100,9 @@ struct page {
 	int nfails;
 };
 
-/* A page with time 0 at `t0`; NULL if out of memory. */
-struct page *page_new(__u64 t0);
+/* A page with time 0 at `t0`, and a table of submitting stacks if the
+ * requests name theirs; NULL if out of memory. */
+struct page *page_new(__u64 t0, bool stacks);
 /* One request shown; -1 if out of memory. */
 int page_add(struct page *p, const struct iolens_rq *rq);
 /* The charts over time reach `end` (the trace's end), requests or not. */

@@ -25,6 +25,7 @@ struct report_format {
 	bool devices;			/* says each disk as it is first met */
 	bool twice;			/* reads the file twice: not a pipe */
 	bool chart;			/* draws the one chart of --chart */
+	bool stacks;			/* shows --stacks */
 	int (*open)(struct report *r);
 	int (*add)(struct report *r, struct iolens_rq *rq,
 		   const struct rqfmt_names *n);
@@ -41,6 +42,7 @@ struct report_opts {
 	const char *outpath;		/* NULL or "-": standard output */
 	struct rqfilter filt;
 	char filters[256];		/* the filter options, as given */
+	bool stacks;			/* lines show their stacks */
 };
 
 /* Prints the trace; the exit code (1 also for a damaged trace, after

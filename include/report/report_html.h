@@ -19,6 +19,8 @@
 struct html;
 
 /* What the page says about the file as a whole. */
+struct kstacks;
+
 struct html_facts {
 	const char *path;		/* the trace */
 	const char *filters;		/* the filters given, "" for none */
@@ -27,6 +29,7 @@ struct html_facts {
 	__u64 end_ns;			/* END's CLOCK_MONOTONIC, if complete */
 	bool complete;			/* END read: else cut short or damaged */
 	const char *damage;		/* what was wrong, when not complete */
+	struct kstacks *ks;		/* the stacks the trace named, or NULL */
 };
 
 /* `chart`: NULL for the page, else that chart alone as an SVG file. */

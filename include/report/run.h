@@ -35,6 +35,8 @@ struct report {
 	struct html *html;	/* -f html, -f svg */
 	const struct chart *chart;	/* --chart */
 	const char *filters;	/* the filter options, as given */
+	bool stacks;		/* --stacks: lines show them */
+	struct kstacks *ks;	/* the file's stacks, as read */
 };
 
 /* The name of disk `dev` (ctx: the report), for the charts and Perfetto. */

@@ -15,6 +15,8 @@ struct snoop_opts {
 	unsigned long long max;		/* lines to show; 0: no limit */
 	__u64 stuck_ns;			/* warn of a request in flight this
 					 * long; 0: never */
+	bool stacks;			/* show each request's submitting
+					 * kernel stack */
 };
 
 /* Traces until the duration, the count or a signal ends it; the exit code. */

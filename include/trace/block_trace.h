@@ -48,6 +48,9 @@ static inline __u64 block_rq_time(const struct iolens_rq *rq)
 enum {
 	/* Count each process's bios as well: block_trace_proc_bios(). */
 	BLOCK_TRACE_BIOS = 1 << 0,
+	/* Take each request's submitting kernel stack (iolens_rq.stack),
+	 * kept in the map of block_trace_stacks_fd(). */
+	BLOCK_TRACE_STACKS = 1 << 1,
 };
 
 /* Checks privileges, loads and attaches, preferring tp_btf and falling back
@@ -74,6 +77,10 @@ int block_trace_nconsumers(void);
  * kernel-side filter; prints a usage error and returns 2 if one is not a
  * block device here. */
 int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs);
+
+/* The map of submitting stacks (BLOCK_TRACE_STACKS): a stack_trace map
+ * keyed by iolens_rq.stack - 1. */
+int block_trace_stacks_fd(const struct block_trace *bt);
 
 /* "tp_btf" or "raw_tp": which flavour is attached. */
 const char *block_trace_flavour(const struct block_trace *bt);

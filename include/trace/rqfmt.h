@@ -4,10 +4,12 @@
 #ifndef IOLENS_RQFMT_H
 #define IOLENS_RQFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/block.h"
+#include "trace/kstacks.h"
 
 enum rqfmt_mode { RQFMT_TEXT, RQFMT_JSON, RQFMT_CSV };
 
@@ -16,10 +18,15 @@ struct rqfmt_names {
 	const char *dev;	/* disk name, never NULL */
 	const char *cgroup;	/* submitter cgroup path, NULL unknown */
 	const char *io_cgroup;	/* cgroup owning the I/O, NULL unknown */
+	/* --stacks: the submitting stack is shown, `stack` (NULL where it
+	 * is unknown: kstack_unknown() of iolens_rq.stack says why). */
+	bool stacks;
+	const struct kstack *stack;
 };
 
-/* Column header (text, CSV); nothing for JSON lines. */
-void rqfmt_header(FILE *f, enum rqfmt_mode mode);
+/* Column header (text, CSV); nothing for JSON lines.  `stacks`: CSV's
+ * last column is the stack. */
+void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool stacks);
 
 /* Bytes rqfmt_format() may write for a request with these names. */
 size_t rqfmt_bound(const struct rqfmt_names *names);

@@ -5,14 +5,19 @@
 #include "cli/filters.h"
 #include "lib/log.h"
 #include "record/record.h"
+#include "trace/block_trace.h"
 
 #define OPTS struct record_opts
+
+enum { OPT_STACKS = CLI_LONG };
 
 static const struct cli_opt opts[] = {
 	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)",
 		CLI_STRING(OPTS, path)),
 	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms")),
 	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, filter, struct rqfilter),
+	CLI_OPT(OPT_STACKS, "stacks", NULL, "with each request's submitting kernel stack",
+		CLI_BOOL(OPTS, stacks)),
 	CLI_END,
 };
 
@@ -45,5 +50,6 @@ CLI_COMMAND_MAIN(record) = {
 	.finish = check_output,
 	.summary = "write every block request to a compressed trace file",
 	.order = 50,
-	.uses = TRACE_USES({ .rings = 1 }),
+	.uses = TRACE_USES({ .rings = 1 },
+			   { .options = "--stacks", .rings = 1, .block_flags = BLOCK_TRACE_STACKS }),
 };

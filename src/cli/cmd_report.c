@@ -43,7 +43,7 @@ static const char *chart_choices(void)
 	return names_of(buf, sizeof(buf), chart_name, ncharts);
 }
 
-enum { OPT_CHART = CLI_LONG };
+enum { OPT_CHART = CLI_LONG, OPT_STACKS };
 
 /* The formats, from their rows (report/formats.c). */
 static void format_fields(FILE *f)
@@ -93,6 +93,8 @@ static const struct cli_opt opts[] = {
 		CLI_STRING(OPTS, r.outpath)),
 	CLI_OPT_OF(OPT_CHART, "chart", "NAME", chart_choices, "with -f svg: latency-heatmap, device-heatmap,\nlatency-histogram, iops, throughput, queue-depth,\nsize-histogram, offset, submitters or cgroups",
 		   CLI_STRING(OPTS, chart)),
+	CLI_OPT(OPT_STACKS, "stacks", NULL, "text, json, csv: each request's submitting stack\n(a trace made by record --stacks)",
+		CLI_BOOL(OPTS, r.stacks)),
 	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, r.filt, struct rqfilter, .seen = note_filter),
 	CLI_END,
 };

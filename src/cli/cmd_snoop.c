@@ -3,8 +3,9 @@
 #include "cli/commands.h"
 #include "cli/filters.h"
 #include "snoop/snoop.h"
+#include "trace/block_trace.h"
 
-enum { OPT_CSV = CLI_LONG, OPT_STUCK };
+enum { OPT_CSV = CLI_LONG, OPT_STUCK, OPT_STACKS };
 
 #define OPTS struct snoop_opts
 
@@ -17,6 +18,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT('n', "count", "N", "stop after N requests shown", CLI_COUNT(OPTS, max, "bad count '%s'")),
 	CLI_OPT(OPT_STUCK, "stuck", "TIME", "a line on stderr for a request in flight this long\n(default 5s; 0 never)",
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
+	CLI_OPT(OPT_STACKS, "stacks", NULL, "each request's submitting kernel stack (below\nits line; JSON \"stack\"; CSV: folded)",
+		CLI_BOOL(OPTS, stacks)),
 	CLI_END,
 };
 
@@ -46,5 +49,6 @@ CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT, .stuck_ns = 5000000000ULL) = {
 	.finish = check_pids,
 	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
 	.order = 20,
-	.uses = TRACE_USES({ .rings = -1 }),
+	.uses = TRACE_USES({ .rings = -1 },
+			   { .options = "--stacks", .rings = -1, .block_flags = BLOCK_TRACE_STACKS }),
 };

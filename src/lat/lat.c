@@ -210,21 +210,9 @@ static const char *cg_name(const struct group *g)
 	return !g->cg_id ? "(unknown)" : p ? p : "(gone)";
 }
 
-/* The first frame of a stack worth showing: the one after the tracepoint's
- * own (the BPF program, bpf_trace_run1(), __bpf_trace_block_io_start()),
- * whose number differs between kernels. */
 static int stack_first(const struct group *g)
 {
-	char sym[512];
-	int first = 0;
-
-	for (int i = 0; i < IOLENS_STACK_DEPTH && g->frames[i]; i++) {
-		ksyms_name(g->frames[i], sym, sizeof(sym));
-		if (!strncmp(sym, "bpf_trace_run", 13) || !strncmp(sym, "__bpf_trace_", 12) ||
-		    !strncmp(sym, "__traceiter_", 12))
-			first = i + 1;
-	}
-	return first;
+	return ksyms_stack_first(g->frames, IOLENS_STACK_DEPTH);
 }
 
 /* A stack's frames, innermost first, one per line below its title. */
@@ -630,13 +618,8 @@ static int run(const struct lat_opts *o)
 
 	if (o->per_flags)
 		reqflags_init();
-	err = o->per_stack ? ksyms_load() : 0;
-	if (err == -EPERM)
-		pr_err("%s: /proc/kallsyms hides the kernel's addresses "
-		       "(kernel.kptr_restrict is 2): stacks shown as addresses", CMD);
-	else if (err)
-		pr_err("%s: cannot read /proc/kallsyms (%s): stacks shown as addresses",
-		       CMD, strerror(-err));
+	if (o->per_stack)
+		ksyms_load_for(CMD);
 	st = agg_trace_start(CMD, &so);
 	if (!st)
 		return 1;

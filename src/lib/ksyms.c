@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/ksyms.h"
+#include "lib/log.h"
 #include "lib/vec.h"
 
 struct ksym {
@@ -76,6 +77,39 @@ int ksyms_load(void)
 	if (!loaded)
 		loaded = load() + 1;
 	return loaded - 1;
+}
+
+const char *kstack_unknown(__u32 stack)
+{
+	if (!stack)
+		return "not seen submitting";
+	return stack == IOLENS_STACK_LOST ? "not kept" : NULL;
+}
+
+void ksyms_load_for(const char *cmd)
+{
+	int err = ksyms_load();
+
+	if (err == -EPERM)
+		pr_err("%s: /proc/kallsyms hides the kernel's addresses "
+		       "(kernel.kptr_restrict is 2): stacks shown as addresses", cmd);
+	else if (err)
+		pr_err("%s: cannot read /proc/kallsyms (%s): stacks shown as addresses",
+		       cmd, strerror(-err));
+}
+
+int ksyms_stack_first(const __u64 *frames, int n)
+{
+	char sym[512];
+	int first = 0;
+
+	for (int i = 0; i < n && frames[i]; i++) {
+		ksyms_name(frames[i], sym, sizeof(sym));
+		if (!strncmp(sym, "bpf_trace_run", 13) || !strncmp(sym, "__bpf_trace_", 12) ||
+		    !strncmp(sym, "__traceiter_", 12))
+			first = i + 1;
+	}
+	return first;
 }
 
 const char *ksyms_name(__u64 addr, char *buf, size_t len)

@@ -20,6 +20,7 @@
 #include "lib/gzpar.h"
 #include "lib/outfile.h"
 #include "lib/tracefile.h"
+#include "lib/tracerec.h"
 
 #define MAGIC_LEN	8
 #define REC_HDR_LEN	8
@@ -28,154 +29,6 @@
  * it has not verified.  Version 1 files (records alone) still read. */
 #define BLK_HDR_LEN	8
 #define BLOCK_MAX	(64 * 1024)
-
-/* Payload lengths; a record of another length is corrupt. */
-#define HEADER_LEN	(65 + 65 + 32 + 8 + 8)
-#define DEVICE_LEN	(4 + 4 + 4 + 32)
-#define CGROUP_LEN	(8 + 4 + 4 + TRACE_PATH_MAX)
-#define RQ_LEN		(7 * 8 + 5 * 4 + 2 * 2 + 4 * 1 + 4 + IOLENS_COMM_LEN)
-#define LOST_LEN	8
-#define END_LEN		(4 * 8)
-#define MAX_PAYLOAD	CGROUP_LEN
-
-_Static_assert(sizeof(((struct trace_header *)0)->kernel) == 65, "format");
-_Static_assert(sizeof(((struct trace_header *)0)->host) == 65, "format");
-_Static_assert(sizeof(((struct trace_header *)0)->tool) == 32, "format");
-_Static_assert(sizeof(((struct trace_device *)0)->name) == 32, "format");
-/* A new field in the request record must be added to put_rq()/get_rq() and
- * comes with a new IOLENS_TRACE_VERSION. */
-_Static_assert(sizeof(struct iolens_rq) == RQ_LEN, "iolens_rq changed");
-
-/* Cursor over a record payload: bounds are guaranteed by the fixed lengths
- * above, checked once per record, so the helpers do not check again. */
-struct buf {
-	unsigned char *p;
-};
-
-static void put_u8(struct buf *b, __u8 v)
-{
-	*b->p++ = v;
-}
-
-static void put_u16(struct buf *b, __u16 v)
-{
-	v = htole16(v);
-	memcpy(b->p, &v, 2);
-	b->p += 2;
-}
-
-static void put_u32(struct buf *b, __u32 v)
-{
-	v = htole32(v);
-	memcpy(b->p, &v, 4);
-	b->p += 4;
-}
-
-static void put_u64(struct buf *b, __u64 v)
-{
-	v = htole64(v);
-	memcpy(b->p, &v, 8);
-	b->p += 8;
-}
-
-/* Fixed-size string field, zero-filled so no stale memory reaches the
- * file, always NUL-terminated. */
-static void put_str(struct buf *b, const char *s, size_t len)
-{
-	size_t n = strnlen(s, len - 1);
-
-	memcpy(b->p, s, n);
-	memset(b->p + n, 0, len - n);
-	b->p += len;
-}
-
-static __u8 get_u8(struct buf *b)
-{
-	return *b->p++;
-}
-
-static __u16 get_u16(struct buf *b)
-{
-	__u16 v;
-
-	memcpy(&v, b->p, 2);
-	b->p += 2;
-	return le16toh(v);
-}
-
-static __u32 get_u32(struct buf *b)
-{
-	__u32 v;
-
-	memcpy(&v, b->p, 4);
-	b->p += 4;
-	return le32toh(v);
-}
-
-static __u64 get_u64(struct buf *b)
-{
-	__u64 v;
-
-	memcpy(&v, b->p, 8);
-	b->p += 8;
-	return le64toh(v);
-}
-
-/* The file may hold anything: terminate strings here, not at the user. */
-static void get_str(struct buf *b, char *s, size_t len)
-{
-	memcpy(s, b->p, len);
-	s[len - 1] = '\0';
-	b->p += len;
-}
-
-static void put_rq(struct buf *b, const struct iolens_rq *rq)
-{
-	put_u64(b, rq->ts_start);
-	put_u64(b, rq->ts_insert);
-	put_u64(b, rq->ts_issue);
-	put_u64(b, rq->ts_complete);
-	put_u64(b, rq->sector);
-	put_u64(b, rq->cgroup);
-	put_u64(b, rq->io_cgroup);
-	put_u32(b, rq->dev);
-	put_u32(b, rq->bytes);
-	put_u32(b, rq->pid);
-	put_u32(b, rq->tid);
-	put_u32(b, rq->kflags);
-	put_u16(b, rq->flags);
-	put_u16(b, rq->qd);
-	put_u8(b, rq->op);
-	put_u8(b, rq->ctx);
-	put_u8(b, rq->status);
-	put_u8(b, rq->requeues);
-	put_u32(b, rq->io_cgroup_hier);
-	put_str(b, rq->comm, IOLENS_COMM_LEN);
-}
-
-static void get_rq(struct buf *b, struct iolens_rq *rq)
-{
-	rq->ts_start = get_u64(b);
-	rq->ts_insert = get_u64(b);
-	rq->ts_issue = get_u64(b);
-	rq->ts_complete = get_u64(b);
-	rq->sector = get_u64(b);
-	rq->cgroup = get_u64(b);
-	rq->io_cgroup = get_u64(b);
-	rq->dev = get_u32(b);
-	rq->bytes = get_u32(b);
-	rq->pid = get_u32(b);
-	rq->tid = get_u32(b);
-	rq->kflags = get_u32(b);
-	rq->flags = get_u16(b);
-	rq->qd = get_u16(b);
-	rq->op = get_u8(b);
-	rq->ctx = get_u8(b);
-	rq->status = get_u8(b);
-	rq->requeues = get_u8(b);
-	rq->io_cgroup_hier = get_u32(b);
-	get_str(b, rq->comm, IOLENS_COMM_LEN);
-}
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -296,6 +149,7 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	put_str(&b, h->tool, sizeof(h->tool));
 	put_u64(&b, h->mono_ns);
 	put_u64(&b, h->real_ns);
+	put_u32(&b, h->flags);
 	if (gzpar_write(w->f, p, sizeof(p)) ||
 	    write_rec(w, TRACE_REC_HEADER, hp, sizeof(hp)) || flush_block(w)) {
 		set_err(err, errlen, "cannot write %s: %s", path, gzpar_error(w->f));
@@ -341,6 +195,18 @@ int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq)
 		return -1;
 	w->requests++;
 	return 0;
+}
+
+int trace_write_stack(struct trace_writer *w, const struct trace_stack *s)
+{
+	unsigned char p[STACK_LEN];
+	struct buf b = { p };
+
+	put_u32(&b, s->stack);
+	put_u32(&b, s->k.n);
+	for (int i = 0; i < IOLENS_STACK_DEPTH; i++)
+		put_str(&b, i < (int)s->k.n ? s->k.frame[i] : "", KSTACK_NAME);
+	return write_rec(w, TRACE_REC_STACK, p, sizeof(p));
 }
 
 int trace_write_lost(struct trace_writer *w, __u64 lost)
@@ -469,15 +335,16 @@ static int read_full(struct trace_reader *r, void *buf, unsigned int len)
 	return gzread(r->f, buf, len) == (int)len;
 }
 
-static __u32 expected_len(unsigned int type)
+static __u32 expected_len(unsigned int type, __u32 version)
 {
 	switch (type) {
-	case TRACE_REC_HEADER: return HEADER_LEN;
+	case TRACE_REC_HEADER: return version >= 3 ? HEADER_LEN : HEADER_LEN_V2;
 	case TRACE_REC_DEVICE: return DEVICE_LEN;
 	case TRACE_REC_CGROUP: return CGROUP_LEN;
-	case TRACE_REC_RQ: return RQ_LEN;
+	case TRACE_REC_RQ: return version >= 3 ? RQ_LEN : RQ_LEN_V2;
 	case TRACE_REC_LOST: return LOST_LEN;
 	case TRACE_REC_END: return END_LEN;
+	case TRACE_REC_STACK: return version >= 3 ? STACK_LEN : 0;
 	}
 	return 0;
 }
@@ -550,7 +417,7 @@ static int read_rec(struct trace_reader *r, unsigned int *type,
 	*type = get_u16(&b);
 	get_u16(&b);		/* reserved */
 	len = get_u32(&b);
-	want = expected_len(*type);
+	want = expected_len(*type, r->version);
 	if (!want) {
 		corrupt(r, "unknown record type %u", *type);
 		return -1;
@@ -634,14 +501,14 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 	version = get_u32(&b);
 	r->version = version;
 	r->size = S_ISREG(st.st_mode) ? st.st_size : -1;
-	if (version == 2 && !(r->blk = malloc(BLOCK_MAX))) {
-		set_err(err, errlen, "out of memory");
+	if (version < 1 || version > IOLENS_TRACE_VERSION) {
+		set_err(err, errlen,
+			"trace format version %u, this iolens reads versions 1 to %d",
+			version, IOLENS_TRACE_VERSION);
 		goto fail;
 	}
-	if (version != 1 && version != IOLENS_TRACE_VERSION) {
-		set_err(err, errlen,
-			"trace format version %u, this iolens reads version %d",
-			version, IOLENS_TRACE_VERSION);
+	if (version >= 2 && !(r->blk = malloc(BLOCK_MAX))) {
+		set_err(err, errlen, "out of memory");
 		goto fail;
 	}
 	if (read_rec(r, &type, p))
@@ -656,6 +523,7 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 	get_str(&b, h->tool, sizeof(h->tool));
 	h->mono_ns = get_u64(&b);
 	h->real_ns = get_u64(&b);
+	h->flags = version >= 3 ? get_u32(&b) : 0;
 	return r;
 
 fail_rec:
@@ -725,7 +593,8 @@ int trace_next(struct trace_reader *r, struct trace_item *it,
 	if (read_rec(r, &type, p))
 		goto fail;
 
-	memset(it, 0, sizeof(*it));
+	/* Each case fills every field of its member: a memset of the whole
+	 * union (a stack's 3 KiB) per request would cost more than its read. */
 	it->type = type;
 	switch (type) {
 	case TRACE_REC_HEADER:
@@ -740,11 +609,22 @@ int trace_next(struct trace_reader *r, struct trace_item *it,
 	case TRACE_REC_CGROUP:
 		it->cg.id = get_u64(&b);
 		it->cg.hier = get_u32(&b);
-		get_u32(&b);	/* reserved */
+		it->cg.reserved = get_u32(&b);
 		get_str(&b, it->cg.path, sizeof(it->cg.path));
 		break;
+	case TRACE_REC_STACK:
+		it->stack.stack = get_u32(&b);
+		it->stack.k.n = get_u32(&b);
+		for (int i = 0; i < IOLENS_STACK_DEPTH; i++)
+			get_str(&b, it->stack.k.frame[i], KSTACK_NAME);
+		if (kstack_unknown(it->stack.stack) || it->stack.stack > IOLENS_STACKS_MAX ||
+		    it->stack.k.n > IOLENS_STACK_DEPTH) {
+			corrupt(r, "stack %u of %u frames", it->stack.stack, it->stack.k.n);
+			goto fail;
+		}
+		break;
 	case TRACE_REC_RQ:
-		get_rq(&b, &it->rq);
+		get_rq(&b, &it->rq, r->version);
 		/* Consumers index tables and shift masks by these. */
 		if (it->rq.op >= IOLENS_OP_NR || it->rq.ctx > IOLENS_CTX_ISSUE) {
 			corrupt(r, "request with op %u, ctx %u",

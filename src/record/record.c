@@ -9,10 +9,12 @@
 #include "lib/cgroups.h"
 #include "lib/clock.h"
 #include "lib/devices.h"
+#include "lib/ksyms.h"
 #include "lib/log.h"
 #include "lib/tracefile.h"
 #include "record/record.h"
 #include "trace/block_trace.h"
+#include "trace/kstacks.h"
 
 #define SEEN_SLOTS 4096
 
@@ -23,9 +25,10 @@ struct record {
 	unsigned long long written;
 	__u64 dropped_written;
 	int failed;
-	/* dev_t and cgroup ids already described in the file */
+	/* dev_t, cgroup and stack ids already described in the file */
 	__u64 seen[SEEN_SLOTS];
 	int nseen;
+	struct kstacks *stacks;	/* --stacks */
 };
 
 /* Returns true the first time `key` is offered (keys are never 0). */
@@ -83,6 +86,22 @@ static void describe_dev(struct record *r, __u32 dev)
 		r->failed = 1;
 }
 
+/* Named where it was taken, so that the file reads anywhere. */
+static void describe_stack(struct record *r, __u32 stack)
+{
+	struct trace_stack ts = { .stack = stack };
+	const struct kstack *k;
+
+	if (kstack_unknown(stack) || !first_sight(r, (__u64)stack | 1ULL << 62))
+		return;
+	k = kstacks_get(r->stacks, stack);
+	if (!k)
+		return;
+	ts.k = *k;
+	if (trace_write_stack(r->w, &ts))
+		r->failed = 1;
+}
+
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct record *r = ctx;
@@ -97,6 +116,8 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	describe_dev(r, rq->dev);
 	describe_cgroup(r, 0, rq->cgroup);
 	describe_cgroup(r, rq->io_cgroup_hier, rq->io_cgroup);
+	if (r->stacks)
+		describe_stack(r, rq->stack);
 	if (trace_write_rq(r->w, rq))
 		r->failed = 1;
 	r->written++;
@@ -166,9 +187,18 @@ int record_run(const struct record_opts *o)
 	/* Time 0 of the trace precedes the attach, so no request has a
 	 * timestamp before it. */
 	fill_header(&h);
-	r->bt = block_trace_start("record", devs, r->filter.ndev, 0, 0);
+	if (o->stacks)
+		h.flags |= TRACE_HDR_STACKS;
+	if (o->stacks)
+		ksyms_load_for("record");
+	r->bt = block_trace_start("record", devs, r->filter.ndev, 0,
+				  o->stacks ? BLOCK_TRACE_STACKS : 0);
 	if (!r->bt)
 		goto out;
+	if (o->stacks && !(r->stacks = kstacks_new(block_trace_stacks_fd(r->bt)))) {
+		fprintf(stderr, "iolens record: out of memory\n");
+		goto out;
+	}
 	r->w = trace_create(path, &h, block_trace_nconsumers(), err, sizeof(err));
 	if (!r->w) {
 		fprintf(stderr, "iolens record: %s\n", err);
@@ -194,6 +224,7 @@ int record_run(const struct record_opts *o)
 	ret = 0;
 out:
 	block_trace_stop(r->bt);
+	kstacks_free(r->stacks);
 	free(r);
 	return ret;
 }

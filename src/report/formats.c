@@ -10,7 +10,7 @@ static int lines_open(struct report *r)
 {
 	if (r->fmt->devices)
 		report_intro(r);
-	rqfmt_header(r->out, r->fmt->mode);
+	rqfmt_header(r->out, r->fmt->mode, r->stacks);
 	return 0;
 }
 
@@ -90,13 +90,15 @@ static int html_close(struct report *r, int status, const char *err)
 		.lost = r->complete ? r->end.lost : r->lost,
 		.untracked = r->end.untracked, .end_ns = r->end.mono_ns,
 		.complete = r->complete, .damage = status > 0 ? err : NULL,
+		.ks = r->ks,
 	};
 
 	html_end(r->html, &facts, report_dev_label, r);
 	return 0;
 }
 
-#define LINES(m) .mode = (m), .open = lines_open, .add = lines_add, .close = lines_close
+#define LINES(m) .mode = (m), .open = lines_open, .add = lines_add, .close = lines_close, \
+		 .stacks = true
 #define PAGE .open = html_open, .add = html_add_rq, .close = html_close
 
 const struct report_format report_formats[] = {

@@ -33,7 +33,7 @@ __u64 page_lrow_lower(int row)
 	return row & 1 ? base + base / 2 : base;
 }
 
-struct page *page_new(__u64 t0)
+struct page *page_new(__u64 t0, bool stacks)
 {
 	struct page *p = calloc(1, sizeof(*p));
 
@@ -45,7 +45,11 @@ struct page *page_new(__u64 t0)
 	p->cgroups.cap = PAGE_CGROUPS;
 	p->who.v = calloc(PAGE_WHO, sizeof(*p->who.v));
 	p->cgroups.v = calloc(PAGE_CGROUPS, sizeof(*p->cgroups.v));
-	if (!p->who.v || !p->cgroups.v) {
+	if (stacks) {
+		p->stacks.cap = PAGE_STACKS;
+		p->stacks.v = calloc(PAGE_STACKS, sizeof(*p->stacks.v));
+	}
+	if (!p->who.v || !p->cgroups.v || (stacks && !p->stacks.v)) {
 		page_free(p);
 		return NULL;
 	}
@@ -61,6 +65,7 @@ void page_free(struct page *p)
 	free(p->devs);
 	free(p->who.v);
 	free(p->cgroups.v);
+	free(p->stacks.v);
 	free(p);
 }
 
@@ -140,11 +145,12 @@ static unsigned int hash(__u64 a, const char *s)
 	return (unsigned int)(h >> 32);
 }
 
-/* The entry of (pid, comm) or (hier, cgroup) in t; its "others" when full. */
+/* The entry of (pid, comm), (hier, cgroup) or stack in t; its "others"
+ * when full. */
 static struct page_who *who_of(struct page_table *t, __u32 pid, const char *comm,
-			       unsigned int hier, __u64 cgroup)
+			       unsigned int hier, __u64 cgroup, __u32 stack)
 {
-	unsigned int h = hash((__u64)pid << 32 ^ cgroup ^ hier, comm);
+	unsigned int h = hash((__u64)pid << 32 ^ cgroup ^ hier ^ (__u64)stack << 40, comm);
 
 	/* At most 3/4 full, so that a lookup ends soon. */
 	for (unsigned int i = 0; i < (unsigned int)t->cap; i++) {
@@ -157,13 +163,14 @@ static struct page_who *who_of(struct page_table *t, __u32 pid, const char *comm
 			w->pid = pid;
 			w->hier = hier;
 			w->cgroup = cgroup;
+			w->stack = stack;
 			if (comm)
 				memcpy(w->comm, comm, sizeof(w->comm));
 			t->n++;
 			return w;
 		}
 		if (w->pid == pid && w->hier == hier && w->cgroup == cgroup &&
-		    (!comm || !strncmp(w->comm, comm, sizeof(w->comm))))
+		    w->stack == stack && (!comm || !strncmp(w->comm, comm, sizeof(w->comm))))
 			return w;
 	}
 	return &t->others;
@@ -231,13 +238,16 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 		d->total_ns += total;
 		d->timed++;
 	}
-	who_add(who_of(&p->who, rq->pid, rq->comm, 0, 0), rq, total);
+	who_add(who_of(&p->who, rq->pid, rq->comm, 0, 0, 0), rq, total);
 	/* The cgroup that owns the I/O (the dirtier's, for writeback) when
 	 * the kernel said, else the submitter's. */
 	if (rq->io_cgroup)
-		who_add(who_of(&p->cgroups, 0, NULL, rq->io_cgroup_hier, rq->io_cgroup), rq, total);
+		who_add(who_of(&p->cgroups, 0, NULL, rq->io_cgroup_hier, rq->io_cgroup, 0),
+			rq, total);
 	else
-		who_add(who_of(&p->cgroups, 0, NULL, 0, rq->cgroup), rq, total);
+		who_add(who_of(&p->cgroups, 0, NULL, 0, rq->cgroup, 0), rq, total);
+	if (p->stacks.v)
+		who_add(who_of(&p->stacks, 0, NULL, 0, 0, rq->stack), rq, total);
 	if (!rq->ts_complete) {
 		p->unseen++;
 		d->unseen++;

@@ -206,6 +206,8 @@ static bool selected(struct report *r, struct iolens_rq *rq,
 	/* The submitter's cgroup is always a cgroup2 id. */
 	names->cgroup = cgroup_path(0, rq->cgroup);
 	names->io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
+	names->stacks = r->stacks;
+	names->stack = r->stacks ? kstacks_get(r->ks, rq->stack) : NULL;
 	if (!rqfilter_match(&r->filt, rq, names->dev, names->cgroup,
 			    names->io_cgroup))
 		return false;
@@ -270,6 +272,10 @@ static int read_all(struct report *r, struct trace_reader *tr, char *err,
 			if (cgroup_set(it.cg.hier, it.cg.id, it.cg.path))
 				goto oom;
 			break;
+		case TRACE_REC_STACK:
+			if (r->ks && kstacks_put(r->ks, it.stack.stack, &it.stack.k))
+				goto oom;
+			break;
 		case TRACE_REC_RQ:
 			if (handle_rq(r, &it.rq))
 				goto oom;
@@ -294,6 +300,7 @@ oom:
 static void report_free(struct report *r)
 {
 	free(r->dev);
+	kstacks_free(r->ks);
 	perfetto_free(r->pf);
 	html_free(r->html);
 }
@@ -302,7 +309,7 @@ int report_run(const struct report_opts *o)
 {
 	struct report r = {
 		.fmt = o->fmt, .path = o->path, .filt = o->filt,
-		.chart = o->chart, .filters = o->filters,
+		.chart = o->chart, .filters = o->filters, .stacks = o->stacks,
 	};
 	struct trace_reader *tr = NULL;
 	const char *outpath = o->outpath;
@@ -319,6 +326,21 @@ int report_run(const struct report_opts *o)
 	}
 	/* Statuses as the recording kernel numbered them. */
 	blk_status_kernel(r.hdr.kernel);
+	if (r.stacks && !r.fmt->stacks) {
+		trace_close(tr);
+		return usage_err(CMD, "--stacks is for -f text, csv and json");
+	}
+	if (r.stacks && !(r.hdr.flags & TRACE_HDR_STACKS)) {
+		trace_close(tr);
+		return usage_err(CMD, "%s was recorded without --stacks: no stacks to show",
+				 r.path);
+	}
+	/* The page shows the stacks whenever the trace has them. */
+	if ((r.hdr.flags & TRACE_HDR_STACKS) && !(r.ks = kstacks_new(-1))) {
+		trace_close(tr);
+		pr_err("out of memory");
+		return 1;
+	}
 	/* Perfetto is written in a second pass: memory holds a window of
 	 * the trace, not all of it (report_perfetto.h). */
 	if (r.fmt->twice) {

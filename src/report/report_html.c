@@ -14,6 +14,7 @@
 #include "lib/units.h"
 #include "report/report_html.h"
 #include "report/svg.h"
+#include "trace/kstacks.h"
 #include "trace/reqflags.h"
 
 struct html {
@@ -43,7 +44,7 @@ struct html *html_new(FILE *f, const struct trace_header *h, const struct chart 
 	x->f = f;
 	x->hdr = *h;
 	x->chart = chart;
-	x->p = page_new(h->mono_ns);
+	x->p = page_new(h->mono_ns, !chart && (h->flags & TRACE_HDR_STACKS));
 	if (!x->p) {
 		free(x);
 		return NULL;
@@ -196,6 +197,42 @@ static void failures(struct html *h, const char *(*dev_name)(void *ctx, __u32 de
 	fputs("</table>\n", f);
 }
 
+/* How many of the busiest stacks the page shows (all are in its JSON). */
+#define TOP_STACKS 10
+
+/* The busiest submitting stacks, by requests, each with its frames. */
+static void stacks(struct html *h, struct kstacks *ks)
+{
+	const struct page_who *top[TOP_STACKS];
+	const struct page *p = h->p;
+	int n = p->stacks.v ? page_top(&p->stacks, false, top, TOP_STACKS) : 0;
+	FILE *f = h->f;
+	char b[32];
+
+	if (!n)
+		return;
+	fprintf(f, "<h2>Submitting stacks</h2>\n<p>The kernel stacks that submitted the "
+		"requests, the %d with the most, innermost frame first.</p>\n<table><tr>"
+		"<th>requests</th><th>bytes</th><th>mean latency</th><th>stack</th></tr>\n", n);
+	for (int i = 0; i < n; i++) {
+		const struct kstack *k = kstacks_get(ks, top[i]->stack);
+		const char *why = kstack_unknown(top[i]->stack);
+
+		fmt_bytes(b, sizeof(b), top[i]->bytes);
+		fprintf(f, "<tr><td>%llu</td><td>%s</td>", (unsigned long long)top[i]->requests, b);
+		fmt_ns(b, sizeof(b), top[i]->time_ns / top[i]->requests);
+		fprintf(f, "<td>%s</td><td><pre>", top[i]->time_ns ? b : "-");
+		for (__u32 j = 0; k && j < k->n; j++) {
+			svg_esc(f, k->frame[j]);
+			fputc('\n', f);
+		}
+		if (!k)
+			fprintf(f, "(%s)", why ? why : "not found");
+		fputs("</pre></td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 /* ---- the numbers, as JSON ---- */
 
 static void json_series(struct json *j, const char *key, const struct page *p,
@@ -278,7 +315,38 @@ static void json_fails(struct json *j, const struct page *p,
 	json_arr_close(j);
 }
 
-static void write_json(struct json *j, const struct page *p,
+static void json_stacks(struct json *j, const struct page_table *t, struct kstacks *ks)
+{
+	json_arr_open(j, "stacks");
+	for (int i = 0; i < t->cap; i++) {
+		const struct page_who *w = &t->v[i];
+		const struct kstack *k;
+
+		if (!w->used)
+			continue;
+		k = kstacks_get(ks, w->stack);
+		json_obj_open(j, NULL);
+		if (k) {
+			json_u64(j, "stack_id", w->stack - 1);
+			json_arr_open(j, "stack");
+			for (__u32 f = 0; f < k->n; f++)
+				json_str(j, NULL, k->frame[f]);
+			json_arr_close(j);
+		} else {
+			json_null(j, "stack_id");
+			json_null(j, "stack");
+			json_str(j, "stack_unknown", kstack_unknown(w->stack) ?: "not found");
+		}
+		json_u64(j, "requests", w->requests);
+		json_u64(j, "bytes", w->bytes);
+		json_u64(j, "time_ns", w->time_ns);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_u64(j, "stacks_others", t->others.requests);
+}
+
+static void write_json(struct json *j, const struct page *p, struct kstacks *ks,
 		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
 {
 	json_obj_open(j, NULL);
@@ -374,12 +442,14 @@ static void write_json(struct json *j, const struct page *p,
 	json_arr_close(j);
 	json_who(j, "submitters", &p->who, false);
 	json_who(j, "cgroups", &p->cgroups, true);
+	if (p->stacks.v)
+		json_stacks(j, &p->stacks, ks);
 	json_obj_close(j);
 }
 
 /* The JSON inside <script>: "</script" must not occur in it, so every '<'
  * (only ever inside strings) becomes \u003c. */
-static void embed_json(FILE *f, const struct page *p,
+static void embed_json(FILE *f, const struct page *p, struct kstacks *ks,
 		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
 {
 	char *buf = NULL;
@@ -390,7 +460,7 @@ static void embed_json(FILE *f, const struct page *p,
 	if (!m)
 		return;
 	json_init(&j, m);
-	write_json(&j, p, dev_name, ctx);
+	write_json(&j, p, ks, dev_name, ctx);
 	fclose(m);
 	fputs("<script type=\"application/json\" id=\"iolens-data\">", f);
 	for (size_t i = 0; i < len; i++) {
@@ -423,6 +493,7 @@ void html_end(struct html *h, const struct html_facts *facts,
 	fprintf(f, "</title>\n<style>%s</style>\n</head><body>\n<h1>iolens report</h1>\n", css);
 	summary(h, facts, dev_name, ctx);
 	failures(h, dev_name, ctx);
+	stacks(h, facts->ks);
 	for (int i = 0; i < ncharts; i++) {
 		if (!section || strcmp(section, charts[i].section)) {
 			section = charts[i].section;
@@ -435,6 +506,6 @@ void html_end(struct html *h, const struct html_facts *facts,
 	fprintf(f, "<p class=\"note\">Made by iolens report from the trace alone: one pass, "
 		"%d time bins of %.3f s. The numbers every chart was drawn from are in the "
 		"page, as JSON (id iolens-data).</p>\n", h->p->nbins, h->p->width / 1e9);
-	embed_json(f, h->p, dev_name, ctx);
+	embed_json(f, h->p, facts->ks, dev_name, ctx);
 	fputs("</body></html>\n", f);
 }

@@ -12,6 +12,7 @@
 #include "lib/devices.h"
 #include "lib/fdwrite.h"
 #include "lib/json.h"
+#include "lib/ksyms.h"
 #include "lib/proctree.h"
 #include "lib/sanitize.h"
 #include "lib/vec.h"
@@ -39,6 +40,7 @@ struct snoop {
 	struct stuck { __u64 key, start; unsigned int gen; } *stuck;
 	int nstuck;
 	unsigned int gen;
+	struct kstacks *stacks;	/* --stacks: named as requests show them */
 };
 
 /* Whether `rq` passes filter f and, live, -p's processes (a consumer's
@@ -79,6 +81,10 @@ static size_t format_rq(void *ctx, const struct iolens_rq *rq,
 
 	if (!wanted(s, &s->filter, rq, &n))
 		return 0;
+	if (s->stacks) {
+		n.stacks = true;
+		n.stack = kstacks_get(s->stacks, rq->stack);
+	}
 	buf = block_trace_room(o, rqfmt_bound(&n));
 	if (!buf)
 		return SIZE_MAX;
@@ -215,13 +221,21 @@ int snoop_run(const struct snoop_opts *o)
 	/* Before attaching: no request can complete before time 0. */
 	s.t0 = mono_ns();
 	nc = block_trace_nconsumers();
-	s.bt = block_trace_start("snoop", devs, s.filter.ndev, nc, 0);
+	if (o->stacks)
+		ksyms_load_for("snoop");
+	s.bt = block_trace_start("snoop", devs, s.filter.ndev, nc,
+				 o->stacks ? BLOCK_TRACE_STACKS : 0);
 	if (!s.bt)
 		return 1;
+	if (o->stacks && !(s.stacks = kstacks_new(block_trace_stacks_fd(s.bt)))) {
+		fprintf(stderr, "iolens snoop: out of memory\n");
+		block_trace_stop(s.bt);
+		return 1;
+	}
 	/* Also the signal for scripts that the tracer is attached. */
 	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
 		block_trace_flavour(s.bt));
-	rqfmt_header(stdout, s.mode);
+	rqfmt_header(stdout, s.mode, o->stacks);
 	/* The lines go out with writev(), after what stdio holds. */
 	fflush(stdout);
 	for (int i = 0; i < nc; i++)
@@ -234,6 +248,7 @@ int snoop_run(const struct snoop_opts *o)
 	}
 	summary(&s, (mono_ns() - s.t0) / 1e9);
 	block_trace_stop(s.bt);
+	kstacks_free(s.stacks);
 	proctree_free(&s.tree);
 	free(s.stuck);
 	return r;

@@ -45,10 +45,6 @@ const char *const agg_group_names[IOLENS_SG_NR] = {
  * that remembers each request's submitter until it completes. */
 #define KEYED_MAX 4096
 #define OWNERS_MAX 16384
-/* Buckets of distinct submitting stacks, allocated up front (doctor's
- * "memory lat by" row counts them): a stack whose bucket another holds
- * counts as unknown. */
-#define STACKS_MAX 16384
 /* owner_slots (bpf/agg_counters.bpf.h): 1.5 MiB; a request loses its
  * submitter to another in flight one time in OWNER_SLOTS / in flight. */
 #define OWNER_SLOTS 65536
@@ -196,8 +192,10 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 			    (o->labels & IOLENS_STAT_LABEL_COMM))) {
 		err = bpf_map__set_max_entries(st->skel->maps.owners, OWNERS_MAX);
 	}
+	/* Buckets of distinct stacks, allocated up front (doctor's "memory
+	 * lat by" row counts them). */
 	if (!err && o->key_stack)
-		err = bpf_map__set_max_entries(st->skel->maps.stacks, STACKS_MAX);
+		err = bpf_map__set_max_entries(st->skel->maps.stacks, IOLENS_STACKS_MAX);
 	if (!err && o->labels)
 		err = bpf_map__set_max_entries(st->skel->maps.label_counts,
 					       o->max_labels);

@@ -166,6 +166,21 @@ static __u64 rings_memory(const struct block_trace *bt)
 	return sum;
 }
 
+/* The maps only some uses fill take one entry unless `flags` ask for
+ * them (before load). */
+static int maps_size(struct block *skel, unsigned int flags)
+{
+	int err = 0;
+
+	if (!(flags & BLOCK_TRACE_BIOS))
+		err = bpf_map__set_max_entries(skel->maps.proc_bios, 1);
+	if (!err && flags & BLOCK_TRACE_STACKS) {
+		skel->rodata->cfg.stacks = 1;
+		err = bpf_map__set_max_entries(skel->maps.stacks, IOLENS_STACKS_MAX);
+	}
+	return err;
+}
+
 static int load_flavour(const char *cmd, struct block_trace *bt, bool btf,
 			bool io_start, const __u32 *devs, int ndev, unsigned int flags)
 {
@@ -197,10 +212,10 @@ static int load_flavour(const char *cmd, struct block_trace *bt, bool btf,
 	if (!bios) {
 		bpf_program__set_autoload(tp_btf[NPROGS - 1], false);
 		bpf_program__set_autoload(raw[NPROGS - 1], false);
-		err = bpf_map__set_max_entries(bt->skel->maps.proc_bios, 1);
-		if (err)
-			return err;
 	}
+	err = maps_size(bt->skel, flags);
+	if (err)
+		return err;
 	bt->skel->rodata->cfg.ndev = ndev;
 	for (int i = 0; i < ndev; i++)
 		bt->skel->rodata->cfg.dev[i] = devs[i];
@@ -383,7 +398,7 @@ __u64 block_trace_memory(int nrings, unsigned int flags)
 	__u64 bytes = 0;
 
 	if (skel && fd >= 0 && !bpf_map__set_inner_map_fd(skel->maps.rings, fd) &&
-	    (flags & BLOCK_TRACE_BIOS || !bpf_map__set_max_entries(skel->maps.proc_bios, 1))) {
+	    !maps_size(skel, flags)) {
 		bytes = mapmem_of_maps(skel->obj);
 		bytes = bytes ? bytes + nrings * mapmem_of_fd(fd) : 0;
 	}
@@ -406,6 +421,11 @@ int block_trace_devs(const char *cmd, const struct rqfilter *f, __u32 *devs)
 				cmd, info.name, info.name, info.name);
 	}
 	return 0;
+}
+
+int block_trace_stacks_fd(const struct block_trace *bt)
+{
+	return bpf_map__fd(bt->skel->maps.stacks);
 }
 
 const char *block_trace_flavour(const struct block_trace *bt)

@@ -54,7 +54,7 @@ static const char *shown_cgroup(const struct rqfmt_names *n)
 	return n->io_cgroup ? n->io_cgroup : n->cgroup;
 }
 
-void rqfmt_header(FILE *f, enum rqfmt_mode mode)
+void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool stacks)
 {
 	if (mode == RQFMT_TEXT)
 		fprintf(f, "%-11s %-15s %7s %7s %-8s %-7s %-6s %-10s %12s %8s %10s %10s %10s %4s %-7s %s\n",
@@ -64,7 +64,16 @@ void rqfmt_header(FILE *f, enum rqfmt_mode mode)
 	else if (mode == RQFMT_CSV)
 		fprintf(f, "time_s,comm,pid,tid,ctx,dev,major,minor,op,flags,rwbs,sector,bytes,"
 			"queue_ns,device_ns,total_ns,qd,status,requeues,cgroup,io_cgroup,"
-			"ts_start,ts_insert,ts_issue,ts_complete\n");
+			"ts_start,ts_insert,ts_issue,ts_complete%s\n", stacks ? ",stack" : "");
+}
+
+/* Why the request has no stack: never NULL (a stack id the map no longer
+ * held, which cannot happen while it lives, is "not found"). */
+static const char *stack_why(const struct iolens_rq *rq)
+{
+	const char *why = kstack_unknown(rq->stack);
+
+	return why ? why : "not found";
 }
 
 /*
@@ -260,6 +269,17 @@ static char *format_text(char *p, const struct iolens_rq *rq,
 	else
 		*p++ = '-';
 	*p++ = '\n';
+	/* The stack below, a frame a line, innermost first, as biostacks
+	 * and perf show one. */
+	if (n->stacks && n->stack) {
+		for (__u32 i = 0; i < n->stack->n; i++) {
+			p = put_lit(p, "    ", 4);
+			p += san_text(p, n->stack->frame[i], str_len(n->stack->frame[i]));
+			*p++ = '\n';
+		}
+	} else if (n->stacks) {
+		p = put_fmt(p, "    (stack %s)\n", stack_why(rq));
+	}
 	return p;
 }
 
@@ -304,6 +324,18 @@ static char *format_json(char *p, const struct iolens_rq *rq,
 	p = put_u64(KEY(p, "ts_insert"), rq->ts_insert);
 	p = put_u64(KEY(p, "ts_issue"), rq->ts_issue);
 	p = put_u64(KEY(p, "ts_complete"), rq->ts_complete);
+	if (n->stacks && n->stack) {
+		p = put_lit(KEY(p, "stack"), "[", 1);
+		for (__u32 i = 0; i < n->stack->n; i++) {
+			if (i)
+				*p++ = ',';
+			p = put_str(p, n->stack->frame[i]);
+		}
+		*p++ = ']';
+	} else if (n->stacks) {
+		p = put_lit(KEY(p, "stack"), "null", 4);
+		p = put_name(KEY(p, "stack_unknown"), stack_why(rq));
+	}
 	return put_lit(p, "}\n", 2);
 }
 
@@ -339,6 +371,23 @@ static char *csv_lat(char *p, long long ns)
 	return p;
 }
 
+/* The stack as one field, folded as flame graph tools read it: outermost
+ * frame first, ';' between frames; empty where unknown. */
+static char *csv_stack(char *p, const struct kstack *k)
+{
+	char folded[IOLENS_STACK_DEPTH * (KSTACK_NAME + 1)], *f = folded;
+
+	*p++ = ',';
+	if (!k || !k->n)
+		return p;
+	for (int i = k->n - 1; i >= 0; i--) {
+		f += snprintf(f, KSTACK_NAME + 1, "%s", k->frame[i]);
+		if (i)
+			*f++ = ';';
+	}
+	return csv_name(p, folded, f - folded);
+}
+
 static char *format_csv(char *p, const struct iolens_rq *rq,
 			const struct rqfmt_names *n, double t,
 			const struct rq_lat *lat, const char *flags,
@@ -366,15 +415,24 @@ static char *format_csv(char *p, const struct iolens_rq *rq,
 	p = csv_name(p, n->cgroup, str_len(n->cgroup));
 	*p++ = ',';
 	p = csv_name(p, n->io_cgroup, str_len(n->io_cgroup));
-	return put_fmt(p, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-		       (uint64_t)rq->ts_start, (uint64_t)rq->ts_insert,
-		       (uint64_t)rq->ts_issue, (uint64_t)rq->ts_complete);
+	p = put_fmt(p, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		    (uint64_t)rq->ts_start, (uint64_t)rq->ts_insert,
+		    (uint64_t)rq->ts_issue, (uint64_t)rq->ts_complete);
+	if (n->stacks)
+		p = csv_stack(p, n->stack);
+	*p++ = '\n';
+	return p;
 }
 
 size_t rqfmt_bound(const struct rqfmt_names *n)
 {
+	size_t frames = 0;
+
+	/* A frame takes its name and at most 8 bytes around it. */
+	for (__u32 i = 0; n->stacks && n->stack && i < n->stack->n; i++)
+		frames += str_len(n->stack->frame[i]) + 8;
 	return LINE_FIXED + 6 * (IOLENS_COMM_LEN + str_len(n->dev) + str_len(n->cgroup) +
-				 str_len(n->io_cgroup));
+				 str_len(n->io_cgroup) + frames);
 }
 
 size_t rqfmt_format(char *buf, enum rqfmt_mode mode, const struct iolens_rq *rq,

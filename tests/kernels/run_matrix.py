@@ -58,6 +58,7 @@ TESTS = [
     # runs hundreds of microseconds after the first.
     "tests/system/test_lat.py::test_lat_splits_by_process_and_flags",
     "tests/system/test_lat.py::test_lat_by_stack_tells_journal_from_direct_reads",
+    "tests/system/test_snoop.py::test_snoop_and_record_stacks_tell_journal_from_direct_reads",
     "tests/system/test_tasks.py",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
     # Writeback charged to the cgroup that dirtied it (cgroup2's io and

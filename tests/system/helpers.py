@@ -867,6 +867,38 @@ def run(args, **kw):
 PCTS = {"p50": 50, "p90": 90, "p99": 99, "p99.9": 99.9, "max": 100}
 
 
+def frames_of(x):
+    """The function names of a stack (lat --by stack's histogram, a snoop
+    or report JSON line), innermost first."""
+    return [f.split("+")[0] for f in x["stack"] or []]
+
+
+# Functions that tell who submitted a request on ext4 (data=ordered).
+EXT4_SUBMITTERS = {"fsync": "ext4_sync_file",
+                   "journal": "jbd2_journal_commit_transaction",
+                   "direct": "iomap_dio_rw"}
+
+
+def fsync_then_direct_reads(loop, ext4):
+    """On ext4 on `loop`: a 1 MiB file written and fsync()ed, then 16
+    direct 4 KiB reads of it; the device's diskstats before, between and
+    after."""
+    path = os.path.join(ext4, "f")
+    d0 = loop.diskstats()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, b"x" * (1 << 20))
+    os.fsync(fd)
+    os.close(fd)
+    wait_idle(loop)
+    d1 = loop.diskstats()
+    io = DirectIO(path)
+    for i in range(16):
+        io.read(i * 65536, 4096)
+    io.close()
+    wait_idle(loop)
+    return d0, d1, loop.diskstats()
+
+
 def exact_pct(values, p):
     """Nearest rank, as iolens defines its percentiles."""
     v = sorted(values)
@@ -1341,6 +1373,15 @@ def checked(check_args, load_args, lo=None):
     finally:
         ck.kill()
     return rep, rc, pid, job
+
+
+def html_report(trace, page, *args):
+    """report -f html of `trace` into `page`: the page, and its numbers."""
+    p = run(["report", "-f", "html", "-o", page] + list(args) + [trace])
+    assert p.returncode == 0, p.stderr
+    with open(page) as f:
+        html = f.read()
+    return html, page_data(html)
 
 
 def page_data(html):

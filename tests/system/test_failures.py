@@ -9,7 +9,7 @@ import os
 import subprocess
 import time
 
-from helpers import (IOLENS, json_lines, line_of, need, page_data, run, samples, value,
+from helpers import (IOLENS, html_report, json_lines, line_of, need, run, samples, value,
                      wait_idle)
 
 MIB = 1 << 20
@@ -164,12 +164,7 @@ def test_snoop_and_report_keep_only_failures(iolens, faulty, tracer, tmp_path):
     assert "%d of them FAILED" % N in r.stdout
     # The HTML page: failures counted per bin and listed, out of the
     # latency heat maps, drawn in the IOPS chart.
-    page = str(tmp_path / "f.html")
-    r = run(["report", "-f", "html", "-o", page, path])
-    assert r.returncode == 0, r.stderr
-    with open(page) as f:
-        html = f.read()
-    data = page_data(html)
+    html, data = html_report(path, str(tmp_path / "f.html"))
     assert data["failed"] == sum(data["failed_per_bin"]) == N
     assert sorted(x["sector"] * 512 for x in data["failures"]) == want
     assert {(x["op"], x["status"], x["device"]) for x in data["failures"]} == \

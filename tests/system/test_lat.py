@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 
-from helpers import (IO_START, PCTS, DirectIO, exact_pct, json_lines, lat_reports, line_of,
-                     my_comm, run, wait_idle)
+from helpers import (EXT4_SUBMITTERS, IO_START, PCTS, DirectIO, exact_pct, frames_of,
+                     fsync_then_direct_reads, json_lines, lat_reports, line_of, my_comm, run,
+                     wait_idle)
 
 
 def fio(dev, *args):
@@ -146,11 +147,6 @@ def test_lat_usage_errors(iolens):
         assert len(lines) == 1 and what in lines[0], (args, r.stderr)
 
 
-def frames_of(h):
-    """A --by stack histogram's function names, innermost first."""
-    return [f.split("+")[0] for f in h["stack"] or []]
-
-
 def test_lat_by_stack_tells_journal_from_direct_reads(iolens, loop, ext4, tracer):
     """lat --by stack on ext4 (data=ordered): a file written and fsync()ed,
     then read back with 16 direct reads.  The kernel stacks that submitted
@@ -162,30 +158,15 @@ def test_lat_by_stack_tells_journal_from_direct_reads(iolens, loop, ext4, tracer
     flushes the block layer made are the ones said not seen submitting.
     Before Linux 6.5 the stack is the one that issued the request: these
     three issue their own (each unplugs its own plug)."""
-    path = os.path.join(ext4, "f")
     wait_idle(loop)
     lat = tracer(["lat", "-j", "--by", "stack", "-d", loop.name])
-    d0 = loop.diskstats()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    os.write(fd, b"x" * (1 << 20))
-    os.fsync(fd)
-    os.close(fd)
-    wait_idle(loop)
-    d1 = loop.diskstats()
-    io = DirectIO(path)
-    for i in range(16):
-        io.read(i * 65536, 4096)
-    io.close()
-    wait_idle(loop)
-    d2 = loop.diskstats()
+    d0, d1, d2 = fsync_then_direct_reads(loop, ext4)
     (rep,) = lat_reports(lat)
-    classes = {"fsync": "ext4_sync_file", "journal": "jbd2_journal_commit_transaction",
-               "direct": "iomap_dio_rw"}
-    counts = {c: 0 for c in classes}
+    counts = {c: 0 for c in EXT4_SUBMITTERS}
     for h in rep["histograms"]:
         assert h["kind"] == "device"
         names = frames_of(h)
-        seen = [c for c, fn in classes.items() if fn in names]
+        seen = [c for c, fn in EXT4_SUBMITTERS.items() if fn in names]
         assert len(seen) <= 1, names
         for c in seen:
             counts[c] += h["count"]

@@ -180,12 +180,13 @@ def test_report_prints_only_verified_records(iolens, loop, tmp_path):
 
 
 
-def verified_requests(data):
-    """RQ records in the blocks of a version-2 trace whose length and
+def verified_requests(path):
+    """RQ records in the blocks of a version-3 trace whose length and
     CRC-32 check, read here from the format's description: what is
     readable of a file cut anywhere."""
-    plain = zlib.decompressobj(31).decompress(data)
-    assert plain[:12] == b"IOLENSTR" + struct.pack("<I", 2)
+    with open(path, "rb") as f:
+        plain = zlib.decompressobj(31).decompress(f.read())
+    assert plain[:12] == b"IOLENSTR" + struct.pack("<I", 3)
     pos, n = 12, 0
     while pos + 8 <= len(plain):
         size, crc = struct.unpack_from("<II", plain, pos)
@@ -221,7 +222,7 @@ def test_record_killed_keeps_what_it_wrote(iolens, loop, tracer, tmp_path):
     t.proc.wait()
     ios = after["r_ios"] - before["r_ios"] + after["w_ios"] - before["w_ios"]
     assert ios >= 1536
-    assert verified_requests(open(path, "rb").read()) == ios
+    assert verified_requests(path) == ios
     r = run(["report", "-f", "csv", path])
     assert r.returncode == 1
     assert r.stderr.count("\n") == 1 and "truncated" in r.stderr, r.stderr
@@ -256,7 +257,7 @@ def test_record_disk_full(iolens, loop, tracer, tmp_path):
         assert p.returncode == 1, err
         assert err.splitlines() == [
             "iolens record: writing %s failed: write: No space left on device" % path]
-        assert 0 < verified_requests(open(path, "rb").read()) < 16384
+        assert 0 < verified_requests(path) < 16384
     finally:
         subprocess.run(["umount", str(mnt)], check=True)
 

@@ -38,7 +38,7 @@ static __u64 requests_drawn(const struct page *p)
  * doubled six times) and hold every request, in the right bin. */
 static void test_bins_widen_exactly(void **state)
 {
-	struct page *p = page_new(T0);
+	struct page *p = page_new(T0, false);
 	__u64 lat_cells = 0;
 
 	(void)state;
@@ -83,7 +83,7 @@ static void test_latency_rows(void **state)
  * request; a flush (no data, sector -1) is on no row. */
 static void test_offset_rows_grow(void **state)
 {
-	struct page *p = page_new(T0);
+	struct page *p = page_new(T0, false);
 	struct iolens_rq rq;
 	__u64 n = 0;
 
@@ -109,7 +109,7 @@ static void test_offset_rows_grow(void **state)
  * counted as others, none lost. */
 static void test_table_overflow(void **state)
 {
-	struct page *p = page_new(T0);
+	struct page *p = page_new(T0, false);
 	const struct page_who *top[3];
 	__u64 n = 0;
 

@@ -108,12 +108,55 @@ static void test_escapes(void **state)
 	assert_non_null(strstr(line, ",\"comm\":null,\"pid\":null,\"tid\":null,"));
 }
 
+/* --stacks: JSON's array (innermost first) or null and why; the frames
+ * below the text line; CSV's one field, folded outermost first; each
+ * within rqfmt_bound(), also with every frame full. */
+static void test_stacks(void **state)
+{
+	static struct kstack k = { .n = 3, .frame = { "blk_mq_submit_bio+0x1", "a\"b+0x2",
+							 "do_syscall_64+0x3 [x]" } };
+	struct rqfmt_names n = { .dev = "loop0", .stacks = true, .stack = &k };
+	struct iolens_rq rq = { .ctx = IOLENS_CTX_SUBMIT, .stack = 1 };
+	static struct kstack full = { .n = IOLENS_STACK_DEPTH };
+	size_t len;
+
+	(void)state;
+	json_of(&rq, &n, 0);
+	assert_non_null(strstr(line, ",\"stack\":[\"blk_mq_submit_bio+0x1\",\"a\\\"b+0x2\","
+			       "\"do_syscall_64+0x3 [x]\"]}\n"));
+	len = rqfmt_format(line, RQFMT_CSV, &rq, &n, 0);
+	line[len] = 0;
+	assert_non_null(strstr(line, ",\"do_syscall_64+0x3 [x];a\"\"b+0x2;blk_mq_submit_bio+0x1\"\n"));
+	len = rqfmt_format(line, RQFMT_TEXT, &rq, &n, 0);
+	line[len] = 0;
+	assert_non_null(strstr(line, "\n    blk_mq_submit_bio+0x1\n    a\"b+0x2\n"
+			       "    do_syscall_64+0x3 [x]\n"));
+	n.stack = NULL;
+	rq.stack = IOLENS_STACK_LOST;
+	json_of(&rq, &n, 0);
+	assert_non_null(strstr(line, ",\"stack\":null,\"stack_unknown\":\"not kept\"}\n"));
+	rq.stack = 0;
+	len = rqfmt_format(line, RQFMT_TEXT, &rq, &n, 0);
+	line[len] = 0;
+	assert_non_null(strstr(line, "\n    (stack not seen submitting)\n"));
+	for (int i = 0; i < IOLENS_STACK_DEPTH; i++)
+		memset(full.frame[i], '"', KSTACK_NAME - 1);
+	n.stack = &full;
+	for (int m = RQFMT_TEXT; m <= RQFMT_CSV; m++) {
+		static char big[1 << 16];
+
+		len = rqfmt_format(big, m, &rq, &n, 0);
+		assert_true(len <= rqfmt_bound(&n));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_at_every_length),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
