@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from helpers import TraceInstance, run, uncached_file
+from helpers import TraceInstance, run, uncached_file, wait_idle
 
 
 def bench(args):
@@ -22,6 +22,11 @@ def test_bench_direct_reads(loop):
     d0 = loop.diskstats()
     rep = bench(["--name=r", "--filename=" + loop.dev, "--rw=randread", "--bs=4k",
                  "--direct=1", "--ioengine=io_uring", "--iodepth=16", "--size=16m"])
+    # The block layer ends a request's bios (and so the load's I/O) before
+    # it counts the request in diskstats (blk_mq_end_request(): bio_endio
+    # in blk_update_request(), then blk_account_io_done()): read them once
+    # the device is idle, or the last request may not be counted yet.
+    wait_idle(loop)
     d1 = loop.diskstats()
     app, dev = rep["read"]["app"], rep["read"]["device"]
     assert rep["lost"] == 0
