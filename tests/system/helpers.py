@@ -774,18 +774,42 @@ class Tracer:
 
 
 
+class LiveOutput:
+    """A file a child writes while the test reads it.  The child's end
+    appends (O_APPEND) and the test reads through an open file of its own:
+    sharing one, the test's seek(0) moved the offset the child writes at,
+    and a write that came between the seek and the read went over the
+    child's first lines."""
+
+    def __init__(self):
+        fd, path = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
+        try:
+            self.w = open(path, "a")
+            self.r = open(path)
+        finally:
+            os.close(fd)
+            os.unlink(path)
+
+    def read(self):
+        self.r.seek(0)
+        return self.r.read()
+
+    def close(self):
+        self.w.close()
+        self.r.close()
+
+
 class Background:
     """An iolens command writing its output to a file until stop(), for
     those that say nothing when attached (stat, top -b): the caller waits
     for what it needs."""
 
     def __init__(self, args, iolens=IOLENS):
-        self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([iolens] + args, stdout=self.out,
+        self.out = LiveOutput()
+        self.proc = subprocess.Popen([iolens] + args, stdout=self.out.w,
                                      stderr=subprocess.PIPE, text=True)
 
     def output(self):
-        self.out.seek(0)
         return self.out.read()
 
     def wait_for(self, text, timeout=60):
@@ -1190,10 +1214,10 @@ class Serve:
     def __init__(self, args=(), wrap=list):
         """wrap(argv): the command line that runs it."""
         self.port = free_port()
-        self.err = tempfile.TemporaryFile(mode="w+")
+        self.err = LiveOutput()
         self.proc = subprocess.Popen(
             wrap([IOLENS, "serve", "--listen", "127.0.0.1:%d" % self.port] + list(args)),
-            stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+            stdout=subprocess.DEVNULL, stderr=self.err.w, text=True)
         end = time.time() + 20
         while time.time() < end:
             if self.proc.poll() is not None:
@@ -1205,7 +1229,6 @@ class Serve:
         raise AssertionError("serve did not start: %s" % self.stderr())
 
     def stderr(self):
-        self.err.seek(0)
         return self.err.read()
 
     def get(self, path="/metrics", accept=None, timeout=10, source="127.0.0.1"):

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, Serve, Tmux, rmdir_cgroup, samples, wait_idle
+from helpers import IOLENS, OWN, LiveOutput, Serve, Tmux, rmdir_cgroup, samples, wait_idle
 
 UID = "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9"
 CID_K = "3f2a1b9c0d1e4f5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c"
@@ -176,12 +176,10 @@ class Frames:
     """`iolens top -j` (args) in the background, its frames as they come."""
 
     def __init__(self, args):
-        self.out = open(os.path.join("/dev/shm", OWN + "top-%d" % id(self)), "w+")
-        os.unlink(self.out.name)
-        self.p = subprocess.Popen(args, stdout=self.out, stderr=subprocess.PIPE, text=True)
+        self.out = LiveOutput()
+        self.p = subprocess.Popen(args, stdout=self.out.w, stderr=subprocess.PIPE, text=True)
 
     def frames(self):
-        self.out.seek(0)
         return [json.loads(l) for l in self.out.read().splitlines(True) if l.endswith("\n")]
 
     def wait(self, n, timeout=60):

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from helpers import IOLENS, OWN, diskstats, line_of, run
+from helpers import IOLENS, OWN, LiveOutput, diskstats, line_of, run
 
 CGROUP2 = "/sys/fs/cgroup/unified"
 
@@ -26,8 +26,8 @@ class Tool:
     printed its first line on stderr, or its first report)."""
 
     def __init__(self, args):
-        self.out = tempfile.TemporaryFile(mode="w+")
-        self.proc = subprocess.Popen([IOLENS] + args, stdout=self.out,
+        self.out = LiveOutput()
+        self.proc = subprocess.Popen([IOLENS] + args, stdout=self.out.w,
                                      stderr=subprocess.PIPE, text=True)
 
     def wait_attached(self, first_report=False):
@@ -37,7 +37,6 @@ class Tool:
             assert line, self.proc.stderr.read()
             return
         while time.time() < end:
-            self.out.seek(0)
             if self.out.read().strip():
                 return
             assert self.proc.poll() is None, self.proc.stderr.read()
@@ -48,7 +47,6 @@ class Tool:
         self.proc.send_signal(signal.SIGINT)
         _, err = self.proc.communicate(timeout=60)
         assert self.proc.returncode == 0, err
-        self.out.seek(0)
         return [json.loads(l) for l in self.out.read().splitlines()]
 
     def kill(self):
