@@ -32,6 +32,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile struct iolens_block_cfg cfg = {};
 
+#include "rqfile.bpf.h"
+
 #define RQ_WAYS 4
 #define RQ_SET_BITS 13
 #define RQ_SETS (1 << RQ_SET_BITS)

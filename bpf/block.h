@@ -43,6 +43,26 @@ enum iolens_op {
 };
 
 /*
+ * What a request's data belongs to (struct iolens_rq.fkind), with files
+ * asked for (iolens_block_cfg.files): told by its first bio when the
+ * request is first seen.  Part of the trace file format.
+ */
+enum iolens_fkind {
+	IOLENS_FK_NONE = 0,	/* not asked, or nothing tells (direct I/O
+				 * not through iomap, a kernel buffer) */
+	IOLENS_FK_CACHE,	/* a file's page cache: buffered I/O,
+				 * readahead, writeback, mmap */
+	IOLENS_FK_DIRECT,	/* a file's direct I/O, through iomap (ext4,
+				 * xfs, btrfs...): the file of its kiocb */
+	IOLENS_FK_DEVICE,	/* the block device's own: its page cache
+				 * (a filesystem's metadata: journal, inode
+				 * tables, bitmaps, directories on ext4; or
+				 * the raw device read through the cache),
+				 * or direct I/O on the raw device */
+	IOLENS_FK_NR,
+};
+
+/*
  * Normalised request flags (struct iolens_rq.flags), each written once here
  * as X(NAME, bit, kbit, name): IOLENS_F_NAME is 1 << bit (part of the trace
  * file format, so never renumbered); userspace decodes it from the kernel's
@@ -107,7 +127,14 @@ struct iolens_rq {
 	__u32 stack;		/* with stacks (iolens_block_cfg): the kernel
 				 * stack that submitted it, as common.h's
 				 * IOLENS_STACK_*; 0 = none taken */
-	__u32 reserved;		/* 0 */
+	/* With files (iolens_block_cfg), what its data belongs to
+	 * (enum iolens_fkind): a file's filesystem, inode and generation
+	 * (the two a file handle needs), or for DEVICE the partition. */
+	__u32 fdev;		/* kernel dev_t: i_sb->s_dev, or the partition */
+	__u64 ino;		/* 0 for DEVICE */
+	__u32 fgen;		/* i_generation */
+	__u8 fkind;		/* enum iolens_fkind */
+	__u8 reserved[3];	/* 0 */
 };
 
 /* A slot of the block tracer's request table (map `rqs`); userspace reads
@@ -165,6 +192,13 @@ struct iolens_block_cfg {
 	__u32 dev[IOLENS_MAX_DEV_FILTER];
 	__u32 nrings;		/* rings in use: see ring_reserve() */
 	__u32 stacks;		/* take each request's submitting stack */
+	__u32 files;		/* tell each request's file (fkind...) */
+	/* The bi_end_io of direct I/O bios (0: not found in kallsyms), for
+	 * files: iomap's, whose bi_private is its struct iomap_dio, and the
+	 * raw block device's (block/fops.c; not its simple synchronous
+	 * path, whose bios end in submit_bio_wait's, like many others). */
+	__u64 iomap_dio_end_io;
+	__u64 blkdev_dio_end_io[2];
 };
 
 #endif

@@ -118,6 +118,8 @@ static __always_inline struct iolens_rq_slot *FN(track)(void *pctx,
 
 		s->rq.stack = id >= 0 ? id + 1 : IOLENS_STACK_LOST;
 	}
+	if (cfg.files)
+		rq_file(RD(rq, bio), &s->rq);
 	return s;
 }
 

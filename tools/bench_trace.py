@@ -4,7 +4,7 @@
 reads at queue depth 32 (fio, io_uring, O_DIRECT) on a loop device backed by
 tmpfs, the fastest device these machines have.
 
-For each tracer (snoop also with --stacks), alternating with untraced runs so drift hits all alike:
+For each tracer (snoop also with --stacks and with --files), alternating with untraced runs so drift hits all alike:
   - in-kernel ns per request: sum of bpf_stats run_time_ns over the tracer's
     programs / requests completed on the device (from /proc/diskstats);
   - the tracer's own user+sys CPU per request;
@@ -147,6 +147,7 @@ def main():
             "untraced": None,
             "snoop": [args.iolens, "snoop", "-j", "-d", name],
             "snoop --stacks": [args.iolens, "snoop", "-j", "--stacks", "-d", name],
+            "snoop --files": [args.iolens, "snoop", "-j", "--files", "-d", name],
             "record": [args.iolens, "record", "-o", trace_file, "-d", name],
         }
         try:
@@ -161,7 +162,7 @@ def main():
     print("| tracer | requests/s | IOPS vs untraced | in-kernel ns/request | tracer CPU us/request | lost records |")
     print("|---|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - | - |" % base)
-    for m in ("snoop", "snoop --stacks", "record"):
+    for m in ("snoop", "snoop --stacks", "snoop --files", "record"):
         iops, ratio, kns, cpu_ns = medians(results[m], base)
         print("| iolens %s | %.0f | %.2f | %.0f | %.2f | %d |" % (
             m, iops, ratio, kns, cpu_ns / 1000,

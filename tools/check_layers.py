@@ -211,6 +211,7 @@ NAME_ALLOWED = [
     # Copies into a struct's own field, not output.
     ('src/trace/task_trace.c', r'snprintf\(e->path, sizeof\(e->path\), "%s", p\)'),
     ('src/record/record.c', r'snprintf\(cg\.path, sizeof\(cg\.path\), "%s", path\)'),
+    ('src/record/record.c', r'snprintf\(tf->path, sizeof\(tf->path\), "%s", path \? path : ""\)'),
     ('src/record/record.c', r'snprintf\(h->(kernel|host|tool), sizeof\(h->\1\),'),
     ('src/check/partalign.c', r'snprintf\(pa->path, sizeof\(pa->path\), "%s", path\)'),
     ('src/check/check.c', r'snprintf\(of->path, sizeof\(of->path\), "%s", cand\)'),

@@ -26,13 +26,19 @@ const char *kstack_unknown(__u32 stack);
  * the addresses (kernel.kptr_restrict 2, or not root); -ENOMEM. */
 int ksyms_load(void);
 
-/* ksyms_load() for command `cmd`: where it fails, one line saying that
- * stacks show as addresses. */
-void ksyms_load_for(const char *cmd);
+/* ksyms_load() for command `cmd`: where it fails, one line saying so and
+ * what it costs (`lost`, e.g. "stacks shown as addresses"). */
+void ksyms_load_for(const char *cmd, const char *lost);
+#define KSYMS_NO_STACKS "stacks shown as addresses"
+#define KSYMS_NO_DIO_FILES "direct I/O names no file"
 
 /* "name+0xoff" ("name+0xoff [module]") of a text address into buf, or its
  * hex address where no symbol holds it or the table is not loaded. */
 const char *ksyms_name(__u64 addr, char *buf, size_t len);
+
+/* The address of text symbol `name` (the first of that name), 0 if the
+ * table does not hold it or is not loaded. */
+__u64 ksyms_addr(const char *name);
 
 /* The first of a stack's `n` frames (innermost first) worth showing: the
  * one after the tracepoint's own (the BPF program, bpf_trace_run1(),

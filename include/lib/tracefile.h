@@ -15,6 +15,9 @@
  *   Version 3 adds the request's stack to RQ and STACK, the named frames
  *   of a stack, before the first request that names it (`record
  *   --stacks`).  Versions 1 and 2 still read, their requests of no stack.
+ *   Version 4 adds to RQ the file its data belongs to and FILE, a
+ *   file's path, before the first request that names it (`record
+ *   --files`); earlier versions' requests name none.
  *
  * A file without END (killed writer, truncated copy) is reported as
  * truncated by the reader, with the records before the cut still readable.
@@ -29,8 +32,9 @@
 #include "lib/ksyms.h"
 
 #define IOLENS_TRACE_MAGIC	"IOLENSTR"
-#define IOLENS_TRACE_VERSION	3
+#define IOLENS_TRACE_VERSION	4
 #define TRACE_PATH_MAX		256
+#define TRACE_FILE_PATH_MAX	4096
 
 enum trace_rec_type {
 	TRACE_REC_HEADER = 1,
@@ -40,6 +44,7 @@ enum trace_rec_type {
 	TRACE_REC_LOST,
 	TRACE_REC_END,
 	TRACE_REC_STACK,
+	TRACE_REC_FILE,
 };
 
 struct trace_header {
@@ -55,6 +60,8 @@ struct trace_header {
 enum {
 	/* Recorded with --stacks: requests name their stacks. */
 	TRACE_HDR_STACKS = 1 << 0,
+	/* Recorded with --files: requests name their files (version 4). */
+	TRACE_HDR_FILES = 1 << 1,
 };
 
 struct trace_device {
@@ -80,6 +87,24 @@ struct trace_end {
 				 * never saw; see struct iolens_counters */
 };
 
+/* What a request's file numbers (iolens_rq.fdev, ino, fgen) name: for
+ * CACHE and DIRECT a file, for DEVICE (ino 0) a device. */
+struct trace_file {
+	__u32 dev;
+	__u32 gen;
+	__u64 ino;
+	__u32 flags;		/* TRACE_FILE_* */
+	__u32 reserved;
+	char path[TRACE_FILE_PATH_MAX];	/* "" where none was known */
+};
+
+/* struct trace_file.flags */
+enum {
+	/* A device holding a mounted filesystem: its page cache is that
+	 * filesystem's metadata. */
+	TRACE_FILE_MOUNTED = 1 << 0,
+};
+
 struct trace_stack {
 	__u32 stack;		/* as iolens_rq.stack names it */
 	struct kstack k;
@@ -91,6 +116,7 @@ struct trace_item {
 		struct trace_device dev;
 		struct trace_cgroup cg;
 		struct trace_stack stack;
+		struct trace_file file;
 		struct iolens_rq rq;
 		__u64 lost;	/* TRACE_REC_LOST: newly lost since last */
 		struct trace_end end;
@@ -109,6 +135,7 @@ int trace_write_cgroup(struct trace_writer *w, const struct trace_cgroup *c);
 int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq);
 int trace_write_lost(struct trace_writer *w, __u64 lost);
 int trace_write_stack(struct trace_writer *w, const struct trace_stack *s);
+int trace_write_file(struct trace_writer *w, const struct trace_file *f);
 /* Closes the block being gathered and waits until it and all before it
  * are compressed and written to the file: a writer killed after this
  * leaves every record written so far readable.  0, or -1 (the error comes

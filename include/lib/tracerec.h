@@ -17,12 +17,15 @@
 #define DEVICE_LEN	(4 + 4 + 4 + 32)
 #define CGROUP_LEN	(8 + 4 + 4 + TRACE_PATH_MAX)
 #define RQ_LEN_V2	(7 * 8 + 5 * 4 + 2 * 2 + 4 * 1 + 4 + IOLENS_COMM_LEN)
-#define RQ_LEN		(RQ_LEN_V2 + 4)
+#define RQ_LEN_V3	(RQ_LEN_V2 + 4)
+#define RQ_LEN		(RQ_LEN_V3 + 4 + 8 + 4 + 1)
 #define LOST_LEN	8
 #define END_LEN		(4 * 8)
 #define STACK_LEN	(4 + 4 + IOLENS_STACK_DEPTH * KSTACK_NAME)
-#define MAX_PAYLOAD	STACK_LEN
-_Static_assert(MAX_PAYLOAD >= CGROUP_LEN && MAX_PAYLOAD >= RQ_LEN, "format");
+#define FILE_LEN	(4 + 4 + 8 + 4 + 4 + TRACE_FILE_PATH_MAX)
+#define MAX_PAYLOAD	FILE_LEN
+_Static_assert(MAX_PAYLOAD >= CGROUP_LEN && MAX_PAYLOAD >= RQ_LEN &&
+	       MAX_PAYLOAD >= STACK_LEN, "format");
 
 _Static_assert(sizeof(((struct trace_header *)0)->kernel) == 65, "format");
 _Static_assert(sizeof(((struct trace_header *)0)->host) == 65, "format");
@@ -30,7 +33,7 @@ _Static_assert(sizeof(((struct trace_header *)0)->tool) == 32, "format");
 _Static_assert(sizeof(((struct trace_device *)0)->name) == 32, "format");
 /* A new field in the request record must be added to put_rq()/get_rq() and
  * comes with a new IOLENS_TRACE_VERSION; `reserved` is not written. */
-_Static_assert(sizeof(struct iolens_rq) == RQ_LEN + 4, "iolens_rq changed");
+_Static_assert(sizeof(struct iolens_rq) == RQ_LEN + 3, "iolens_rq changed");
 
 /* Cursor over a record payload: bounds are guaranteed by the fixed lengths
  * above, checked once per record, so the helpers do not check again. */
@@ -138,9 +141,14 @@ static inline void put_rq(struct buf *b, const struct iolens_rq *rq)
 	put_u32(b, rq->io_cgroup_hier);
 	put_str(b, rq->comm, IOLENS_COMM_LEN);
 	put_u32(b, rq->stack);
+	put_u32(b, rq->fdev);
+	put_u64(b, rq->ino);
+	put_u32(b, rq->fgen);
+	put_u8(b, rq->fkind);
 }
 
-/* A request of a file of `version`: before 3, of no stack. */
+/* A request of a file of `version`: before 3, of no stack; before 4, of
+ * no file. */
 static inline void get_rq(struct buf *b, struct iolens_rq *rq, __u32 version)
 {
 	rq->ts_start = get_u64(b);
@@ -164,7 +172,11 @@ static inline void get_rq(struct buf *b, struct iolens_rq *rq, __u32 version)
 	rq->io_cgroup_hier = get_u32(b);
 	get_str(b, rq->comm, IOLENS_COMM_LEN);
 	rq->stack = version >= 3 ? get_u32(b) : 0;
-	rq->reserved = 0;
+	rq->fdev = version >= 4 ? get_u32(b) : 0;
+	rq->ino = version >= 4 ? get_u64(b) : 0;
+	rq->fgen = version >= 4 ? get_u32(b) : 0;
+	rq->fkind = version >= 4 ? get_u8(b) : 0;
+	memset(rq->reserved, 0, sizeof(rq->reserved));
 }
 
 #endif

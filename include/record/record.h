@@ -12,6 +12,7 @@ struct record_opts {
 	__u64 duration_ns;		/* 0: until interrupted */
 	bool stacks;			/* with each request's submitting
 					 * kernel stack */
+	bool files;			/* with each request's file */
 };
 
 /* Records until the duration or a signal ends it; the exit code. */

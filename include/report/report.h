@@ -25,7 +25,7 @@ struct report_format {
 	bool devices;			/* says each disk as it is first met */
 	bool twice;			/* reads the file twice: not a pipe */
 	bool chart;			/* draws the one chart of --chart */
-	bool stacks;			/* shows --stacks */
+	bool stacks;			/* shows --stacks and --files */
 	int (*open)(struct report *r);
 	int (*add)(struct report *r, struct iolens_rq *rq,
 		   const struct rqfmt_names *n);
@@ -43,6 +43,7 @@ struct report_opts {
 	struct rqfilter filt;
 	char filters[256];		/* the filter options, as given */
 	bool stacks;			/* lines show their stacks */
+	bool files;			/* lines show their files */
 };
 
 /* Prints the trace; the exit code (1 also for a damaged trace, after

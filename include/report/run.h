@@ -36,6 +36,7 @@ struct report {
 	const struct chart *chart;	/* --chart */
 	const char *filters;	/* the filter options, as given */
 	bool stacks;		/* --stacks: lines show them */
+	bool files;		/* --files: lines show them */
 	struct kstacks *ks;	/* the file's stacks, as read */
 };
 

@@ -17,6 +17,8 @@ struct snoop_opts {
 					 * long; 0: never */
 	bool stacks;			/* show each request's submitting
 					 * kernel stack */
+	bool files;			/* show the file of each request's
+					 * data */
 };
 
 /* Traces until the duration, the count or a signal ends it; the exit code. */

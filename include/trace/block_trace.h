@@ -51,6 +51,10 @@ enum {
 	/* Take each request's submitting kernel stack (iolens_rq.stack),
 	 * kept in the map of block_trace_stacks_fd(). */
 	BLOCK_TRACE_STACKS = 1 << 1,
+	/* Tell each request's file (iolens_rq.fkind, fdev, ino, fgen).  Uses
+	 * lib/ksyms' table for direct I/O: load it first
+	 * (ksyms_load_for(cmd, KSYMS_NO_DIO_FILES)). */
+	BLOCK_TRACE_FILES = 1 << 2,
 };
 
 /* Checks privileges, loads and attaches, preferring tp_btf and falling back

@@ -22,11 +22,16 @@ struct rqfmt_names {
 	 * is unknown: kstack_unknown() of iolens_rq.stack says why). */
 	bool stacks;
 	const struct kstack *stack;
+	/* --files: the file the request's data belongs to is shown, of kind
+	 * `file_kind` (trace/rqfile.h), at `file` (NULL unknown). */
+	bool files;
+	const char *file_kind;
+	const char *file;
 };
 
-/* Column header (text, CSV); nothing for JSON lines.  `stacks`: CSV's
- * last column is the stack. */
-void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool stacks);
+/* Column header (text, CSV); nothing for JSON lines.  `files`: the file
+ * columns come last, `stacks`: then the stack (CSV). */
+void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool files, bool stacks);
 
 /* Bytes rqfmt_format() may write for a request with these names. */
 size_t rqfmt_bound(const struct rqfmt_names *names);

@@ -18,6 +18,7 @@ static const struct cli_opt opts[] = {
 	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, filter, struct rqfilter),
 	CLI_OPT(OPT_STACKS, "stacks", NULL, "with each request's submitting kernel stack",
 		CLI_BOOL(OPTS, stacks)),
+	CLI_OPT('F', "files", NULL, "with the file each request's data belongs to, and\nits path", CLI_BOOL(OPTS, files)),
 	CLI_END,
 };
 
@@ -51,5 +52,6 @@ CLI_COMMAND_MAIN(record) = {
 	.summary = "write every block request to a compressed trace file",
 	.order = 50,
 	.uses = TRACE_USES({ .rings = 1 },
-			   { .options = "--stacks", .rings = 1, .block_flags = BLOCK_TRACE_STACKS }),
+			   { .options = "--stacks", .rings = 1, .block_flags = BLOCK_TRACE_STACKS },
+			   { .options = "--files", .rings = 1, .block_flags = BLOCK_TRACE_FILES }),
 };

@@ -95,6 +95,8 @@ static const struct cli_opt opts[] = {
 		   CLI_STRING(OPTS, chart)),
 	CLI_OPT(OPT_STACKS, "stacks", NULL, "text, json, csv: each request's submitting stack\n(a trace made by record --stacks)",
 		CLI_BOOL(OPTS, r.stacks)),
+	CLI_OPT('F', "files", NULL, "text, json, csv: the file of each request's data\n(a trace made by record --files)",
+		CLI_BOOL(OPTS, r.files)),
 	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, r.filt, struct rqfilter, .seen = note_filter),
 	CLI_END,
 };

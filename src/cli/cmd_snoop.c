@@ -20,6 +20,8 @@ static const struct cli_opt opts[] = {
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_OPT(OPT_STACKS, "stacks", NULL, "each request's submitting kernel stack (below\nits line; JSON \"stack\"; CSV: folded)",
 		CLI_BOOL(OPTS, stacks)),
+	CLI_OPT('F', "files", NULL, "the file each request's data belongs to: its path,\nor metadata, device, unknown (last column; JSON\n\"file\", \"file_kind\", \"file_dev\", \"file_ino\")",
+		CLI_BOOL(OPTS, files)),
 	CLI_END,
 };
 
@@ -45,10 +47,12 @@ CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT, .stuck_ns = 5000000000ULL) = {
 		"examples:\n"
 		"  iolens snoop                       every request on every disk\n"
 		"  iolens snoop -d nvme0n1 -m 10ms    requests slower than 10 ms\n"
-		"  iolens snoop -O write -c postgres -j\n",
+		"  iolens snoop -O write -c postgres -j\n"
+		"  iolens snoop -F -d sda             which file each request is of\n",
 	.finish = check_pids,
 	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
 	.order = 20,
 	.uses = TRACE_USES({ .rings = -1 },
-			   { .options = "--stacks", .rings = -1, .block_flags = BLOCK_TRACE_STACKS }),
+			   { .options = "--stacks", .rings = -1, .block_flags = BLOCK_TRACE_STACKS },
+			   { .options = "--files", .rings = -1, .block_flags = BLOCK_TRACE_FILES }),
 };

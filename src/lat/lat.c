@@ -619,7 +619,7 @@ static int run(const struct lat_opts *o)
 	if (o->per_flags)
 		reqflags_init();
 	if (o->per_stack)
-		ksyms_load_for(CMD);
+		ksyms_load_for(CMD, KSYMS_NO_STACKS);
 	st = agg_trace_start(CMD, &so);
 	if (!st)
 		return 1;

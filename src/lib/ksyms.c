@@ -86,16 +86,15 @@ const char *kstack_unknown(__u32 stack)
 	return stack == IOLENS_STACK_LOST ? "not kept" : NULL;
 }
 
-void ksyms_load_for(const char *cmd)
+void ksyms_load_for(const char *cmd, const char *lost)
 {
 	int err = ksyms_load();
 
 	if (err == -EPERM)
 		pr_err("%s: /proc/kallsyms hides the kernel's addresses "
-		       "(kernel.kptr_restrict is 2): stacks shown as addresses", cmd);
+		       "(kernel.kptr_restrict is 2): %s", cmd, lost);
 	else if (err)
-		pr_err("%s: cannot read /proc/kallsyms (%s): stacks shown as addresses",
-		       cmd, strerror(-err));
+		pr_err("%s: cannot read /proc/kallsyms (%s): %s", cmd, strerror(-err), lost);
 }
 
 int ksyms_stack_first(const __u64 *frames, int n)
@@ -110,6 +109,15 @@ int ksyms_stack_first(const __u64 *frames, int n)
 			first = i + 1;
 	}
 	return first;
+}
+
+__u64 ksyms_addr(const char *name)
+{
+	/* Sorted by address: a walk, done once per name at start. */
+	for (size_t i = 0; i < nsyms; i++)
+		if (!strcmp(syms[i].name, name))
+			return syms[i].addr;
+	return 0;
 }
 
 const char *ksyms_name(__u64 addr, char *buf, size_t len)

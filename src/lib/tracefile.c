@@ -209,6 +209,20 @@ int trace_write_stack(struct trace_writer *w, const struct trace_stack *s)
 	return write_rec(w, TRACE_REC_STACK, p, sizeof(p));
 }
 
+int trace_write_file(struct trace_writer *w, const struct trace_file *f)
+{
+	unsigned char p[FILE_LEN];
+	struct buf b = { p };
+
+	put_u32(&b, f->dev);
+	put_u32(&b, f->gen);
+	put_u64(&b, f->ino);
+	put_u32(&b, f->flags);
+	put_u32(&b, 0);
+	put_str(&b, f->path, sizeof(f->path));
+	return write_rec(w, TRACE_REC_FILE, p, sizeof(p));
+}
+
 int trace_write_lost(struct trace_writer *w, __u64 lost)
 {
 	unsigned char p[LOST_LEN];
@@ -341,10 +355,11 @@ static __u32 expected_len(unsigned int type, __u32 version)
 	case TRACE_REC_HEADER: return version >= 3 ? HEADER_LEN : HEADER_LEN_V2;
 	case TRACE_REC_DEVICE: return DEVICE_LEN;
 	case TRACE_REC_CGROUP: return CGROUP_LEN;
-	case TRACE_REC_RQ: return version >= 3 ? RQ_LEN : RQ_LEN_V2;
+	case TRACE_REC_RQ: return version >= 4 ? RQ_LEN : version == 3 ? RQ_LEN_V3 : RQ_LEN_V2;
 	case TRACE_REC_LOST: return LOST_LEN;
 	case TRACE_REC_END: return END_LEN;
 	case TRACE_REC_STACK: return version >= 3 ? STACK_LEN : 0;
+	case TRACE_REC_FILE: return version >= 4 ? FILE_LEN : 0;
 	}
 	return 0;
 }
@@ -623,12 +638,21 @@ int trace_next(struct trace_reader *r, struct trace_item *it,
 			goto fail;
 		}
 		break;
+	case TRACE_REC_FILE:
+		it->file.dev = get_u32(&b);
+		it->file.gen = get_u32(&b);
+		it->file.ino = get_u64(&b);
+		it->file.flags = get_u32(&b);
+		it->file.reserved = get_u32(&b);
+		get_str(&b, it->file.path, sizeof(it->file.path));
+		break;
 	case TRACE_REC_RQ:
 		get_rq(&b, &it->rq, r->version);
 		/* Consumers index tables and shift masks by these. */
-		if (it->rq.op >= IOLENS_OP_NR || it->rq.ctx > IOLENS_CTX_ISSUE) {
-			corrupt(r, "request with op %u, ctx %u",
-				it->rq.op, it->rq.ctx);
+		if (it->rq.op >= IOLENS_OP_NR || it->rq.ctx > IOLENS_CTX_ISSUE ||
+		    it->rq.fkind >= IOLENS_FK_NR) {
+			corrupt(r, "request with op %u, ctx %u, file kind %u",
+				it->rq.op, it->rq.ctx, it->rq.fkind);
 			goto fail;
 		}
 		r->requests++;

@@ -9,6 +9,7 @@
 #include "lib/cgroups.h"
 #include "lib/clock.h"
 #include "lib/devices.h"
+#include "lib/fileid.h"
 #include "lib/ksyms.h"
 #include "lib/log.h"
 #include "lib/tracefile.h"
@@ -25,10 +26,11 @@ struct record {
 	unsigned long long written;
 	__u64 dropped_written;
 	int failed;
-	/* dev_t, cgroup and stack ids already described in the file */
+	/* dev_t, cgroup, stack and file ids already described in the file */
 	__u64 seen[SEEN_SLOTS];
 	int nseen;
 	struct kstacks *stacks;	/* --stacks */
+	struct trace_file file;	/* room for a FILE record */
 };
 
 /* Returns true the first time `key` is offered (keys are never 0). */
@@ -102,6 +104,32 @@ static void describe_stack(struct record *r, __u32 stack)
 		r->failed = 1;
 }
 
+/* Its path (or, for a device, whether it was mounted), as named here and
+ * now, so that the file reads anywhere. */
+static void describe_file(struct record *r, const struct iolens_rq *rq)
+{
+	__u64 key = (rq->ino * 0x9e3779b97f4a7c15ULL) ^ ((__u64)rq->fgen << 20) ^ rq->fdev;
+	struct trace_file *tf = &r->file;
+	const char *path;
+
+	/* Tagged apart from dev_t, stack and cgroup keys; a file whose
+	 * hash another took gets its path written each time. */
+	if (rq->fkind == IOLENS_FK_NONE || !first_sight(r, (key >> 2) | 3ULL << 62))
+		return;
+	memset(tf, 0, sizeof(*tf));
+	tf->dev = rq->fdev;
+	if (rq->fkind == IOLENS_FK_DEVICE) {
+		tf->flags = fileid_dev_mounted(rq->fdev) ? TRACE_FILE_MOUNTED : 0;
+	} else {
+		tf->ino = rq->ino;
+		tf->gen = rq->fgen;
+		path = fileid_path(rq->fdev, rq->ino, rq->fgen);
+		snprintf(tf->path, sizeof(tf->path), "%s", path ? path : "");
+	}
+	if (trace_write_file(r->w, tf))
+		r->failed = 1;
+}
+
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct record *r = ctx;
@@ -118,6 +146,7 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 	describe_cgroup(r, rq->io_cgroup_hier, rq->io_cgroup);
 	if (r->stacks)
 		describe_stack(r, rq->stack);
+	describe_file(r, rq);
 	if (trace_write_rq(r->w, rq))
 		r->failed = 1;
 	r->written++;
@@ -187,12 +216,17 @@ int record_run(const struct record_opts *o)
 	/* Time 0 of the trace precedes the attach, so no request has a
 	 * timestamp before it. */
 	fill_header(&h);
-	if (o->stacks)
+	if (o->stacks) {
 		h.flags |= TRACE_HDR_STACKS;
-	if (o->stacks)
-		ksyms_load_for("record");
+		ksyms_load_for("record", KSYMS_NO_STACKS);
+	}
+	if (o->files) {
+		h.flags |= TRACE_HDR_FILES;
+		ksyms_load_for("record", KSYMS_NO_DIO_FILES);
+	}
 	r->bt = block_trace_start("record", devs, r->filter.ndev, 0,
-				  o->stacks ? BLOCK_TRACE_STACKS : 0);
+				  (o->stacks ? BLOCK_TRACE_STACKS : 0) |
+				  (o->files ? BLOCK_TRACE_FILES : 0));
 	if (!r->bt)
 		goto out;
 	if (o->stacks && !(r->stacks = kstacks_new(block_trace_stacks_fd(r->bt)))) {

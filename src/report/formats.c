@@ -10,7 +10,7 @@ static int lines_open(struct report *r)
 {
 	if (r->fmt->devices)
 		report_intro(r);
-	rqfmt_header(r->out, r->fmt->mode, r->stacks);
+	rqfmt_header(r->out, r->fmt->mode, r->files, r->stacks);
 	return 0;
 }
 

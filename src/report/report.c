@@ -20,6 +20,8 @@
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "report/run.h"
+#include "lib/fileid.h"
+#include "trace/rqfile.h"
 #include "trace/reqflags.h"
 
 #define CMD "report"
@@ -208,6 +210,9 @@ static bool selected(struct report *r, struct iolens_rq *rq,
 	names->io_cgroup = cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
 	names->stacks = r->stacks;
 	names->stack = r->stacks ? kstacks_get(r->ks, rq->stack) : NULL;
+	names->files = r->files;
+	names->file_kind = r->files ? rqfile_kind(rq) : NULL;
+	names->file = r->files ? rqfile_path(rq) : NULL;
 	if (!rqfilter_match(&r->filt, rq, names->dev, names->cgroup,
 			    names->io_cgroup))
 		return false;
@@ -276,6 +281,11 @@ static int read_all(struct report *r, struct trace_reader *tr, char *err,
 			if (r->ks && kstacks_put(r->ks, it.stack.stack, &it.stack.k))
 				goto oom;
 			break;
+		case TRACE_REC_FILE:
+			if (it.file.ino ? fileid_set(it.file.dev, it.file.ino, it.file.gen, it.file.path) :
+			    fileid_set_dev(it.file.dev, it.file.flags & TRACE_FILE_MOUNTED))
+				goto oom;
+			break;
 		case TRACE_REC_RQ:
 			if (handle_rq(r, &it.rq))
 				goto oom;
@@ -310,14 +320,17 @@ int report_run(const struct report_opts *o)
 	struct report r = {
 		.fmt = o->fmt, .path = o->path, .filt = o->filt,
 		.chart = o->chart, .filters = o->filters, .stacks = o->stacks,
+		.files = o->files,
 	};
 	struct trace_reader *tr = NULL;
 	const char *outpath = o->outpath;
 	char err[256] = "";
 	int ret, status;
 
-	/* Cgroup names come from the file, never from this machine. */
+	/* Cgroup and file names come from the file, never from this
+	 * machine. */
 	cgroup_offline();
+	fileid_offline();
 
 	tr = trace_open(r.path, &r.hdr, err, sizeof(err));
 	if (!tr) {
@@ -326,13 +339,19 @@ int report_run(const struct report_opts *o)
 	}
 	/* Statuses as the recording kernel numbered them. */
 	blk_status_kernel(r.hdr.kernel);
-	if (r.stacks && !r.fmt->stacks) {
+	if ((r.stacks || r.files) && !r.fmt->stacks) {
 		trace_close(tr);
-		return usage_err(CMD, "--stacks is for -f text, csv and json");
+		return usage_err(CMD, "%s is for -f text, csv and json",
+				 r.stacks ? "--stacks" : "--files");
 	}
 	if (r.stacks && !(r.hdr.flags & TRACE_HDR_STACKS)) {
 		trace_close(tr);
 		return usage_err(CMD, "%s was recorded without --stacks: no stacks to show",
+				 r.path);
+	}
+	if (r.files && !(r.hdr.flags & TRACE_HDR_FILES)) {
+		trace_close(tr);
+		return usage_err(CMD, "%s was recorded without --files: no files to show",
 				 r.path);
 	}
 	/* The page shows the stacks whenever the trace has them. */

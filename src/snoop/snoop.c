@@ -19,6 +19,7 @@
 #include "snoop/snoop.h"
 #include "trace/block_trace.h"
 #include "trace/reqflags.h"
+#include "trace/rqfile.h"
 #include "trace/rqfmt.h"
 
 struct snoop {
@@ -41,6 +42,7 @@ struct snoop {
 	int nstuck;
 	unsigned int gen;
 	struct kstacks *stacks;	/* --stacks: named as requests show them */
+	bool files;		/* --files */
 };
 
 /* Whether `rq` passes filter f and, live, -p's processes (a consumer's
@@ -70,6 +72,15 @@ static struct rqfmt_names names_of(const struct iolens_rq *rq)
 	};
 }
 
+/* --files: named once the request is to be shown (a path may cost the
+ * kernel a lookup, the first time). */
+static void name_file(struct rqfmt_names *n, const struct iolens_rq *rq)
+{
+	n->files = true;
+	n->file_kind = rqfile_kind(rq);
+	n->file = rqfile_path(rq);
+}
+
 /* In a consumer thread: the line of a request that passes the filters,
  * made where it is written out from. */
 static size_t format_rq(void *ctx, const struct iolens_rq *rq,
@@ -85,6 +96,8 @@ static size_t format_rq(void *ctx, const struct iolens_rq *rq,
 		n.stacks = true;
 		n.stack = kstacks_get(s->stacks, rq->stack);
 	}
+	if (s->files)
+		name_file(&n, rq);
 	buf = block_trace_room(o, rqfmt_bound(&n));
 	if (!buf)
 		return SIZE_MAX;
@@ -201,7 +214,7 @@ int snoop_run(const struct snoop_opts *o)
 {
 	struct snoop s = {
 		.filter = o->filter, .mode = o->mode, .max = o->max,
-		.stuck_ns = o->stuck_ns,
+		.stuck_ns = o->stuck_ns, .files = o->files,
 		.tree_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	__u32 devs[RQFILTER_MAX];
@@ -222,9 +235,12 @@ int snoop_run(const struct snoop_opts *o)
 	s.t0 = mono_ns();
 	nc = block_trace_nconsumers();
 	if (o->stacks)
-		ksyms_load_for("snoop");
+		ksyms_load_for("snoop", KSYMS_NO_STACKS);
+	if (o->files)
+		ksyms_load_for("snoop", KSYMS_NO_DIO_FILES);
 	s.bt = block_trace_start("snoop", devs, s.filter.ndev, nc,
-				 o->stacks ? BLOCK_TRACE_STACKS : 0);
+				 (o->stacks ? BLOCK_TRACE_STACKS : 0) |
+				 (o->files ? BLOCK_TRACE_FILES : 0));
 	if (!s.bt)
 		return 1;
 	if (o->stacks && !(s.stacks = kstacks_new(block_trace_stacks_fd(s.bt)))) {
@@ -235,7 +251,7 @@ int snoop_run(const struct snoop_opts *o)
 	/* Also the signal for scripts that the tracer is attached. */
 	fprintf(stderr, "Tracing block requests (%s)... Ctrl-C to end.\n",
 		block_trace_flavour(s.bt));
-	rqfmt_header(stdout, s.mode, o->stacks);
+	rqfmt_header(stdout, s.mode, o->files, o->stacks);
 	/* The lines go out with writev(), after what stdio holds. */
 	fflush(stdout);
 	for (int i = 0; i < nc; i++)

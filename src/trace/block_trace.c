@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/clock.h"
+#include "lib/ksyms.h"
 #include "bpf/block.h"
 #include "block.skel.h"	/* after its ABI header: its rodata holds our cfg */
 #include "trace/block_trace.h"
@@ -166,11 +167,24 @@ static __u64 rings_memory(const struct block_trace *bt)
 	return sum;
 }
 
+/* Files: the bi_end_io functions that tell direct I/O (bpf/rqfile.bpf.h);
+ * 0, so direct I/O names no file, where /proc/kallsyms hides them. */
+static void files_cfg(struct block *skel)
+{
+	skel->rodata->cfg.files = 1;
+	skel->rodata->cfg.iomap_dio_end_io = ksyms_addr("iomap_dio_bio_end_io");
+	skel->rodata->cfg.blkdev_dio_end_io[0] = ksyms_addr("blkdev_bio_end_io");
+	skel->rodata->cfg.blkdev_dio_end_io[1] = ksyms_addr("blkdev_bio_end_io_async");
+}
+
 /* The maps only some uses fill take one entry unless `flags` ask for
- * them (before load). */
+ * them (before load), and what `flags` ask for is set. */
 static int maps_size(struct block *skel, unsigned int flags)
 {
 	int err = 0;
+
+	if (flags & BLOCK_TRACE_FILES)
+		files_cfg(skel);
 
 	if (!(flags & BLOCK_TRACE_BIOS))
 		err = bpf_map__set_max_entries(skel->maps.proc_bios, 1);

@@ -54,17 +54,25 @@ static const char *shown_cgroup(const struct rqfmt_names *n)
 	return n->io_cgroup ? n->io_cgroup : n->cgroup;
 }
 
-void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool stacks)
+void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool files, bool stacks)
 {
 	if (mode == RQFMT_TEXT)
-		fprintf(f, "%-11s %-15s %7s %7s %-8s %-7s %-6s %-10s %12s %8s %10s %10s %10s %4s %-7s %s\n",
+		fprintf(f, "%-11s %-15s %7s %7s %-8s %-7s %-6s %-10s %12s %8s %10s %10s %10s %4s %-7s %s%s\n",
 			"TIME(s)", "COMM", "PID", "TID", "DISK", "MAJ:MIN",
 			"OP", "FLAGS", "SECTOR", "BYTES", "QUEUE(us)",
-			"DEVICE(us)", "TOTAL(us)", "QD", "STATUS", "CGROUP");
+			"DEVICE(us)", "TOTAL(us)", "QD", "STATUS", "CGROUP",
+			files ? " FILE" : "");
 	else if (mode == RQFMT_CSV)
 		fprintf(f, "time_s,comm,pid,tid,ctx,dev,major,minor,op,flags,rwbs,sector,bytes,"
 			"queue_ns,device_ns,total_ns,qd,status,requeues,cgroup,io_cgroup,"
-			"ts_start,ts_insert,ts_issue,ts_complete%s\n", stacks ? ",stack" : "");
+			"ts_start,ts_insert,ts_issue,ts_complete%s%s\n",
+			files ? ",file_kind,file_dev,file_ino,file" : "", stacks ? ",stack" : "");
+}
+
+/* Whether the request names a file by inode (its path may be unknown). */
+static bool has_inode(const struct iolens_rq *rq)
+{
+	return rq->fkind == IOLENS_FK_CACHE || rq->fkind == IOLENS_FK_DIRECT;
 }
 
 /* Why the request has no stack: never NULL (a stack id the map no longer
@@ -268,6 +276,16 @@ static char *format_text(char *p, const struct iolens_rq *rq,
 		p += san_text(p, cg, strlen(cg));
 	else
 		*p++ = '-';
+	/* The file last: a path, else what is known of it. */
+	if (n->files && n->file) {
+		*p++ = ' ';
+		p += san_text(p, n->file, strlen(n->file));
+	} else if (n->files && has_inode(rq)) {
+		p = put_fmt(p, " (inode %" PRIu64 " on %u:%u)", (uint64_t)rq->ino,
+			    kdev_major(rq->fdev), kdev_minor(rq->fdev));
+	} else if (n->files) {
+		p = put_fmt(p, " (%s)", n->file_kind);
+	}
 	*p++ = '\n';
 	/* The stack below, a frame a line, innermost first, as biostacks
 	 * and perf show one. */
@@ -324,6 +342,17 @@ static char *format_json(char *p, const struct iolens_rq *rq,
 	p = put_u64(KEY(p, "ts_insert"), rq->ts_insert);
 	p = put_u64(KEY(p, "ts_issue"), rq->ts_issue);
 	p = put_u64(KEY(p, "ts_complete"), rq->ts_complete);
+	if (n->files) {
+		p = put_name(KEY(p, "file_kind"), n->file_kind);
+		p = KEY(p, "file_dev");
+		if (rq->fkind != IOLENS_FK_NONE)
+			p = put_fmt(p, "\"%u:%u\"", kdev_major(rq->fdev), kdev_minor(rq->fdev));
+		else
+			p = put_lit(p, "null", 4);
+		p = KEY(p, "file_ino");
+		p = has_inode(rq) ? put_u64(p, rq->ino) : put_lit(p, "null", 4);
+		p = put_str(KEY(p, "file"), n->file);
+	}
 	if (n->stacks && n->stack) {
 		p = put_lit(KEY(p, "stack"), "[", 1);
 		for (__u32 i = 0; i < n->stack->n; i++) {
@@ -418,6 +447,16 @@ static char *format_csv(char *p, const struct iolens_rq *rq,
 	p = put_fmt(p, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		    (uint64_t)rq->ts_start, (uint64_t)rq->ts_insert,
 		    (uint64_t)rq->ts_issue, (uint64_t)rq->ts_complete);
+	if (n->files) {
+		p = put_fmt(p, ",%s,", n->file_kind);
+		if (rq->fkind != IOLENS_FK_NONE)
+			p = put_fmt(p, "%u:%u", kdev_major(rq->fdev), kdev_minor(rq->fdev));
+		*p++ = ',';
+		if (has_inode(rq))
+			p = put_u64(p, rq->ino);
+		*p++ = ',';
+		p = csv_name(p, n->file, str_len(n->file));
+	}
 	if (n->stacks)
 		p = csv_stack(p, n->stack);
 	*p++ = '\n';
@@ -432,7 +471,7 @@ size_t rqfmt_bound(const struct rqfmt_names *n)
 	for (__u32 i = 0; n->stacks && n->stack && i < n->stack->n; i++)
 		frames += str_len(n->stack->frame[i]) + 8;
 	return LINE_FIXED + 6 * (IOLENS_COMM_LEN + str_len(n->dev) + str_len(n->cgroup) +
-				 str_len(n->io_cgroup) + frames);
+				 str_len(n->io_cgroup) + str_len(n->file) + frames);
 }
 
 size_t rqfmt_format(char *buf, enum rqfmt_mode mode, const struct iolens_rq *rq,

@@ -96,6 +96,10 @@ static struct iolens_rq make_rq(unsigned int i)
 		.requeues = i % 3,
 		.io_cgroup_hier = 3,
 		.stack = i % 4 == 3 ? IOLENS_STACK_LOST : i % 4,
+		.fdev = 7 << 20 | i % 3,
+		.ino = 0x100000000ULL + i,
+		.fgen = 0xe98656e1 + i,
+		.fkind = i % IOLENS_FK_NR,
 	};
 
 	snprintf(rq.comm, sizeof(rq.comm), "fio-%u", i);
@@ -105,6 +109,10 @@ static struct iolens_rq make_rq(unsigned int i)
 /* A stack of a name that fills its field, and the 32 frames a stack
  * holds at most. */
 static struct trace_stack stack_rec = { .stack = 2, .k = { .n = IOLENS_STACK_DEPTH } };
+
+/* A file of a path that fills its field. */
+static struct trace_file file_rec = { .dev = 7 << 20, .gen = 9, .ino = 12,
+				      .flags = TRACE_FILE_MOUNTED };
 
 static const struct trace_end end_rec = {
 	.mono_ns = 9000000000ULL,
@@ -125,6 +133,7 @@ static void write_sample(const char *path, unsigned int nrq)
 	assert_int_equal(trace_write_cgroup(w, &cgs[0]), 0);
 	assert_int_equal(trace_write_cgroup(w, &cgs[1]), 0);
 	assert_int_equal(trace_write_stack(w, &stack_rec), 0);
+	assert_int_equal(trace_write_file(w, &file_rec), 0);
 	for (unsigned int i = 0; i < nrq; i++) {
 		struct iolens_rq rq = make_rq(i);
 
@@ -192,9 +201,10 @@ static void test_roundtrip(void **state)
 	struct trace_header h;
 	struct trace_item it;
 	struct trace_reader *r;
-	unsigned int nrq = 0, ndev = 0, ncg = 0, nlost = 0, nstack = 0;
+	unsigned int nrq = 0, ndev = 0, ncg = 0, nlost = 0, nstack = 0, nfile = 0;
 	char err[256] = "";
 
+	memset(file_rec.path, 'p', sizeof(file_rec.path) - 1);
 	for (int i = 1; i < IOLENS_STACK_DEPTH; i++)
 		snprintf(stack_rec.k.frame[i], KSTACK_NAME, "func%d+0x1a [mod]", i);
 	memset(stack_rec.k.frame[0], 'f', KSTACK_NAME - 1);
@@ -237,6 +247,10 @@ static void test_roundtrip(void **state)
 				assert_string_equal(it.stack.k.frame[i], stack_rec.k.frame[i]);
 			nstack++;
 			break;
+		case TRACE_REC_FILE:
+			assert_memory_equal(&it.file, &file_rec, sizeof(file_rec));
+			nfile++;
+			break;
 		case TRACE_REC_LOST:
 			assert_int_equal(it.lost, 17);
 			assert_int_equal(nrq, NRQ / 2 + 1);
@@ -256,6 +270,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ncg, 2);
 	assert_int_equal(nlost, 1);
 	assert_int_equal(nstack, 1);
+	assert_int_equal(nfile, 1);
 	/* After END, END again. */
 	assert_int_equal(trace_next(r, &it, err, sizeof(err)), 0);
 	trace_close(r);
@@ -496,7 +511,7 @@ static void test_not_a_trace(void **state)
 }
 
 /* A request record before version 3 (no stack). */
-#define RQ_LEN_V1 (sizeof(struct iolens_rq) - 8)
+#define RQ_LEN_V1 104
 
 /* Little-endian record builder for hand-made damage. */
 struct raw {
@@ -698,6 +713,11 @@ static void test_bad_records(void **state)
 	raw_start(&r);
 	raw_rec(&r, TRACE_REC_STACK, 4 + 4 + IOLENS_STACK_DEPTH * KSTACK_NAME, 0);
 	expect_corrupt(f->path[0], &r, "unknown record type 7");
+
+	/* Files came with version 4. */
+	raw_start(&r);
+	raw_rec(&r, TRACE_REC_FILE, 4 + 4 + 8 + 4 + 4 + 8, 0);
+	expect_corrupt(f->path[0], &r, "unknown record type 8");
 
 	/* END must count the requests the file holds. */
 	raw_start(&r);

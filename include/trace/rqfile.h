@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The file a request's data belongs to (struct iolens_rq.fkind...), named
+ * on the live system for snoop and record. */
+#ifndef IOLENS_RQFILE_H
+#define IOLENS_RQFILE_H
+
+#include "bpf/block.h"
+
+/* What the request's data is: "cache" (a file's page cache), "direct" (a
+ * file's direct I/O), "metadata" (the page cache of a device holding a
+ * mounted filesystem), "device" (the raw device's), "unknown", or "none"
+ * for a request without data (a flush). */
+const char *rqfile_kind(const struct iolens_rq *rq);
+
+/* The path of the request's file (lib/fileid.h); NULL for no file or
+ * where none is known. */
+const char *rqfile_path(const struct iolens_rq *rq);
+
+#endif

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Paths of files named by inode.  The kernel side of a block request can
+ * name its file only by numbers (filesystem, inode, generation): a path
+ * there would mean walking dentries in BPF on every request.  Here the
+ * numbers make a file handle of the shape ext4, xfs and most filesystems
+ * export (FILEID_INO32_GEN; xfs's 64-bit variant for larger inodes),
+ * opened with open_by_handle_at() on a mount of that filesystem, and the
+ * path is read back from /proc/self/fd: the one the kernel's d_path()
+ * gives, in this mount namespace.  Each file is asked once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lib/clock.h"
+#include "lib/devices.h"
+#include "lib/fileid.h"
+#include "lib/vec.h"
+
+/* include/linux/exportfs.h: not in the uapi headers. */
+#define FILEID_INO32_GEN	1
+/* fs/xfs/xfs_export.h: FILEID_INO32_GEN | XFS_FILEID_TYPE_64FLAG */
+#define FILEID_XFS_INO64_GEN	0x81
+
+struct fileid {
+	__u64 ino;
+	__u32 dev, gen;
+	char *path;		/* NULL: asked, none known */
+	bool used;
+};
+
+/* A filesystem's mount to open handles on; fd -1 if none was found when
+ * last looked for, at `looked` (mounted since, it is found again).
+ * Offline, only whether it was mounted (fileid_set_dev()). */
+struct mnt {
+	__u32 dev;
+	int fd;
+	__u64 looked;
+	bool mounted;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fileid *tab;	/* open addressing, power of two */
+static size_t tab_cap, tab_n;
+static struct mnt *mnts;
+static int nmnts;
+static bool offline;		/* fileid_offline() */
+
+#define MOUNT_RETRY_NS	1000000000ULL
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*d++ = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = 0;
+}
+
+/*
+ * A mount of filesystem `dev`, opened for reading (open_by_handle_at()
+ * takes no O_PATH descriptor: EBADF on 6.18): one of its whole root where
+ * there is one (a bind mount of a folder shows only what is below it),
+ * else the first.  -1 if it is not mounted here.
+ */
+static int mount_open(__u32 dev)
+{
+	char line[2 * PATH_MAX + 256], root[PATH_MAX], mnt[PATH_MAX], best[PATH_MAX] = "";
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	unsigned int ma, mi;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &ma, &mi, root, mnt) != 4 ||
+		    kdev_make(ma, mi) != dev)
+			continue;
+		unescape(mnt);
+		if (!best[0] || !strcmp(root, "/"))
+			snprintf(best, sizeof(best), "%s", mnt);
+		if (!strcmp(root, "/"))
+			break;
+	}
+	fclose(f);
+	return best[0] ? open(best, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC) : -1;
+}
+
+static struct mnt *mnt_find(__u32 dev)
+{
+	for (int i = 0; i < nmnts; i++)
+		if (mnts[i].dev == dev)
+			return &mnts[i];
+	return NULL;
+}
+
+static int mount_fd(__u32 dev)
+{
+	struct mnt *m = mnt_find(dev);
+	__u64 now = mono_ns();
+
+	if (m && (m->fd >= 0 || now < m->looked + MOUNT_RETRY_NS))
+		return m->fd;
+	if (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
+		return -1;
+	m->dev = dev;
+	m->fd = mount_open(dev);
+	m->looked = now;
+	return m->fd;
+}
+
+/* The path by handle, malloc'd; NULL if none. */
+static char *path_of(__u32 dev, __u64 ino, __u32 gen)
+{
+	union {
+		struct file_handle fh;
+		char room[sizeof(struct file_handle) + 16];
+	} h;
+	char link[64], path[PATH_MAX];
+	int mfd = mount_fd(dev), fd;
+	__u32 ino32 = ino;
+	ssize_t n;
+
+	if (mfd < 0 || offline)
+		return NULL;
+	if (ino <= UINT32_MAX) {
+		h.fh.handle_type = FILEID_INO32_GEN;
+		h.fh.handle_bytes = 8;
+		memcpy(h.fh.f_handle, &ino32, 4);
+		memcpy(h.fh.f_handle + 4, &gen, 4);
+	} else {
+		/* struct xfs_fid64, packed: the inode, then the generation. */
+		h.fh.handle_type = FILEID_XFS_INO64_GEN;
+		h.fh.handle_bytes = 12;
+		memcpy(h.fh.f_handle, &ino, 8);
+		memcpy(h.fh.f_handle + 8, &gen, 4);
+	}
+	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	return strdup(path);
+}
+
+static size_t slot_of(__u32 dev, __u64 ino, __u32 gen)
+{
+	__u64 h = (ino ^ ((__u64)dev << 32) ^ gen) * 0x9e3779b97f4a7c15ULL;
+
+	return (h >> 32) & (tab_cap - 1);
+}
+
+static struct fileid *find(__u32 dev, __u64 ino, __u32 gen)
+{
+	for (size_t i = slot_of(dev, ino, gen);; i = (i + 1) & (tab_cap - 1)) {
+		struct fileid *e = &tab[i];
+
+		if (!e->used || (e->dev == dev && e->ino == ino && e->gen == gen))
+			return e;
+	}
+}
+
+/* Twice the room; false without memory (the table stays). */
+static bool grow(void)
+{
+	struct fileid *old = tab;
+	size_t cap = tab_cap;
+
+	tab_cap = cap ? 2 * cap : 1024;
+	tab = calloc(tab_cap, sizeof(*tab));
+	if (!tab) {
+		tab = old;
+		tab_cap = cap;
+		return false;
+	}
+	for (size_t i = 0; i < cap; i++)
+		if (old[i].used)
+			*find(old[i].dev, old[i].ino, old[i].gen) = old[i];
+	free(old);
+	return true;
+}
+
+/* The entry of a file, made (its path asked of the kernel) if new; NULL
+ * if the table is full.  Under the lock. */
+static struct fileid *entry(__u32 dev, __u64 ino, __u32 gen)
+{
+	struct fileid *e = tab_cap ? find(dev, ino, gen) : NULL;
+
+	if (e && e->used)
+		return e;
+	if (tab_n >= IOLENS_FILEID_MAX || ((tab_n + 1) * 2 > tab_cap && !grow()))
+		return NULL;
+	e = find(dev, ino, gen);
+	*e = (struct fileid){ .dev = dev, .ino = ino, .gen = gen, .used = true,
+			      .path = path_of(dev, ino, gen) };
+	tab_n++;
+	return e;
+}
+
+const char *fileid_path(__u32 dev, __u64 ino, __u32 gen)
+{
+	struct fileid *e;
+	const char *path;
+
+	pthread_mutex_lock(&lock);
+	e = entry(dev, ino, gen);
+	path = e ? e->path : NULL;
+	pthread_mutex_unlock(&lock);
+	return path;
+}
+
+void fileid_offline(void)
+{
+	pthread_mutex_lock(&lock);
+	offline = true;
+	pthread_mutex_unlock(&lock);
+}
+
+int fileid_set(__u32 dev, __u64 ino, __u32 gen, const char *path)
+{
+	struct fileid *e;
+	int err = 0;
+
+	pthread_mutex_lock(&lock);
+	e = entry(dev, ino, gen);
+	if (e && path && *path && (!e->path || strcmp(e->path, path))) {
+		free(e->path);
+		e->path = strdup(path);
+	}
+	if (!e || (path && *path && !e->path))
+		err = -ENOMEM;
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+int fileid_set_dev(__u32 dev, bool mounted)
+{
+	struct mnt *m;
+	int err = 0;
+
+	pthread_mutex_lock(&lock);
+	m = mnt_find(dev);
+	if (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
+		err = -ENOMEM;
+	else
+		*m = (struct mnt){ .dev = dev, .fd = -1, .mounted = mounted };
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+bool fileid_dev_mounted(__u32 dev)
+{
+	bool mounted;
+
+	pthread_mutex_lock(&lock);
+	if (offline)
+		mounted = mnt_find(dev) && mnt_find(dev)->mounted;
+	else
+		mounted = mount_fd(dev) >= 0;
+	pthread_mutex_unlock(&lock);
+	return mounted;
+}
