@@ -199,6 +199,9 @@ struct iolens_block_cfg {
 	 * path, whose bios end in submit_bio_wait's, like many others). */
 	__u64 iomap_dio_end_io;
 	__u64 blkdev_dio_end_io[2];
+	/* bio_chain()'s: the front part of a split bio ends there, its
+	 * parent (bi_private) is the bio that was submitted. */
+	__u64 bio_chain_end_io;
 };
 
 #endif

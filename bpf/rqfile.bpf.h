@@ -39,6 +39,10 @@ static __always_inline void rq_file_inode(struct inode *ino, struct iolens_rq *r
 	r->fkind = kind;
 }
 
+/* Splits followed back to the bio submitted: a bio split at most this many
+ * times over (a stacked device splits again) is told by its pages. */
+#define RQFILE_CHAIN_MAX 4
+
 static __always_inline void rq_file(struct bio *bio, struct iolens_rq *r)
 {
 	struct address_space *m;
@@ -59,6 +63,17 @@ static __always_inline void rq_file(struct bio *bio, struct iolens_rq *r)
 	 * for that file's cache: rare, and said in the man page.
 	 */
 	end_io = (__u64)BPF_CORE_READ(bio, bi_end_io);
+	/* A bio split to fit the queue's limits (bio_split()): the part
+	 * split off the front ends in bio_chain_endio() and names the bio it
+	 * was split from, the one submitted, as its bi_private. */
+	for (int i = 0; i < RQFILE_CHAIN_MAX; i++) {
+		if (!end_io || end_io != cfg.bio_chain_end_io)
+			break;
+		bio = BPF_CORE_READ(bio, bi_private);
+		end_io = bio ? (__u64)BPF_CORE_READ(bio, bi_end_io) : 0;
+	}
+	if (!bio)
+		return;
 	if (end_io && end_io == cfg.iomap_dio_end_io) {
 		struct iomap_dio *dio = BPF_CORE_READ(bio, bi_private);
 

@@ -175,6 +175,7 @@ static void files_cfg(struct block *skel)
 	skel->rodata->cfg.iomap_dio_end_io = ksyms_addr("iomap_dio_bio_end_io");
 	skel->rodata->cfg.blkdev_dio_end_io[0] = ksyms_addr("blkdev_bio_end_io");
 	skel->rodata->cfg.blkdev_dio_end_io[1] = ksyms_addr("blkdev_bio_end_io_async");
+	skel->rodata->cfg.bio_chain_end_io = ksyms_addr("bio_chain_endio");
 }
 
 /* The maps only some uses fill take one entry unless `flags` ask for
