@@ -25,6 +25,7 @@
 #define PAGE_WHO	4096		/* submitters told apart; more: "others" */
 #define PAGE_CGROUPS	1024		/* cgroups told apart */
 #define PAGE_STACKS	1024		/* submitting stacks told apart */
+#define PAGE_FILES	4096		/* files told apart */
 
 /* Ops as the charts colour them. */
 enum page_op { PAGE_READ, PAGE_WRITE, PAGE_OTHER, PAGE_NOPS };
@@ -57,15 +58,19 @@ struct page_dev {
 	struct page_offsets *off;	/* the first PAGE_ODEVS disks only */
 };
 
-/* A submitter (pid and comm), a cgroup or a submitting stack, and what it
- * asked for. */
+/* A submitter (pid and comm), a cgroup, a submitting stack or a file, and
+ * what it asked for. */
 struct page_who {
 	__u32 pid;
 	char comm[IOLENS_COMM_LEN];
 	unsigned int hier;		/* cgroups: hierarchy and id */
 	__u64 cgroup;
 	__u32 stack;			/* stacks: as iolens_rq.stack */
+	__u32 fdev, fgen;		/* files: as iolens_rq names them */
+	__u64 ino;
+	__u8 fkind;
 	__u64 requests, bytes;
+	__u64 op_bytes[2];		/* of bytes: read, written */
 	__u64 time_ns;			/* sum of total latencies, where known */
 	bool used;
 };
@@ -92,6 +97,7 @@ struct page {
 	__u64 size_n;
 	struct page_table who, cgroups;
 	struct page_table stacks;	/* with page_new()'s `stacks` */
+	struct page_table files;	/* with page_new()'s `files` */
 	/* Requests that ended with an error status: in the counts, not in
 	 * the latencies (a failure's time is not a success's); the first
 	 * PAGE_FAILS of them listed. */
@@ -100,9 +106,9 @@ struct page {
 	int nfails;
 };
 
-/* A page with time 0 at `t0`, and a table of submitting stacks if the
- * requests name theirs; NULL if out of memory. */
-struct page *page_new(__u64 t0, bool stacks);
+/* A page with time 0 at `t0`, and tables of submitting stacks and of
+ * files if the requests name theirs; NULL if out of memory. */
+struct page *page_new(__u64 t0, bool stacks, bool files);
 /* One request shown; -1 if out of memory. */
 int page_add(struct page *p, const struct iolens_rq *rq);
 /* The charts over time reach `end` (the trace's end), requests or not. */
@@ -113,9 +119,13 @@ void page_free(struct page *p);
 int page_lrow(__u64 ns);
 __u64 page_lrow_lower(int row);
 
-/* The rows of a table with requests, biggest first by requests or by
- * time, at most n; their number. */
-int page_top(const struct page_table *t, bool by_time, const struct page_who **out, int n);
+/* What page_top() orders by. */
+enum page_order { PAGE_BY_REQUESTS, PAGE_BY_TIME, PAGE_BY_BYTES };
+
+/* The rows of a table with requests, biggest first, at most n; their
+ * number. */
+int page_top(const struct page_table *t, enum page_order by, const struct page_who **out,
+	     int n);
 
 /* Whether a submitter is a kernel worker: the flusher's writeback; and
  * the sum of all of them in a table. */

@@ -4,6 +4,7 @@
 #ifndef IOLENS_RQFILE_H
 #define IOLENS_RQFILE_H
 
+#include <stddef.h>
 #include "bpf/block.h"
 
 /* What the request's data is: "cache" (a file's page cache), "direct" (a
@@ -15,5 +16,10 @@ const char *rqfile_kind(const struct iolens_rq *rq);
 /* The path of the request's file (lib/fileid.h); NULL for no file or
  * where none is known. */
 const char *rqfile_path(const struct iolens_rq *rq);
+
+/* What stands for the path where there is none, into buf: "(inode N on
+ * MAJ:MIN)" for a file, else "(KIND)", of rqfile_kind()'s `kind`. */
+const char *rqfile_unnamed(const struct iolens_rq *rq, const char *kind, char *buf,
+			   size_t len);
 
 #endif

@@ -442,7 +442,8 @@ static void bars(FILE *f, const struct svg *s, double x0, double pw,
 {
 	const struct page_who *top[TOP_BARS * 4];
 	struct page_who wb;
-	int n = page_top(t, by_time, top, TOP_BARS * 4), shown = 0;
+	int n = page_top(t, by_time ? PAGE_BY_TIME : PAGE_BY_REQUESTS, top, TOP_BARS * 4);
+	int shown = 0;
 	double max = 1, bh = s->ph / (TOP_BARS + 2);
 	char name[300], v[32];
 

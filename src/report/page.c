@@ -33,7 +33,15 @@ __u64 page_lrow_lower(int row)
 	return row & 1 ? base + base / 2 : base;
 }
 
-struct page *page_new(__u64 t0, bool stacks)
+/* Room for a table of `cap` rows; false without memory. */
+static bool table_make(struct page_table *t, int cap)
+{
+	t->cap = cap;
+	t->v = calloc(cap, sizeof(*t->v));
+	return t->v;
+}
+
+struct page *page_new(__u64 t0, bool stacks, bool files)
 {
 	struct page *p = calloc(1, sizeof(*p));
 
@@ -41,15 +49,9 @@ struct page *page_new(__u64 t0, bool stacks)
 		return NULL;
 	p->t0 = t0;
 	p->width = PAGE_T0_WIDTH;
-	p->who.cap = PAGE_WHO;
-	p->cgroups.cap = PAGE_CGROUPS;
-	p->who.v = calloc(PAGE_WHO, sizeof(*p->who.v));
-	p->cgroups.v = calloc(PAGE_CGROUPS, sizeof(*p->cgroups.v));
-	if (stacks) {
-		p->stacks.cap = PAGE_STACKS;
-		p->stacks.v = calloc(PAGE_STACKS, sizeof(*p->stacks.v));
-	}
-	if (!p->who.v || !p->cgroups.v || (stacks && !p->stacks.v)) {
+	if (!table_make(&p->who, PAGE_WHO) || !table_make(&p->cgroups, PAGE_CGROUPS) ||
+	    (stacks && !table_make(&p->stacks, PAGE_STACKS)) ||
+	    (files && !table_make(&p->files, PAGE_FILES))) {
 		page_free(p);
 		return NULL;
 	}
@@ -66,6 +68,7 @@ void page_free(struct page *p)
 	free(p->who.v);
 	free(p->cgroups.v);
 	free(p->stacks.v);
+	free(p->files.v);
 	free(p);
 }
 
@@ -145,12 +148,23 @@ static unsigned int hash(__u64 a, const char *s)
 	return (unsigned int)(h >> 32);
 }
 
-/* The entry of (pid, comm), (hier, cgroup) or stack in t; its "others"
- * when full. */
-static struct page_who *who_of(struct page_table *t, __u32 pid, const char *comm,
-			       unsigned int hier, __u64 cgroup, __u32 stack)
+/* Whether two rows are of the same submitter, cgroup, stack or file (the
+ * fields of a table's rows that are not its key are 0). */
+static bool same_key(const struct page_who *a, const struct page_who *b)
 {
-	unsigned int h = hash((__u64)pid << 32 ^ cgroup ^ hier ^ (__u64)stack << 40, comm);
+	return a->pid == b->pid && a->hier == b->hier && a->cgroup == b->cgroup &&
+	       a->stack == b->stack && a->fdev == b->fdev && a->fgen == b->fgen &&
+	       a->ino == b->ino && a->fkind == b->fkind &&
+	       !strncmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+/* The row of `key`'s submitter, cgroup, stack or file in t (made from key
+ * if new); its "others" when full. */
+static struct page_who *who_of(struct page_table *t, const struct page_who *key)
+{
+	unsigned int h = hash((__u64)key->pid << 32 ^ key->cgroup ^ key->hier ^
+			      (__u64)key->stack << 40 ^ key->ino ^ (__u64)key->fdev << 20 ^
+			      key->fgen ^ (__u64)key->fkind << 60, key->comm);
 
 	/* At most 3/4 full, so that a lookup ends soon. */
 	for (unsigned int i = 0; i < (unsigned int)t->cap; i++) {
@@ -159,18 +173,12 @@ static struct page_who *who_of(struct page_table *t, __u32 pid, const char *comm
 		if (!w->used) {
 			if (4 * (t->n + 1) > 3 * t->cap)
 				return &t->others;
+			*w = *key;
 			w->used = true;
-			w->pid = pid;
-			w->hier = hier;
-			w->cgroup = cgroup;
-			w->stack = stack;
-			if (comm)
-				memcpy(w->comm, comm, sizeof(w->comm));
 			t->n++;
 			return w;
 		}
-		if (w->pid == pid && w->hier == hier && w->cgroup == cgroup &&
-		    w->stack == stack && (!comm || !strncmp(w->comm, comm, sizeof(w->comm))))
+		if (same_key(w, key))
 			return w;
 	}
 	return &t->others;
@@ -180,6 +188,8 @@ static void who_add(struct page_who *w, const struct iolens_rq *rq, __u64 total)
 {
 	w->requests++;
 	w->bytes += rq->bytes;
+	if (rq->op == IOLENS_OP_READ || rq->op == IOLENS_OP_WRITE)
+		w->op_bytes[rq->op] += rq->bytes;
 	w->time_ns += total;
 }
 
@@ -210,6 +220,7 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 	__u64 total = rq->ts_start && rq->ts_complete && rq->ts_complete >= rq->ts_start ?
 		      rq->ts_complete - rq->ts_start : 0;
 	bool failed = rq->status;
+	struct page_who key;
 	struct page_col *c;
 	int bin;
 
@@ -238,16 +249,25 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 		d->total_ns += total;
 		d->timed++;
 	}
-	who_add(who_of(&p->who, rq->pid, rq->comm, 0, 0, 0), rq, total);
+	key = (struct page_who){ .pid = rq->pid };
+	memcpy(key.comm, rq->comm, sizeof(key.comm));
+	who_add(who_of(&p->who, &key), rq, total);
 	/* The cgroup that owns the I/O (the dirtier's, for writeback) when
 	 * the kernel said, else the submitter's. */
 	if (rq->io_cgroup)
-		who_add(who_of(&p->cgroups, 0, NULL, rq->io_cgroup_hier, rq->io_cgroup, 0),
-			rq, total);
+		key = (struct page_who){ .hier = rq->io_cgroup_hier, .cgroup = rq->io_cgroup };
 	else
-		who_add(who_of(&p->cgroups, 0, NULL, 0, rq->cgroup, 0), rq, total);
-	if (p->stacks.v)
-		who_add(who_of(&p->stacks, 0, NULL, 0, 0, rq->stack), rq, total);
+		key = (struct page_who){ .cgroup = rq->cgroup };
+	who_add(who_of(&p->cgroups, &key), rq, total);
+	if (p->stacks.v) {
+		key = (struct page_who){ .stack = rq->stack };
+		who_add(who_of(&p->stacks, &key), rq, total);
+	}
+	if (p->files.v) {
+		key = (struct page_who){ .fdev = rq->fdev, .fgen = rq->fgen, .ino = rq->ino,
+					 .fkind = rq->fkind };
+		who_add(who_of(&p->files, &key), rq, total);
+	}
 	if (!rq->ts_complete) {
 		p->unseen++;
 		d->unseen++;
@@ -284,22 +304,31 @@ int page_add(struct page *p, const struct iolens_rq *rq)
 	return 0;
 }
 
-static bool cmp_by_time;
+static enum page_order cmp_by;
+
+static __u64 size_of(const struct page_who *w)
+{
+	return cmp_by == PAGE_BY_TIME ? w->time_ns :
+	       cmp_by == PAGE_BY_BYTES ? w->bytes : w->requests;
+}
 
 static int by_size(const void *a, const void *b)
 {
 	const struct page_who *x = *(const struct page_who *const *)a;
 	const struct page_who *y = *(const struct page_who *const *)b;
-	__u64 u = cmp_by_time ? x->time_ns : x->requests;
-	__u64 v = cmp_by_time ? y->time_ns : y->requests;
+	__u64 u = size_of(x), v = size_of(y);
 
 	if (u != v)
 		return u < v ? 1 : -1;
-	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) :
-	       x->cgroup < y->cgroup ? -1 : x->cgroup > y->cgroup;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->cgroup != y->cgroup)
+		return x->cgroup < y->cgroup ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-int page_top(const struct page_table *t, bool by_time, const struct page_who **out, int n)
+int page_top(const struct page_table *t, enum page_order by, const struct page_who **out,
+	     int n)
 {
 	const struct page_who **all = malloc(t->n * sizeof(*all) + 1);
 	int k = 0;
@@ -309,7 +338,7 @@ int page_top(const struct page_table *t, bool by_time, const struct page_who **o
 	for (int i = 0; i < t->cap; i++)
 		if (t->v[i].used)
 			all[k++] = &t->v[i];
-	cmp_by_time = by_time;
+	cmp_by = by;
 	if (k)
 		qsort(all, k, sizeof(*all), by_size);
 	if (k > n)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "lib/cgroups.h"
+#include "lib/devices.h"
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/units.h"
@@ -16,6 +17,7 @@
 #include "report/svg.h"
 #include "trace/kstacks.h"
 #include "trace/reqflags.h"
+#include "trace/rqfile.h"
 
 struct html {
 	FILE *f;
@@ -44,7 +46,8 @@ struct html *html_new(FILE *f, const struct trace_header *h, const struct chart 
 	x->f = f;
 	x->hdr = *h;
 	x->chart = chart;
-	x->p = page_new(h->mono_ns, !chart && (h->flags & TRACE_HDR_STACKS));
+	x->p = page_new(h->mono_ns, !chart && (h->flags & TRACE_HDR_STACKS),
+			!chart && (h->flags & TRACE_HDR_FILES));
 	if (!x->p) {
 		free(x);
 		return NULL;
@@ -205,7 +208,7 @@ static void stacks(struct html *h, struct kstacks *ks)
 {
 	const struct page_who *top[TOP_STACKS];
 	const struct page *p = h->p;
-	int n = p->stacks.v ? page_top(&p->stacks, false, top, TOP_STACKS) : 0;
+	int n = p->stacks.v ? page_top(&p->stacks, PAGE_BY_REQUESTS, top, TOP_STACKS) : 0;
 	FILE *f = h->f;
 	char b[32];
 
@@ -229,6 +232,50 @@ static void stacks(struct html *h, struct kstacks *ks)
 		if (!k)
 			fprintf(f, "(%s)", why ? why : "not found");
 		fputs("</pre></td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* How many of the files with the most bytes the page shows (all are in
+ * its JSON). */
+#define TOP_FILES 10
+
+/* A file row as requests name it, for trace/rqfile.h. */
+static struct iolens_rq file_rq(const struct page_who *w)
+{
+	return (struct iolens_rq){ .fkind = w->fkind, .fdev = w->fdev, .ino = w->ino,
+				   .fgen = w->fgen, .bytes = w->bytes };
+}
+
+/* The files with the most bytes: their paths as they were recorded (or
+ * what the data was), bytes read and written, requests, mean latency. */
+static void files(struct html *h)
+{
+	const struct page_who *top[TOP_FILES];
+	const struct page *p = h->p;
+	int n = p->files.v ? page_top(&p->files, PAGE_BY_BYTES, top, TOP_FILES) : 0;
+	FILE *f = h->f;
+	char b[32], what[64];
+
+	if (!n)
+		return;
+	fprintf(f, "<h2>Files</h2>\n<p>What the requests' data belonged to, the %d with the "
+		"most bytes: files by their paths where the trace was recorded, a "
+		"filesystem's metadata, a raw device, or what nothing told.</p>\n<table><tr>"
+		"<th>file</th><th>read</th><th>written</th><th>requests</th>"
+		"<th>mean latency</th></tr>\n", n);
+	for (int i = 0; i < n; i++) {
+		struct iolens_rq k = file_rq(top[i]);
+		const char *path = rqfile_path(&k);
+
+		fputs("<tr><td>", f);
+		svg_esc(f, path ? path : rqfile_unnamed(&k, rqfile_kind(&k), what, sizeof(what)));
+		fmt_bytes(b, sizeof(b), top[i]->op_bytes[0]);
+		fprintf(f, "</td><td>%s</td>", b);
+		fmt_bytes(b, sizeof(b), top[i]->op_bytes[1]);
+		fprintf(f, "<td>%s</td><td>%llu</td>", b, (unsigned long long)top[i]->requests);
+		fmt_ns(b, sizeof(b), top[i]->time_ns / top[i]->requests);
+		fprintf(f, "<td>%s</td></tr>\n", top[i]->time_ns ? b : "-");
 	}
 	fputs("</table>\n", f);
 }
@@ -346,6 +393,37 @@ static void json_stacks(struct json *j, const struct page_table *t, struct kstac
 	json_u64(j, "stacks_others", t->others.requests);
 }
 
+static void json_files(struct json *j, const struct page_table *t)
+{
+	char dev[24];
+
+	json_arr_open(j, "files");
+	for (int i = 0; i < t->cap; i++) {
+		const struct page_who *w = &t->v[i];
+		struct iolens_rq k = file_rq(w);
+
+		if (!w->used)
+			continue;
+		json_obj_open(j, NULL);
+		json_str(j, "file", rqfile_path(&k));
+		json_str(j, "file_kind", rqfile_kind(&k));
+		snprintf(dev, sizeof(dev), "%u:%u", kdev_major(w->fdev), kdev_minor(w->fdev));
+		json_str(j, "file_dev", w->fkind != IOLENS_FK_NONE ? dev : NULL);
+		if (w->fkind == IOLENS_FK_CACHE || w->fkind == IOLENS_FK_DIRECT)
+			json_u64(j, "file_ino", w->ino);
+		else
+			json_null(j, "file_ino");
+		json_u64(j, "requests", w->requests);
+		json_u64(j, "bytes", w->bytes);
+		json_u64(j, "read_bytes", w->op_bytes[0]);
+		json_u64(j, "write_bytes", w->op_bytes[1]);
+		json_u64(j, "time_ns", w->time_ns);
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+	json_u64(j, "files_others", t->others.requests);
+}
+
 static void write_json(struct json *j, const struct page *p, struct kstacks *ks,
 		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
 {
@@ -444,6 +522,8 @@ static void write_json(struct json *j, const struct page *p, struct kstacks *ks,
 	json_who(j, "cgroups", &p->cgroups, true);
 	if (p->stacks.v)
 		json_stacks(j, &p->stacks, ks);
+	if (p->files.v)
+		json_files(j, &p->files);
 	json_obj_close(j);
 }
 
@@ -494,6 +574,7 @@ void html_end(struct html *h, const struct html_facts *facts,
 	summary(h, facts, dev_name, ctx);
 	failures(h, dev_name, ctx);
 	stacks(h, facts->ks);
+	files(h);
 	for (int i = 0; i < ncharts; i++) {
 		if (!section || strcmp(section, charts[i].section)) {
 			section = charts[i].section;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lib/devices.h"
 #include "lib/fileid.h"
 #include "trace/rqfile.h"
 
@@ -19,9 +23,23 @@ const char *rqfile_kind(const struct iolens_rq *rq)
 	return rq->bytes ? "unknown" : "none";
 }
 
+static bool has_inode(const struct iolens_rq *rq)
+{
+	return rq->fkind == IOLENS_FK_CACHE || rq->fkind == IOLENS_FK_DIRECT;
+}
+
 const char *rqfile_path(const struct iolens_rq *rq)
 {
-	if (rq->fkind != IOLENS_FK_CACHE && rq->fkind != IOLENS_FK_DIRECT)
-		return NULL;
-	return fileid_path(rq->fdev, rq->ino, rq->fgen);
+	return has_inode(rq) ? fileid_path(rq->fdev, rq->ino, rq->fgen) : NULL;
+}
+
+const char *rqfile_unnamed(const struct iolens_rq *rq, const char *kind, char *buf,
+			   size_t len)
+{
+	if (has_inode(rq))
+		snprintf(buf, len, "(inode %" PRIu64 " on %u:%u)", (uint64_t)rq->ino,
+			 kdev_major(rq->fdev), kdev_minor(rq->fdev));
+	else
+		snprintf(buf, len, "(%s)", kind);
+	return buf;
 }

@@ -10,6 +10,7 @@
 #include "lib/sanitize.h"
 #include "trace/block_trace.h"
 #include "trace/reqflags.h"
+#include "trace/rqfile.h"
 #include "trace/rqfmt.h"
 
 static const char *const ctx_names[] = {
@@ -280,11 +281,10 @@ static char *format_text(char *p, const struct iolens_rq *rq,
 	if (n->files && n->file) {
 		*p++ = ' ';
 		p += san_text(p, n->file, strlen(n->file));
-	} else if (n->files && has_inode(rq)) {
-		p = put_fmt(p, " (inode %" PRIu64 " on %u:%u)", (uint64_t)rq->ino,
-			    kdev_major(rq->fdev), kdev_minor(rq->fdev));
 	} else if (n->files) {
-		p = put_fmt(p, " (%s)", n->file_kind);
+		char what[64];
+
+		p = put_fmt(p, " %s", rqfile_unnamed(rq, n->file_kind, what, sizeof(what)));
 	}
 	*p++ = '\n';
 	/* The stack below, a frame a line, innermost first, as biostacks

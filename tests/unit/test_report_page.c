@@ -38,7 +38,7 @@ static __u64 requests_drawn(const struct page *p)
  * doubled six times) and hold every request, in the right bin. */
 static void test_bins_widen_exactly(void **state)
 {
-	struct page *p = page_new(T0, false);
+	struct page *p = page_new(T0, false, false);
 	__u64 lat_cells = 0;
 
 	(void)state;
@@ -83,7 +83,7 @@ static void test_latency_rows(void **state)
  * request; a flush (no data, sector -1) is on no row. */
 static void test_offset_rows_grow(void **state)
 {
-	struct page *p = page_new(T0, false);
+	struct page *p = page_new(T0, false, false);
 	struct iolens_rq rq;
 	__u64 n = 0;
 
@@ -109,7 +109,7 @@ static void test_offset_rows_grow(void **state)
  * counted as others, none lost. */
 static void test_table_overflow(void **state)
 {
-	struct page *p = page_new(T0, false);
+	struct page *p = page_new(T0, false, false);
 	const struct page_who *top[3];
 	__u64 n = 0;
 
@@ -127,9 +127,44 @@ static void test_table_overflow(void **state)
 	for (int i = 0; i < p->who.cap; i++)
 		n += p->who.v[i].used ? p->who.v[i].requests : 0;
 	assert_int_equal(n + p->who.others.requests, PAGE_WHO + 2);
-	assert_int_equal(page_top(&p->who, false, top, 3), 3);
+	assert_int_equal(page_top(&p->who, PAGE_BY_REQUESTS, top, 3), 3);
 	assert_int_equal(top[0]->pid, 7);
 	assert_int_equal(top[0]->requests, 3);
+	page_free(p);
+}
+
+/* Files: a row per file (the same inode of another generation is another
+ * file), bytes read and written apart, the most bytes first; requests of
+ * no file in a row of their own. */
+static void test_files(void **state)
+{
+	struct page *p = page_new(T0, false, true);
+	const struct page_who *top[4];
+	struct iolens_rq rq;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		rq = rq_at(T0 + 1000 * i, 500, 1, 8 * i);
+		rq.fkind = IOLENS_FK_CACHE;
+		rq.fdev = 7 << 20;
+		rq.ino = 12;
+		rq.fgen = i < 4 ? 1 : 2;
+		rq.op = i % 2 ? IOLENS_OP_WRITE : IOLENS_OP_READ;
+		rq.bytes = 4096 << (i % 2);
+		assert_int_equal(page_add(p, &rq), 0);
+	}
+	rq = rq_at(T0, 500, 1, 0);
+	rq.bytes = 0;
+	assert_int_equal(page_add(p, &rq), 0);
+	assert_int_equal(page_top(&p->files, PAGE_BY_BYTES, top, 4), 3);
+	assert_int_equal(top[0]->fgen, 1);
+	assert_int_equal(top[0]->op_bytes[0], 2 * 4096);
+	assert_int_equal(top[0]->op_bytes[1], 2 * 8192);
+	assert_int_equal(top[0]->requests, 4);
+	assert_int_equal(top[1]->fgen, 2);
+	assert_int_equal(top[1]->bytes, 4096 + 8192);
+	assert_int_equal(top[2]->fkind, IOLENS_FK_NONE);
+	assert_int_equal(top[2]->requests, 1);
 	page_free(p);
 }
 
@@ -140,6 +175,7 @@ int main(void)
 		cmocka_unit_test(test_latency_rows),
 		cmocka_unit_test(test_offset_rows_grow),
 		cmocka_unit_test(test_table_overflow),
+		cmocka_unit_test(test_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
