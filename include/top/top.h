@@ -15,6 +15,7 @@
 #include "lib/devices.h"
 #include "lib/proctree.h"
 #include "bpf/tasks.h"
+#include "top/files.h"
 #include "top/graph.h"
 #include "top/proctable.h"
 
@@ -59,6 +60,7 @@ struct top_opts {
 					 * group view, each group's processes
 					 * under it */
 	enum top_group group;
+	bool files;			/* the files view (--files, key F) */
 	__u64 stuck_ns;			/* a line for a request in flight
 					 * this long; 0: none */
 };
@@ -166,7 +168,16 @@ struct top_frame {
 	/* Where writeback goes to the root cgroup, not its owner: the line
 	 * that says why; NULL where the kernel charges the owner. */
 	const char *wb_note;
+	/* With o->files: the frame's files, most bytes first, and what did
+	 * not fit the table; nfiles TOP_FILES_FAILED where the tracer could
+	 * not start, TOP_FILES_PARTIAL in the frame it started in. */
+	struct top_file *files;
+	int nfiles;
+	struct top_file files_others;
 };
+
+#define TOP_FILES_FAILED	(-1)
+#define TOP_FILES_PARTIAL	(-2)
 
 /* ---- frame.c ---- */
 

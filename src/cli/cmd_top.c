@@ -13,6 +13,7 @@
 #include "cli/filters.h"
 #include "cli/optable.h"
 #include "lib/log.h"
+#include "trace/block_trace.h"
 #include "lib/parse.h"
 #include "lib/proctree.h"
 #include "top/top.h"
@@ -160,6 +161,8 @@ static const struct cli_opt opts[] = {
 	CLI_OPT_OF(OPT_GROUP, "group", "BY", group_choices,
 		   "a row per user, cgroup or container (a systemd unit,\na Docker or Podman container, a Kubernetes pod's\ncontainer) summing its processes; pid: per process\n(the default; key g)",
 		   CLI_CALL_ALL(parse_group)),
+	CLI_OPT('F', "files", NULL, "the files with the most disk I/O in each frame, with\nthe processes behind them (key F; traces each request\nwhile on)",
+		CLI_BOOL(OPTS, files)),
 	CLI_OPT(OPT_STUCK, "stuck", "TIME", "a line for a request in flight this long (default 5s;\n0 never)",
 		CLI_TIME_OR_0(OPTS, stuck_ns, "bad --stuck '%s': seconds, e.g. 5 or 500ms, or 0")),
 	CLI_OPT_OF(OPT_COLUMNS, "columns", "LIST", column_choices, "the process table's columns, in order (pid,user,...;\nsee the list below); else those of toprc (key C)",
@@ -188,5 +191,7 @@ CLI_COMMAND_MAIN(top, .delay_ns = 1000000000ULL, .sort = -1, .stuck_ns = 5000000
 	.finish = json_batch,
 	.summary = "live I/O per process: disk, page cache and syscalls, devices on top",
 	.order = 10,
-	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true }),
+	.uses = TRACE_USES({ .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true }, .tasks = true },
+			   { .options = "--files", .agg = { .kinds = AGG_KINDS_TOP, .by_proc = true },
+			     .tasks = true, .rings = 1, .block_flags = BLOCK_TRACE_FILES }),
 };

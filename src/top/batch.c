@@ -150,6 +150,12 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 		}
 		putchar('\n');
 	}
+	if (o->files && f->nfiles == TOP_FILES_PARTIAL)
+		printf("Files: from the next frame (the block tracer attached in this one)\n");
+	else if (o->files && f->nfiles >= 0)
+		printf("Files:\n");
+	if (o->files && f->nfiles >= 0)
+		top_files_print(stdout, f->files, f->nfiles, f->secs > 0 ? f->secs : 1);
 	putchar('\n');
 	fflush(stdout);
 }
@@ -388,6 +394,10 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
+	if (o->files && f->nfiles >= 0)
+		top_files_json(&j, f->files, f->nfiles, &f->files_others);
+	else if (o->files)
+		json_null(&j, "files");
 	json_obj_close(&j);
 	json_newline(&j);
 	fflush(stdout);

@@ -34,7 +34,44 @@ struct top_collector {
 	__u64 start_ns;			/* the time base of the graphs */
 	struct dev_graph *dg;
 	int ndg;
+	struct top_files *tf;		/* while o->files */
+	bool tf_failed;			/* it could not start: not again */
 };
+
+/* The frame's files, with the view on: the tracer starts with it (key F
+ * may turn it on in the middle) and stops with it, so that it costs
+ * nothing the rest of the time. */
+static int collect_files(struct top_collector *s, struct top_frame *f)
+{
+	int err;
+
+	free(f->files);
+	f->files = NULL;
+	f->nfiles = 0;
+	memset(&f->files_others, 0, sizeof(f->files_others));
+	if (!s->o->files) {
+		top_files_stop(s->tf);
+		s->tf = NULL;
+		return 0;
+	}
+	if (!s->tf && !s->tf_failed) {
+		s->tf = top_files_start("top", NULL, 0);
+		s->tf_failed = !s->tf;
+	}
+	if (!s->tf) {
+		f->nfiles = TOP_FILES_FAILED;
+		return 0;
+	}
+	err = top_files_take(s->tf, &f->files, &f->nfiles, &f->files_others);
+	/* Counted for only part of the frame (it attached in it): no rate
+	 * of the frame's, none at all. */
+	if (!err && top_files_since(s->tf) > agg_trace_read_ns(s->st) - f->secs * 1e9) {
+		free(f->files);
+		f->files = NULL;
+		f->nfiles = TOP_FILES_PARTIAL;
+	}
+	return err;
+}
 
 /* Writes a kernel thread submitted for cgroup (hier, id): writeback, in
  * the table *v of *n. */
@@ -322,6 +359,9 @@ int top_collect(struct top_frame *f, void *arg)
 	f->sys_skipped = s->o->accumulated ? skipped : skipped - s->sys_skipped;
 	s->sys_skipped = skipped;
 	f->source = task_trace_source(s->tt);
+	err = collect_files(s, f);
+	if (err)
+		return err;
 	gmtime_r(&t, &tm);
 	strftime(f->when, sizeof(f->when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	top_arrange(f, s->o);
@@ -368,6 +408,10 @@ struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 		pr_err("scanning tasks: %s", strerror(-err));
 		goto fail;
 	}
+	/* Asked for at the start: its failure is said before the terminal
+	 * is touched, and the first frame's files start here. */
+	if (o->files && !(s->tf = top_files_start(cmd, NULL, 0)))
+		goto fail;
 	return s;
 fail:
 	top_collect_stop(s);
@@ -386,6 +430,7 @@ void top_collect_stop(struct top_collector *s)
 	for (int c = 0; c < IOLENS_SC_NR; c++)
 		free(s->sys_prev[c]);
 	proctable_free(s->pt);
+	top_files_stop(s->tf);
 	agg_trace_stop(s->st);
 	task_trace_stop(s->tt);
 	for (int i = 0; i < s->ndg; i++)

@@ -26,6 +26,7 @@ int top_frame_init(struct top_frame *f)
 
 void top_frame_free(struct top_frame *f)
 {
+	free(f->files);
 	for (int c = 0; c < IOLENS_SC_NR; c++)
 		free(f->sys_hist[c]);
 	for (int i = 0; i < f->ndev; i++)

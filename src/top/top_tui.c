@@ -78,6 +78,11 @@ static void tui_begin(struct view *v)
 /* The row under the cursor, or NULL (with a message) when there is none. */
 static const struct top_row *selected(struct tui *t)
 {
+	/* The files view shows no process: none is acted on unseen. */
+	if (t->o->files) {
+		tui_message(&t->v, "the files view: F goes back to the processes");
+		return NULL;
+	}
 	if (t->v.sel < t->f->nrows)
 		return t->f->rows[t->v.sel];
 	tui_message(&t->v, "no process under the cursor");
@@ -128,6 +133,7 @@ static void key_totals(struct tui *t) { t->o->accumulated = !t->o->accumulated; 
 static void key_cmdline(struct tui *t) { t->o->cmdline = !t->o->cmdline; }
 static void key_tree(struct tui *t) { t->o->tree_view = !t->o->tree_view; }
 static void key_group(struct tui *t) { t->o->group = (t->o->group + 1) % TOP_GROUP_NR; }
+static void key_files(struct tui *t) { t->o->files = !t->o->files; }
 static void key_freeze(struct tui *t) { t->v.frozen = !t->v.frozen; }
 static void key_help(struct tui *t) { t->v.help = true; }
 static void key_next_pane(struct tui *t) { t->v.pane = (t->v.pane + 1) % tui_npanes; }
@@ -262,6 +268,7 @@ static const struct tui_key keys[] = {
 	{ 'c', 0, "c", NULL, "COMMAND: names / command lines", key_cmdline },
 	{ 't', 0, "t", "tree", "a tree of processes (of each group's)", key_tree },
 	{ 'g', 0, "g", "group", "rows per process, user, cgroup, container", key_group },
+	{ 'F', 0, "F", "files", "files with the most disk I/O / processes (traces requests)", key_files },
 	{ 'f', '/', "f /", "filter", "filter by pid, name or user (empty: none)", key_filter },
 	{ 'i', 0, "i", "ioprio", "set the I/O priority of the process at the cursor", key_ioprio },
 	{ 'k', 0, "k", NULL, "send a signal to the process at the cursor (asks first)", key_send_signal },

@@ -315,6 +315,33 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 	}
 }
 
+/* The files view (key F): the frame's files, most bytes first, each line
+ * cut to the terminal's width (its names escaped by top_files_row()). */
+static void draw_files(const struct top_frame *f, int y, int last)
+{
+	char row[TOP_FILES_LINE];
+	int w;
+
+	bar(y, CP_HEAD);
+	bar_put(y++, 0, CP_HEAD, top_files_header);
+	if (f->nfiles == TOP_FILES_FAILED) {
+		line(y++, "The block tracer could not start: no files (see iolens doctor).");
+	} else if (f->nfiles == TOP_FILES_PARTIAL) {
+		line(y++, "Files from the next frame: the block tracer attached in this one.");
+	} else if (!f->nfiles) {
+		line(y++, "No file had disk I/O in this frame.");
+	}
+	for (int i = 0; i < f->nfiles && y < last; i++, y++) {
+		top_files_row(row, sizeof(row), &f->files[i], f->secs > 0 ? f->secs : 1);
+		row[san_cols(row, COLS, &w)] = '\0';
+		line(y, row);
+	}
+	for (; y < last; y++) {
+		move(y, 0);
+		clrtoeol();
+	}
+}
+
 /* ---- the pane ---- */
 
 /* A latency histogram of the frame as log2 rows with bars: the focused
@@ -448,9 +475,10 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
 	if (o->group != TOP_GROUP_PID)
 		snprintf(by, sizeof(by), "by %s  ", top_group_names[o->group]);
-	snprintf(title, sizeof(title), "iolens top  %s  %s%s  sort %s%s  %s%s%s%s%s", when,
-		 o->accumulated ? "totals since start" : "rates per second",
-		 v->frozen ? " (frozen)" : "", top_col_title(o->sort, o->group != TOP_GROUP_PID),
+	snprintf(title, sizeof(title), "iolens top  %s  %s%s  %s%s%s  %s%s%s%s%s", when,
+		 o->accumulated && !o->files ? "totals since start" : "rates per second",
+		 v->frozen ? " (frozen)" : "", o->files ? "files by bytes" : "sort ",
+		 o->files ? "" : top_col_title(o->sort, o->group != TOP_GROUP_PID),
 		 o->reverse ? " (reversed)" : "", by, o->tree_view ? "tree  " : "",
 		 o->only_active ? "only active  " : "", *v->filter ? "filter: " : "",
 		 v->filter);
@@ -483,7 +511,10 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 	draw_total(f, o, y++);
 	if (f->nwb)
 		draw_writeback(f, y++);
-	draw_table(f, o, v, y, bottom);
+	if (o->files)
+		draw_files(f, y, bottom);
+	else
+		draw_table(f, o, v, y, bottom);
 	if (pane)
 		draw_pane(f, v, bottom);
 	draw_bottom(v, keys, nkeys);

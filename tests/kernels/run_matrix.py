@@ -59,8 +59,10 @@ TESTS = [
     "tests/system/test_lat.py::test_lat_splits_by_process_and_flags",
     "tests/system/test_lat.py::test_lat_by_stack_tells_journal_from_direct_reads",
     "tests/system/test_snoop.py::test_snoop_and_record_stacks_tell_journal_from_direct_reads",
-    # Files: CO-RE reads of pages, folios and iomap's dio, kernel by kernel.
-    "tests/system/test_files.py",
+    # Files: CO-RE reads of pages, folios, split bios and iomap's dio,
+    # kernel by kernel (not the terminal's key F: the same frames).
+    "tests/system/test_files.py::test_snoop_files_name_each_requests_file",
+    "tests/system/test_files.py::test_top_files_view_sums_files_and_their_reader",
     "tests/system/test_tasks.py",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
     # Writeback charged to the cgroup that dirtied it (cgroup2's io and

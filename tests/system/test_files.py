@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which file a block request's data belongs to (snoop -F), against what
 the test itself did to files on ext4 and /proc/diskstats."""
+import json
 import os
 import time
 
 import pytest
 
-from helpers import DirectIO, json_lines, run, wait_idle
+from helpers import (IOLENS, DirectIO, Tmux, html_report, json_lines, made_by, run,
+                     wait_idle, whole_lines)
 
 MIB = 1 << 20
 # A name someone else chose: a space, an escape sequence, a newline.
@@ -48,7 +50,8 @@ def test_snoop_files_name_each_requests_file(iolens, loop, ext4, tracer, attach,
     bitmaps, directories) or carry no data (flushes), and with the files
     they make up every byte /proc/diskstats counted.  The text output
     shows each path on one line, the hostile name escaped.  record -F
-    keeps them: report -F shows the same files once they are gone.  Both
+    keeps them: report -F shows the same files once they are gone, and
+    the HTML page sums bytes read and written by file.  Both
     attach flavours (their hooks read the request differently)."""
     trace = str(tmp_path / "f.iol")
     rec = tracer(["record", "-F", "-o", trace, "-d", loop.name], attach)
@@ -122,6 +125,24 @@ def test_snoop_files_name_each_requests_file(iolens, loop, ext4, tracer, attach,
         assert tuple(by_key[(r["ts_start"], r["sector"], r["op"])][k] for k in keys) == \
             tuple(r[k] for k in keys), r
 
+    # The page sums by file: bytes read and written per file as done,
+    # every request's bytes in one row; its table, most bytes first, shows
+    # the hostile name escaped.
+    html, data = html_report(trace, str(tmp_path / "f.html"))
+    rows = {r["file"]: r for r in data["files"] if r["file"]}
+    for path, (kind, ops) in done.items():
+        assert rows[path]["file_kind"] == kind, rows[path]
+        assert (rows[path]["read_bytes"], rows[path]["write_bytes"]) == \
+            (ops["read"], ops["write"]), rows[path]
+    assert {r["file_kind"] for r in data["files"] if not r["file"]} <= \
+        {"metadata", "none"}, data["files"]
+    assert sum(r["bytes"] for r in data["files"]) == data["bytes"] and \
+        data["files_others"] == 0
+    table = html[html.index("<h2>Files</h2>"):]
+    a = next(p for p in done if p.endswith("/a"))
+    assert "\x1b" not in html
+    assert table.index(">%s<" % a) < table.index(escaped + "<")
+
 
 def test_files_usage(iolens, tmp_path):
     """report -F of a trace recorded without -F, or in a format without
@@ -134,3 +155,86 @@ def test_files_usage(iolens, tmp_path):
         p = run(args)
         assert p.returncode == 2 and what in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def direct_reads(mnt, sizes):
+    """Files of `sizes` ({name: bytes}) written and fsync()ed on `mnt`:
+    {path: size}; read() reads each whole with O_DIRECT, a MiB at a time."""
+    paths = {}
+    for name, size in sizes.items():
+        path = os.path.join(str(mnt), name)
+        with open(path, "wb") as f:
+            f.write(os.urandom(size))
+            os.fsync(f.fileno())
+        paths[path] = size
+    return paths
+
+
+def read_direct(paths):
+    for path, size in paths.items():
+        io = DirectIO(path, MIB)
+        for off in range(0, size, MIB):
+            io.read(off, MIB)
+        io.close()
+
+
+def test_top_files_view_sums_files_and_their_reader(iolens, loop, ext4, background):
+    """top -j -F: each frame lists its files, most bytes first; over the
+    frames (a request is in one frame) the bytes each file read with
+    O_DIRECT are what this process read, all by it (split bios too: a MiB
+    is more than a loop device takes in one request), and nothing is
+    written to them.  The first frame, in which the tracer attached, has
+    none (null)."""
+    paths = direct_reads(ext4, {"big": 4 * MIB, "small": MIB})
+    wait_idle(loop)
+    top = background(["top", "-j", "-F", "-d", "0.5"])
+    top.wait_for("\n")
+    read_direct(paths)
+    wait_idle(loop)
+    n = len(whole_lines(top.output()))
+    end = time.time() + 10
+    while len(whole_lines(top.output())) < n + 2 and time.time() < end:
+        time.sleep(0.1)
+    frames = [json.loads(l) for l in whole_lines(top.stop())]
+    # The first frame began before the block tracer attached: none of
+    # its files would be whole.
+    assert frames[0]["files"] is None and len(frames) >= 3
+    seen = {p: 0 for p in paths}
+    for fr in frames[1:]:
+        sizes = [f["read_bytes"] + f["write_bytes"] for f in fr["files"]]
+        assert sizes == sorted(sizes, reverse=True), fr["files"]
+        for f in fr["files"]:
+            if f["file"] not in paths:
+                continue
+            assert f["file_kind"] == "direct" and f["write_bytes"] == 0, f
+            assert [(p["pid"], p["bytes"]) for p in f["processes"]] == \
+                [(os.getpid(), f["read_bytes"])] and f["others_bytes"] == 0, f
+            seen[f["file"]] += f["read_bytes"]
+    assert seen == paths
+
+
+@pytest.fixture
+def screen():
+    yield from made_by(Tmux, Tmux.close)
+
+
+def test_top_key_f_shows_the_files(iolens, loop, ext4, screen):
+    """In the terminal, F turns the files view on: a file read over and
+    over shows in it, named, with its reader; F again brings the
+    processes back."""
+    paths = direct_reads(ext4, {"hot": MIB})
+    t = screen(220, 30)
+    t.keys("%s top -d 0.5" % IOLENS, "Enter")
+    t.wait_for(lambda s: "COMMAND" in s)
+    t.keys("F")
+    path = next(iter(paths))
+    end = time.time() + 20
+    s = ""
+    while path not in s and time.time() < end:
+        read_direct(paths)
+        s = t.screen()
+    assert "PROCESSES" in s and path in s, s
+    line = next(l for l in s.splitlines() if l.endswith(path))
+    assert "[%d]" % os.getpid() in line, line
+    t.keys("F")
+    t.wait_for(lambda s: "COMMAND" in s and "PROCESSES" not in s)
