@@ -22,6 +22,7 @@
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
 #include "lib/devices.h"
+#include "lib/ksyms.h"
 #include "lib/priv.h"
 #include "lib/units.h"
 
@@ -301,6 +302,23 @@ static void check_kfacts(struct doctor *d)
 		   "counted in recursion_misses from Linux 6.7, %s", source[KFACT_VERSION]);
 }
 
+/* --files tells direct I/O by iomap's bio end function, whose address
+ * only /proc/kallsyms gives (trace/block_trace.c). */
+static void check_dio_files(struct doctor *d)
+{
+	int err = ksyms_load();
+
+	if (!err && ksyms_addr("iomap_dio_bio_end_io"))
+		doctor_row(d, "direct I/O's files", ST_OK,
+			   "snoop, record and top --files name the files of direct I/O (iomap)",
+			   "iomap_dio_bio_end_io in /proc/kallsyms");
+	else
+		doctor_row(d, "direct I/O's files", ST_FALLBACK,
+			   "snoop, record and top --files show direct I/O as unknown",
+			   "%s", err == -EPERM ? "/proc/kallsyms hides addresses (kptr_restrict)" :
+			   err ? "/proc/kallsyms unreadable" : "no iomap_dio_bio_end_io");
+}
+
 /* top's IO> and SWAPIN: the kernel must keep task->delays
  * (CONFIG_TASK_DELAY_ACCT) and add to them (kernel.task_delayacct). */
 static void check_delays(struct doctor *d)
@@ -338,6 +356,7 @@ static void check_structs(struct doctor *d)
 		   "request ops decoded from BTF",
 		   "request ops decoded with built-in 6.x values");
 	check_kfacts(d);
+	check_dio_files(d);
 	check_delays(d);
 }
 

@@ -47,6 +47,8 @@ def test_doctor_json_as_root(iolens, root):
     assert (checks["fentry"]["status"] == "ok") == debian
     assert doc["summary"]["snoop_record"] == "ready"
     assert doc["summary"]["attach"] == "tp_btf"
+    # root reads /proc/kallsyms' addresses: --files tells direct I/O.
+    assert checks["direct I/O's files"]["status"] == "ok"
 
 
 def test_doctor_hooks_and_commands(iolens, root):
