@@ -60,6 +60,9 @@ def test_diskstats_see_what_it_reports(iolens, loop, engine):
         wait_idle(loop)
         before = loop.diskstats()
         job = load_json(job_args(loop.dev, rw, engine))["jobs"][0][d]
+        # The last request's bios end (the load's I/O completes) before
+        # blk_account_io_done() counts it.
+        wait_idle(loop)
         after = loop.diskstats()
         # Adjacent requests in one plug may merge: requests + merges is
         # the number of I/Os submitted.

@@ -17,6 +17,8 @@ def sweep(args):
 
 
 def delta(loop, before, d="r"):
+    # The last request's bios end before blk_account_io_done() counts it.
+    wait_idle(loop)
     after = loop.diskstats()
     # Adjacent requests may merge: requests + merges are the I/Os sent.
     ios = (after[d + "_ios"] - before[d + "_ios"] +
