@@ -102,13 +102,16 @@ struct {
  */
 static __always_inline struct iolens_rq *ring_reserve(__u64 key)
 {
+	/* Without files, records end before the file's numbers: cfg is
+	 * read-only, so the verifier knows which size it is. */
+	__u32 size = cfg.files ? sizeof(struct iolens_rq) : sizeof(struct iolens_rq_base);
 	__u32 n = cfg.nrings;
 	__u32 h = (__u32)(((key >> 6) * 0x9e3779b97f4a7c15ULL) >> 32);
 	/* h scaled to [0, n): no division on the completion path. */
 	__u32 i = n > 1 ? (__u32)(((__u64)h * n) >> 32) : 0;
 	void *rb = bpf_map_lookup_elem(&rings, &i);
 
-	return rb ? bpf_ringbuf_reserve(rb, sizeof(struct iolens_rq), 0) : NULL;
+	return rb ? bpf_ringbuf_reserve(rb, size, 0) : NULL;
 }
 
 struct {
@@ -134,6 +137,28 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, IOLENS_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+/* With files, the file's numbers of the request in the same slot of `rqs`
+ * (set where it is first seen); else one entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RQ_SETS * RQ_WAYS);
+	__type(key, __u32);
+	__type(value, struct iolens_rq_file);
+} rq_files SEC(".maps");
+
+/* Record e of the request in slot `idx`, with files: its file's numbers. */
+static __always_inline void file_copy(struct iolens_rq *e, __u32 idx)
+{
+	struct iolens_rq_file *f;
+
+	if (!cfg.files)
+		return;
+	f = bpf_map_lookup_elem(&rq_files, &idx);
+	e->fdev = f ? f->fdev : 0;
+	e->fgen = f ? f->fgen : 0;
+	e->ino = f ? f->ino : 0;
+}
 
 /* Userspace makes it one entry unless attach asks for it (it is
  * preallocated). */
@@ -209,16 +234,19 @@ static __always_inline __u32 set_base(__u64 key)
 	       RQ_WAYS;
 }
 
-static __always_inline struct iolens_rq_slot *slot_find(__u64 key)
+/* The slot of request `key`, its index in *idx; NULL if none. */
+static __always_inline struct iolens_rq_slot *slot_find(__u64 key, __u32 *idx)
 {
 	__u32 base = set_base(key);
 
 	for (__u32 w = 0; w < RQ_WAYS; w++) {
-		__u32 idx = base + w;
-		struct iolens_rq_slot *s = bpf_map_lookup_elem(&rqs, &idx);
+		__u32 i = base + w;
+		struct iolens_rq_slot *s = bpf_map_lookup_elem(&rqs, &i);
 
-		if (s && s->key == key)
+		if (s && s->key == key) {
+			*idx = i;
 			return s;
+		}
 	}
 	return NULL;
 }
@@ -252,7 +280,7 @@ static __always_inline __u16 inflight_add(__u32 dev, __s64 d)
  * the request with its completion unknown (ts_complete 0) rather than drop
  * it, and stop counting it in flight.
  */
-static __always_inline void slot_unseen(struct iolens_rq_slot *s)
+static __always_inline void slot_unseen(struct iolens_rq_slot *s, __u32 idx)
 {
 	struct iolens_counters *c = counters_get();
 	struct iolens_rq *e;
@@ -267,7 +295,8 @@ static __always_inline void slot_unseen(struct iolens_rq_slot *s)
 			c->lost++;
 		return;
 	}
-	__builtin_memcpy(e, &s->rq, sizeof(*e));
+	__builtin_memcpy(e, &s->rq, sizeof(s->rq));
+	file_copy(e, idx);
 	e->ts_complete = 0;
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
@@ -283,9 +312,9 @@ static __always_inline struct iolens_rq_slot *slot_reset(struct iolens_rq_slot *
 
 /* A slot whose request ended unseen, reported and reset for a new one. */
 static __always_inline struct iolens_rq_slot *slot_recycle(struct iolens_rq_slot *s,
-							   __u64 now)
+							   __u32 idx, __u64 now)
 {
-	slot_unseen(s);
+	slot_unseen(s, idx);
 	return slot_reset(s, now);
 }
 
@@ -295,30 +324,35 @@ static __always_inline struct iolens_rq_slot *slot_recycle(struct iolens_rq_slot
  * NULL, counted, if the set holds only live requests.  `now` is 0 from
  * block_io_start, which reads no clock (see on_start): never stale then.
  */
-static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now)
+static __always_inline struct iolens_rq_slot *slot_claim(__u64 key, __u64 now,
+							 __u32 *idx)
 {
 	__u32 base = set_base(key);
 	struct iolens_counters *c;
 	struct iolens_rq_slot *s;
 
 	for (__u32 w = 0; w < RQ_WAYS; w++) {
-		__u32 idx = base + w;
+		__u32 i = base + w;
 
-		s = bpf_map_lookup_elem(&rqs, &idx);
-		if (s && !s->key && !__sync_val_compare_and_swap(&s->key, 0, key))
+		s = bpf_map_lookup_elem(&rqs, &i);
+		if (s && !s->key && !__sync_val_compare_and_swap(&s->key, 0, key)) {
+			*idx = i;
 			return slot_reset(s, now);
+		}
 	}
 	for (__u32 w = 0; w < RQ_WAYS; w++) {
-		__u32 idx = base + w;
+		__u32 i = base + w;
 		__u64 old;
 
-		s = bpf_map_lookup_elem(&rqs, &idx);
+		s = bpf_map_lookup_elem(&rqs, &i);
 		if (!s)
 			continue;
 		old = s->key;
 		if (old && s->seen && now > s->seen + IOLENS_STALE_NS &&
-		    __sync_val_compare_and_swap(&s->key, old, key) == old)
-			return slot_recycle(s, now);
+		    __sync_val_compare_and_swap(&s->key, old, key) == old) {
+			*idx = i;
+			return slot_recycle(s, i, now);
+		}
 	}
 	c = counters_get();
 	if (c)

@@ -98,43 +98,66 @@ enum iolens_rq_flag {
  * files store every field (src/tracefile.c).  Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns);
  * a timestamp of 0 means that event was not seen, and then the latency that
  * depends on it is unknown, never guessed.
+ *
+ * The table holds struct iolens_rq_base, the fields every record has; a
+ * record is struct iolens_rq, those and, with files, the file's numbers
+ * (struct iolens_rq_file, kept beside the table).  A slot stays 128
+ * bytes, two cache lines: with the file's numbers in it (144), snoop and
+ * record cost 25-40 ns more a request without files.
  */
-struct iolens_rq {
-	__u64 ts_start;		/* the kernel's rq->start_time_ns: when the
-				 * request was accounted as started, as
-				 * iostat's await counts it */
-	__u64 ts_insert;	/* last block_rq_insert (scheduler/dispatch list) */
-	__u64 ts_issue;		/* last block_rq_issue (handed to the driver) */
-	__u64 ts_complete;	/* block_rq_complete; 0 if it never reached us */
-	__u64 sector;		/* start sector (512 B units) at issue */
-	__u64 cgroup;		/* cgroup v2 id of the submitting task */
-	__u64 io_cgroup;	/* cgroup id owning the I/O (blkcg), 0 unknown */
-	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV 20-bit minor) */
-	__u32 bytes;		/* request size at issue */
-	__u32 pid;		/* submitter tgid, see ctx */
-	__u32 tid;		/* submitter thread id */
-	__u32 kflags;		/* raw kernel cmd_flags (kernel-specific bits) */
-	__u16 flags;		/* enum iolens_rq_flag, filled by userspace */
-	__u16 qd;		/* requests in flight on dev at issue, this one included;
-				 * 0 = issue not seen */
-	__u8 op;		/* enum iolens_op, filled by userspace */
-	__u8 ctx;		/* enum iolens_ctx */
-	__u8 status;		/* raw blk_status_t, 0 = success */
-	__u8 requeues;		/* times the request was requeued */
-	__u32 io_cgroup_hier;	/* cgroup hierarchy of io_cgroup: 0 = cgroup2,
-				 * else the v1 hierarchy holding blkio */
-	char comm[IOLENS_COMM_LEN];	/* submitter comm */
-	__u32 stack;		/* with stacks (iolens_block_cfg): the kernel
-				 * stack that submitted it, as common.h's
-				 * IOLENS_STACK_*; 0 = none taken */
-	/* With files (iolens_block_cfg), what its data belongs to
-	 * (enum iolens_fkind): a file's filesystem, inode and generation
-	 * (the two a file handle needs), or for DEVICE the partition. */
-	__u32 fdev;		/* kernel dev_t: i_sb->s_dev, or the partition */
-	__u64 ino;		/* 0 for DEVICE */
-	__u32 fgen;		/* i_generation */
-	__u8 fkind;		/* enum iolens_fkind */
+#define IOLENS_RQ_BASE_FIELDS						\
+	__u64 ts_start;		/* the kernel's rq->start_time_ns: when the \
+				 * request was accounted as started, as	\
+				 * iostat's await counts it */		\
+	__u64 ts_insert;	/* last block_rq_insert (scheduler/dispatch list) */ \
+	__u64 ts_issue;		/* last block_rq_issue (handed to the driver) */ \
+	__u64 ts_complete;	/* block_rq_complete; 0 if it never reached us */ \
+	__u64 sector;		/* start sector (512 B units) at issue */ \
+	__u64 cgroup;		/* cgroup v2 id of the submitting task */ \
+	__u64 io_cgroup;	/* cgroup id owning the I/O (blkcg), 0 unknown */ \
+	__u32 dev;		/* kernel dev_t of the whole disk (MKDEV 20-bit minor) */ \
+	__u32 bytes;		/* request size at issue */		\
+	__u32 pid;		/* submitter tgid, see ctx */		\
+	__u32 tid;		/* submitter thread id */		\
+	__u32 kflags;		/* raw kernel cmd_flags (kernel-specific bits) */ \
+	__u16 flags;		/* enum iolens_rq_flag, filled by userspace */ \
+	__u16 qd;		/* requests in flight on dev at issue, this one \
+				 * included; 0 = issue not seen */	\
+	__u8 op;		/* enum iolens_op, filled by userspace */ \
+	__u8 ctx;		/* enum iolens_ctx */			\
+	__u8 status;		/* raw blk_status_t, 0 = success */	\
+	__u8 requeues;		/* times the request was requeued */	\
+	__u32 io_cgroup_hier;	/* cgroup hierarchy of io_cgroup: 0 =	\
+				 * cgroup2, else the v1 hierarchy holding \
+				 * blkio */				\
+	char comm[IOLENS_COMM_LEN];	/* submitter comm */		\
+	__u32 stack;		/* with stacks (iolens_block_cfg): the	\
+				 * kernel stack that submitted it, as	\
+				 * common.h's IOLENS_STACK_*; 0 = none	\
+				 * taken */				\
+	__u8 fkind;		/* with files: what its data belongs to	\
+				 * (enum iolens_fkind) */		\
 	__u8 reserved[3];	/* 0 */
+
+struct iolens_rq_base {
+	IOLENS_RQ_BASE_FIELDS
+};
+
+/* With files, what a request's data belongs to: a file's filesystem,
+ * inode and generation (the two a file handle needs), or for
+ * IOLENS_FK_DEVICE the partition; 0 otherwise. */
+#define IOLENS_RQ_FILE_FIELDS						\
+	__u32 fdev;		/* kernel dev_t: i_sb->s_dev, or the partition */ \
+	__u32 fgen;		/* i_generation */			\
+	__u64 ino;		/* 0 for DEVICE */
+
+struct iolens_rq_file {
+	IOLENS_RQ_FILE_FIELDS
+};
+
+struct iolens_rq {
+	IOLENS_RQ_BASE_FIELDS
+	IOLENS_RQ_FILE_FIELDS
 };
 
 /* A slot of the block tracer's request table (map `rqs`); userspace reads
@@ -143,8 +166,10 @@ struct iolens_rq_slot {
 	__u64 key;		/* request address; 0 = free */
 	__u64 seen;		/* first clock reading for it (insert or issue),
 				 * 0 = none yet; for IOLENS_STALE_NS */
-	struct iolens_rq rq;
+	struct iolens_rq_base rq;
 };
+
+_Static_assert(sizeof(struct iolens_rq_slot) == 128, "a slot is two cache lines");
 
 /* Per-CPU counters of the block tracer (map `counters`, one slot). */
 struct iolens_counters {

@@ -37,7 +37,7 @@ static __always_inline bool FN(rq_wanted)(struct request *rq, __u32 dev)
 
 /* The running task, as bpf_get_current_pid_tgid(), _comm() and
  * _cgroup_id() would tell, for the price of one helper call. */
-static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
+static __always_inline void FN(who)(struct iolens_rq_base *rq, __u8 ctx)
 {
 	struct task_struct *t = CURRENT();
 	struct cgroup *cg = RD2(t, cgroups, dfl_cgrp);
@@ -52,7 +52,7 @@ static __always_inline void FN(who)(struct iolens_rq *rq, __u8 ctx)
 /* What the request is: op and flags, start sector, size.  Read when it is
  * first seen, again at issue (bio merges grow a request, a flush sequence
  * changes its flags), and at completion only if its issue was not seen. */
-static __always_inline void FN(describe)(struct request *rq, struct iolens_rq *r)
+static __always_inline void FN(describe)(struct request *rq, struct iolens_rq_base *r)
 {
 	r->kflags = RD(rq, cmd_flags);
 	r->sector = RD(rq, __sector);
@@ -67,7 +67,7 @@ static __always_inline void FN(describe)(struct request *rq, struct iolens_rq *r
  * is first seen: at block_io_start, or before Linux 6.5 at insert or issue,
  * where its bios are still all there.
  */
-static __always_inline void FN(owner)(struct request *rq, struct iolens_rq *r)
+static __always_inline void FN(owner)(struct request *rq, struct iolens_rq_base *r)
 {
 	struct cgroup *cg = NULL;
 	struct bio *bio;
@@ -89,21 +89,23 @@ static __always_inline void FN(owner)(struct request *rq, struct iolens_rq *r)
 
 /*
  * The slot of a request first seen now, or NULL if it is not wanted or the
- * table has no room.  `held` is a slot its address still holds: the request
- * there before it ended without its completion reaching us.
+ * table has no room.  `held` is a slot its address still holds (at `idx`):
+ * the request there before it ended without its completion reaching us.
  */
 static __always_inline struct iolens_rq_slot *FN(track)(void *pctx,
 							struct request *rq,
 							__u64 key, __u8 ctx,
 							__u64 now,
-							struct iolens_rq_slot *held)
+							struct iolens_rq_slot *held,
+							__u32 idx)
 {
 	__u32 dev = FN(rq_dev)(rq);
 	struct iolens_rq_slot *s;
+	struct iolens_rq_file *f;
 
 	if (!FN(rq_wanted)(rq, dev))
 		return NULL;
-	s = held ? slot_recycle(held, now) : slot_claim(key, now);
+	s = held ? slot_recycle(held, idx, now) : slot_claim(key, now, &idx);
 	if (!s)
 		return NULL;
 	s->rq.dev = dev;
@@ -118,8 +120,10 @@ static __always_inline struct iolens_rq_slot *FN(track)(void *pctx,
 
 		s->rq.stack = id >= 0 ? id + 1 : IOLENS_STACK_LOST;
 	}
-	if (cfg.files)
-		rq_file(RD(rq, bio), &s->rq);
+	if (cfg.files && (f = bpf_map_lookup_elem(&rq_files, &idx))) {
+		__builtin_memset(f, 0, sizeof(*f));
+		rq_file(RD(rq, bio), &s->rq, f);
+	}
 	return s;
 }
 
@@ -129,10 +133,11 @@ static __always_inline struct iolens_rq_slot *FN(sighting)(void *pctx,
 							   __u64 key, __u8 ctx,
 							   __u64 now)
 {
-	struct iolens_rq_slot *s = slot_find(key);
+	__u32 idx = 0;
+	struct iolens_rq_slot *s = slot_find(key, &idx);
 
 	if (!s)
-		return FN(track)(pctx, rq, key, ctx, now, NULL);
+		return FN(track)(pctx, rq, key, ctx, now, NULL, 0);
 	/* Tracked since block_io_start, which reads no clock. */
 	if (!s->seen)
 		s->seen = now;
@@ -149,8 +154,10 @@ static __always_inline struct iolens_rq_slot *FN(sighting)(void *pctx,
 static __always_inline void FN(on_start)(void *pctx, struct request *rq)
 {
 	__u64 key = KEY(rq, SCRATCH_START);
+	__u32 idx = 0;
+	struct iolens_rq_slot *held = slot_find(key, &idx);
 
-	FN(track)(pctx, rq, key, IOLENS_CTX_SUBMIT, 0, slot_find(key));
+	FN(track)(pctx, rq, key, IOLENS_CTX_SUBMIT, 0, held, idx);
 }
 
 static __always_inline void FN(on_insert)(void *pctx, struct request *rq)
@@ -185,7 +192,8 @@ static __always_inline void FN(on_issue)(void *pctx, struct request *rq)
 /* Back to the queue, to be issued again. */
 static __always_inline void FN(on_requeue)(struct request *rq)
 {
-	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_REQUEUE));
+	__u32 idx;
+	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_REQUEUE), &idx);
 
 	if (!s)
 		return;
@@ -204,7 +212,8 @@ static __always_inline void FN(on_requeue)(struct request *rq)
 /* Merged into another request and freed without completing. */
 static __always_inline void FN(on_merge)(struct request *rq)
 {
-	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_MERGE));
+	__u32 idx;
+	struct iolens_rq_slot *s = slot_find(KEY(rq, SCRATCH_MERGE), &idx);
 
 	if (!s)
 		return;
@@ -219,15 +228,15 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 	struct iolens_counters *c;
 	struct iolens_rq *e;
 	struct iolens_rq_slot *s;
+	__u32 dev, idx = 0;
 	__u64 key;
-	__u32 dev;
 
 	/* A partial completion (blk_update_request with fewer bytes than
 	 * remain) is not the end of the request. */
 	if (nr_bytes < RD(rq, __data_len))
 		return 0;
 	key = KEY(rq, SCRATCH_COMPLETE);
-	s = slot_find(key);
+	s = slot_find(key, &idx);
 	if (s) {
 		dev = s->rq.dev;
 		if (s->rq.ts_issue)
@@ -245,17 +254,23 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 		goto out;
 	}
 	if (s) {
-		__builtin_memcpy(e, &s->rq, sizeof(*e));
+		__builtin_memcpy(e, &s->rq, sizeof(s->rq));
+		file_copy(e, idx);
 	} else {
 		/* In flight before we attached, or untracked: only what the
 		 * request itself still says; ctx NONE marks it. */
-		__builtin_memset(e, 0, sizeof(*e));
+		__builtin_memset(e, 0, sizeof(struct iolens_rq_base));
+		if (cfg.files) {
+			e->fdev = 0;
+			e->fgen = 0;
+			e->ino = 0;
+		}
 		e->dev = dev;
 	}
 	/* The tracepoint fires before blk_update_request advances the
 	 * request, so it still describes all of it. */
 	if (!e->ts_issue)
-		FN(describe)(rq, e);
+		FN(describe)(rq, (struct iolens_rq_base *)e);
 	e->ts_complete = bpf_ktime_get_ns();
 	e->status = status;
 	/* Never wake the reader: it drains on a timer.  A wakeup is an

@@ -25,17 +25,17 @@
  * bdev pseudo filesystem: its page cache holds a filesystem's metadata
  * buffers) is the device, not a file.
  */
-static __always_inline void rq_file_inode(struct inode *ino, struct iolens_rq *r,
-					  __u8 kind)
+static __always_inline void rq_file_inode(struct inode *ino, struct iolens_rq_base *r,
+					  struct iolens_rq_file *f, __u8 kind)
 {
 	if ((BPF_CORE_READ(ino, i_mode) & S_IFMT) == S_IFBLK) {
-		r->fdev = BPF_CORE_READ(ino, i_rdev);
+		f->fdev = BPF_CORE_READ(ino, i_rdev);
 		r->fkind = IOLENS_FK_DEVICE;
 		return;
 	}
-	r->fdev = BPF_CORE_READ(ino, i_sb, s_dev);
-	r->ino = BPF_CORE_READ(ino, i_ino);
-	r->fgen = BPF_CORE_READ(ino, i_generation);
+	f->fdev = BPF_CORE_READ(ino, i_sb, s_dev);
+	f->ino = BPF_CORE_READ(ino, i_ino);
+	f->fgen = BPF_CORE_READ(ino, i_generation);
 	r->fkind = kind;
 }
 
@@ -43,7 +43,9 @@ static __always_inline void rq_file_inode(struct inode *ino, struct iolens_rq *r
  * times over (a stacked device splits again) is told by its pages. */
 #define RQFILE_CHAIN_MAX 4
 
-static __always_inline void rq_file(struct bio *bio, struct iolens_rq *r)
+/* Into r->fkind and *f (zeroed). */
+static __always_inline void rq_file(struct bio *bio, struct iolens_rq_base *r,
+				    struct iolens_rq_file *f)
 {
 	struct address_space *m;
 	struct inode *ino;
@@ -79,12 +81,12 @@ static __always_inline void rq_file(struct bio *bio, struct iolens_rq *r)
 
 		ino = BPF_CORE_READ(dio, iocb, ki_filp, f_inode);
 		if (ino)
-			rq_file_inode(ino, r, IOLENS_FK_DIRECT);
+			rq_file_inode(ino, r, f, IOLENS_FK_DIRECT);
 		return;
 	}
 	if (end_io && (end_io == cfg.blkdev_dio_end_io[0] ||
 		       end_io == cfg.blkdev_dio_end_io[1])) {
-		r->fdev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
+		f->fdev = BPF_CORE_READ(bio, bi_bdev, bd_dev);
 		r->fkind = IOLENS_FK_DEVICE;
 		return;
 	}
@@ -113,7 +115,7 @@ static __always_inline void rq_file(struct bio *bio, struct iolens_rq *r)
 	 * smaller than a page in one) reuses the field, and is no file. */
 	ino = BPF_CORE_READ(m, host);
 	if (ino && BPF_CORE_READ(ino, i_mapping) == m)
-		rq_file_inode(ino, r, IOLENS_FK_CACHE);
+		rq_file_inode(ino, r, f, IOLENS_FK_CACHE);
 }
 
 #endif

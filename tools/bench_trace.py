@@ -21,7 +21,13 @@ on a VM whose freed memory goes back to the host, the kernel's first touch
 of a page costs a fault in the host, and snoop writes 250 MB/s of fresh
 page cache).
 
+With --baseline PATH, another build's snoop and record run in the same
+rounds (rows "baseline ..."), so that a change's cost is measured against
+the drift of the same minutes; --only TEXT keeps the tracers whose name
+holds it (and skips the highest-rate runs).
+
 usage: tools/bench_trace.py [--rounds N] [--runtime SECS] [--iolens PATH]
+                            [--baseline PATH] [--only TEXT]
 Needs root, fio, bpftool; tools/install-deps.sh bench installs them.
 """
 import json
@@ -138,7 +144,7 @@ def max_rate(iolens, dev, backing, runtime, rounds):
 
 
 def main():
-    args = parse_args(__doc__, "bench_trace", "BPF, loop devices")
+    args = parse_args(__doc__, "bench_trace", "BPF, loop devices", baseline=True, only=True)
 
     with bench_device() as (dev, backing):
         trace_file = backing + ".iol"
@@ -150,24 +156,31 @@ def main():
             "snoop --files": [args.iolens, "snoop", "-j", "--files", "-d", name],
             "record": [args.iolens, "record", "-o", trace_file, "-d", name],
         }
+        if args.baseline:
+            modes["baseline snoop"] = [args.baseline, "snoop", "-j", "-d", name]
+            modes["baseline record"] = [args.baseline, "record", "-o", trace_file, "-d", name]
+        modes = {m: c for m, c in modes.items() if m == "untraced" or args.only in m}
         try:
             results = alternate(dev, modes, one_run, args.rounds, args.runtime)
         finally:
             if os.path.exists(trace_file):
                 os.unlink(trace_file)
-        fastest = max_rate(args.iolens, dev, backing, args.runtime, args.rounds)
+        fastest = [] if args.only else max_rate(args.iolens, dev, backing, args.runtime,
+                                                args.rounds)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
     print(workload_line(args.rounds, args.runtime))
     print("| tracer | requests/s | IOPS vs untraced | in-kernel ns/request | tracer CPU us/request | lost records |")
     print("|---|---|---|---|---|---|")
     print("| untraced | %.0f | 1.00 | - | - | - |" % base)
-    for m in ("snoop", "snoop --stacks", "snoop --files", "record"):
+    for m in (m for m in modes if m != "untraced"):
         iops, ratio, kns, cpu_ns = medians(results[m], base)
         print("| iolens %s | %.0f | %.2f | %.0f | %.2f | %d |" % (
             m, iops, ratio, kns, cpu_ns / 1000,
             sum(r["lost"] for r in results[m])))
     print("| libbpf-tools biosnoop | %s |" % try_biosnoop())
+    if not fastest:
+        return
     print()
     print("At the highest rate: iolens load, io_uring, 2 jobs, QD 64; %d rounds of %d s, "
           "medians" % (args.rounds, args.runtime))

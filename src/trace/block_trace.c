@@ -186,6 +186,8 @@ static int maps_size(struct block *skel, unsigned int flags)
 
 	if (flags & BLOCK_TRACE_FILES)
 		files_cfg(skel);
+	else
+		err = bpf_map__set_max_entries(skel->maps.rq_files, 1);
 
 	if (!(flags & BLOCK_TRACE_BIOS))
 		err = bpf_map__set_max_entries(skel->maps.proc_bios, 1);
@@ -271,12 +273,34 @@ static void detach(struct block_trace *bt)
 		bpf_link__destroy(bt->links[--bt->nlinks]);
 }
 
+/* A record of the rings into *rq: all of it with files, else the base,
+ * the file's numbers 0.  false (counted) if it is shorter than either. */
+static bool rq_of_record(struct block_trace *bt, struct iolens_rq *rq, const void *data,
+			 size_t size)
+{
+	if (size < sizeof(struct iolens_rq_base)) {
+		__atomic_fetch_add(&bt->short_records, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	if (size > sizeof(*rq))
+		size = sizeof(*rq);
+	memcpy(rq, data, size);
+	memset((char *)rq + size, 0, sizeof(*rq) - size);
+	return true;
+}
+
+/* The request a slot of the table holds, as a record of no file. */
+static void rq_of_slot(struct iolens_rq *rq, const struct iolens_rq_slot *slot)
+{
+	rq_of_record(NULL, rq, &slot->rq, sizeof(slot->rq));
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct block_trace *bt = ctx;
 	struct iolens_rq rq;
 
-	if (!tracer_record(&rq, sizeof(rq), data, size, &bt->short_records))
+	if (!rq_of_record(bt, &rq, data, size))
 		return 0;
 	reqflags_normalize(&rq);
 	bt->stop = bt->fn(bt->ctx, &rq);
@@ -307,7 +331,7 @@ static int on_event_par(void *ctx, void *data, size_t size)
 	struct iolens_rq rq;
 	int err;
 
-	if (!tracer_record(&rq, sizeof(rq), data, size, &c->bt->short_records))
+	if (!rq_of_record(c->bt, &rq, data, size))
 		return 0;
 	reqflags_normalize(&rq);
 	err = format_one(c, &rq);
@@ -458,16 +482,26 @@ static void report_table(struct block_trace *bt,
 			 int (*fn)(struct block_trace *bt, const struct iolens_rq *rq))
 {
 	int fd = bpf_map__fd(bt->skel->maps.rqs);
+	int ffd = bpf_map__fd(bt->skel->maps.rq_files);
 	__u32 n = bpf_map__max_entries(bt->skel->maps.rqs);
+	bool files = bpf_map__max_entries(bt->skel->maps.rq_files) == n;
 	struct iolens_rq_slot slot;
+	struct iolens_rq_file f;
+	struct iolens_rq rq;
 
 	for (__u32 k = 0; k < n && !bt->stop; k++) {
 		if (bpf_map_lookup_elem(fd, &k, &slot) || !slot.key)
 			continue;
-		slot.rq.ts_complete = 0;
-		reqflags_normalize(&slot.rq);
+		rq_of_slot(&rq, &slot);
+		if (files && !bpf_map_lookup_elem(ffd, &k, &f)) {
+			rq.fdev = f.fdev;
+			rq.fgen = f.fgen;
+			rq.ino = f.ino;
+		}
+		rq.ts_complete = 0;
+		reqflags_normalize(&rq);
 		bt->unseen_at_end++;
-		bt->stop = fn(bt, &slot.rq);
+		bt->stop = fn(bt, &rq);
 	}
 }
 
@@ -708,6 +742,7 @@ int block_trace_inflight(struct block_trace *bt, __u64 older_ns,
 {
 	__u32 n = bpf_map__max_entries(bt->skel->maps.rqs);
 	struct iolens_rq_slot slot;
+	struct iolens_rq rq;
 	__u64 now = mono_ns(), from;
 	int err = 0;
 
@@ -729,8 +764,9 @@ int block_trace_inflight(struct block_trace *bt, __u64 older_ns,
 		from = slot.rq.ts_start ? slot.rq.ts_start : slot.seen;
 		if (!from || from > now || now - from < older_ns)
 			continue;
-		reqflags_normalize(&slot.rq);
-		fn(ctx, key, &slot.rq, now - from);
+		rq_of_slot(&rq, &slot);
+		reqflags_normalize(&rq);
+		fn(ctx, key, &rq, now - from);
 	}
 	return 0;
 }
