@@ -35,14 +35,12 @@ struct fileid {
 	bool used;
 };
 
-/* A filesystem's mount to open handles on; fd -1 if none was found when
- * last looked for, at `looked` (mounted since, it is found again).
- * Offline, only whether it was mounted (fileid_set_dev()). */
+/* Whether a device holds a mounted filesystem, as last looked at
+ * (`looked`; offline, as fileid_set_dev() said). */
 struct mnt {
 	__u32 dev;
-	int fd;
-	__u64 looked;
 	bool mounted;
+	__u64 looked;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -75,7 +73,8 @@ static void unescape(char *s)
  * A mount of filesystem `dev`, opened for reading (open_by_handle_at()
  * takes no O_PATH descriptor: EBADF on 6.18): one of its whole root where
  * there is one (a bind mount of a folder shows only what is below it),
- * else the first.  -1 if it is not mounted here.
+ * else the first.  -1 if it is not mounted here.  Closed once used: an
+ * open mount point would keep its filesystem from being unmounted.
  */
 static int mount_open(__u32 dev)
 {
@@ -107,19 +106,22 @@ static struct mnt *mnt_find(__u32 dev)
 	return NULL;
 }
 
-static int mount_fd(__u32 dev)
+/* Whether `dev` is mounted here, looked at again after MOUNT_RETRY_NS. */
+static bool mounted(__u32 dev)
 {
 	struct mnt *m = mnt_find(dev);
 	__u64 now = mono_ns();
+	int fd;
 
-	if (m && (m->fd >= 0 || now < m->looked + MOUNT_RETRY_NS))
-		return m->fd;
-	if (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
-		return -1;
-	m->dev = dev;
-	m->fd = mount_open(dev);
-	m->looked = now;
-	return m->fd;
+	if (m && (offline || now < m->looked + MOUNT_RETRY_NS))
+		return m->mounted;
+	if (offline || (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m)))))
+		return false;
+	fd = mount_open(dev);
+	if (fd >= 0)
+		close(fd);
+	*m = (struct mnt){ .dev = dev, .mounted = fd >= 0, .looked = now };
+	return m->mounted;
 }
 
 /* The path by handle, malloc'd; NULL if none. */
@@ -130,11 +132,11 @@ static char *path_of(__u32 dev, __u64 ino, __u32 gen)
 		char room[sizeof(struct file_handle) + 16];
 	} h;
 	char link[64], path[PATH_MAX];
-	int mfd = mount_fd(dev), fd;
 	__u32 ino32 = ino;
+	int mfd, fd;
 	ssize_t n;
 
-	if (mfd < 0 || offline)
+	if (offline || (mfd = mount_open(dev)) < 0)
 		return NULL;
 	if (ino <= UINT32_MAX) {
 		h.fh.handle_type = FILEID_INO32_GEN;
@@ -149,6 +151,7 @@ static char *path_of(__u32 dev, __u64 ino, __u32 gen)
 		memcpy(h.fh.f_handle + 8, &gen, 4);
 	}
 	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
+	close(mfd);
 	if (fd < 0)
 		return NULL;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -250,7 +253,7 @@ int fileid_set(__u32 dev, __u64 ino, __u32 gen, const char *path)
 	return err;
 }
 
-int fileid_set_dev(__u32 dev, bool mounted)
+int fileid_set_dev(__u32 dev, bool is_mounted)
 {
 	struct mnt *m;
 	int err = 0;
@@ -260,20 +263,17 @@ int fileid_set_dev(__u32 dev, bool mounted)
 	if (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
 		err = -ENOMEM;
 	else
-		*m = (struct mnt){ .dev = dev, .fd = -1, .mounted = mounted };
+		*m = (struct mnt){ .dev = dev, .mounted = is_mounted };
 	pthread_mutex_unlock(&lock);
 	return err;
 }
 
 bool fileid_dev_mounted(__u32 dev)
 {
-	bool mounted;
+	bool m;
 
 	pthread_mutex_lock(&lock);
-	if (offline)
-		mounted = mnt_find(dev) && mnt_find(dev)->mounted;
-	else
-		mounted = mount_fd(dev) >= 0;
+	m = mounted(dev);
 	pthread_mutex_unlock(&lock);
-	return mounted;
+	return m;
 }

@@ -3,6 +3,7 @@
 the test itself did to files on ext4 and /proc/diskstats."""
 import json
 import os
+import subprocess
 import time
 
 import pytest
@@ -142,6 +143,26 @@ def test_snoop_files_name_each_requests_file(iolens, loop, ext4, tracer, attach,
     a = next(p for p in done if p.endswith("/a"))
     assert "\x1b" not in html
     assert table.index(">%s<" % a) < table.index(escaped + "<")
+
+
+def test_snoop_files_keeps_no_filesystem_busy(iolens, loop, ext4, tracer):
+    """snoop -F opens a file by handle on its filesystem's mount to name
+    it, and lets the mount go: the filesystem unmounts while snoop runs,
+    its file named before."""
+    t = tracer(["snoop", "-j", "-F", "-d", loop.name])
+    path = os.path.join(str(ext4), "x")
+    with open(path, "wb") as f:
+        f.write(os.urandom(1 << 16))
+        os.fsync(f.fileno())
+    wait_idle(loop)
+    # Drained every 20 ms, named when its line is made.
+    time.sleep(0.5)
+    p = subprocess.run(["umount", str(ext4)], capture_output=True, text=True)
+    if p.returncode == 0:
+        subprocess.run(["mount", "-o", "noatime", loop.dev, str(ext4)], check=True)
+    recs, _ = json_lines(t.stop())
+    assert p.returncode == 0, p.stderr
+    assert any(r["file"] == path for r in recs)
 
 
 def test_files_usage(iolens, tmp_path):
