@@ -19,6 +19,8 @@
 #ifndef S_IFBLK
 #define S_IFBLK		0060000
 #endif
+/* include/linux/fs.h, the same on every kernel */
+#define RQFILE_FS_REQUIRES_DEV	1
 
 /*
  * The file of inode `ino` as `kind`.  The block device's own inode (of the
@@ -114,8 +116,15 @@ static __always_inline void rq_file(struct bio *bio, struct iolens_rq_base *r,
 	 * there (a slab page, say: jbd2 keeps frozen copies of buffers
 	 * smaller than a page in one) reuses the field, and is no file. */
 	ino = BPF_CORE_READ(m, host);
-	if (ino && BPF_CORE_READ(ino, i_mapping) == m)
-		rq_file_inode(ino, r, f, IOLENS_FK_CACHE);
+	if (!ino || BPF_CORE_READ(ino, i_mapping) != m)
+		return;
+	/* A file whose data lives on a device: not tmpfs, shared anonymous
+	 * memory or hugetlbfs, which a direct I/O buffer told by nothing
+	 * above (the raw device's synchronous path, dm's clones) often is. */
+	if (!(BPF_CORE_READ(ino, i_sb, s_type, fs_flags) & RQFILE_FS_REQUIRES_DEV) &&
+	    (BPF_CORE_READ(ino, i_mode) & S_IFMT) != S_IFBLK)
+		return;
+	rq_file_inode(ino, r, f, IOLENS_FK_CACHE);
 }
 
 #endif

@@ -72,6 +72,7 @@ struct page_who {
 	__u64 requests, bytes;
 	__u64 op_bytes[2];		/* of bytes: read, written */
 	__u64 time_ns;			/* sum of total latencies, where known */
+	__u64 timed;			/* requests of time_ns */
 	bool used;
 };
 

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "lib/clock.h"
 #include "lib/devices.h"
 #include "lib/fileid.h"
@@ -51,6 +53,8 @@ static int nmnts;
 static bool offline;		/* fileid_offline() */
 
 #define MOUNT_RETRY_NS	1000000000ULL
+/* Devices kept at most (a trace file may name any number). */
+#define MOUNTS_MAX	1024
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 static void unescape(char *s)
@@ -132,6 +136,7 @@ static char *path_of(__u32 dev, __u64 ino, __u32 gen)
 		char room[sizeof(struct file_handle) + 16];
 	} h;
 	char link[64], path[PATH_MAX];
+	struct stat st;
 	__u32 ino32 = ino;
 	int mfd, fd;
 	ssize_t n;
@@ -160,6 +165,13 @@ static char *path_of(__u32 dev, __u64 ino, __u32 gen)
 	if (n <= 0)
 		return NULL;
 	path[n] = 0;
+	/* The path must lead to the file: one outside the folder a bind
+	 * mount shows reads as if it were inside.  A deleted file's leads
+	 * nowhere; the kernel says so. */
+	if (!(n > 10 && !strcmp(path + n - 10, " (deleted)")) &&
+	    (stat(path, &st) || st.st_ino != ino ||
+	     st.st_dev != makedev(kdev_major(dev), kdev_minor(dev))))
+		return NULL;
 	return strdup(path);
 }
 
@@ -242,13 +254,15 @@ int fileid_set(__u32 dev, __u64 ino, __u32 gen, const char *path)
 	int err = 0;
 
 	pthread_mutex_lock(&lock);
-	e = entry(dev, ino, gen);
-	if (e && path && *path && (!e->path || strcmp(e->path, path))) {
-		free(e->path);
-		e->path = strdup(path);
+	/* Past IOLENS_FILEID_MAX a file is not kept: it shows by inode. */
+	if (tab_n < IOLENS_FILEID_MAX) {
+		e = entry(dev, ino, gen);
+		/* The first path told stays: a caller may hold it. */
+		if (e && path && *path && !e->path)
+			e->path = strdup(path);
+		if (!e || (path && *path && !e->path))
+			err = -ENOMEM;
 	}
-	if (!e || (path && *path && !e->path))
-		err = -ENOMEM;
 	pthread_mutex_unlock(&lock);
 	return err;
 }
@@ -260,9 +274,10 @@ int fileid_set_dev(__u32 dev, bool is_mounted)
 
 	pthread_mutex_lock(&lock);
 	m = mnt_find(dev);
-	if (!m && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
+	/* Past MOUNTS_MAX a device is not kept: it shows as "device". */
+	if (!m && nmnts < MOUNTS_MAX && !(m = vec_add(&mnts, &nmnts, sizeof(*m))))
 		err = -ENOMEM;
-	else
+	if (m)
 		*m = (struct mnt){ .dev = dev, .mounted = is_mounted };
 	pthread_mutex_unlock(&lock);
 	return err;

@@ -17,6 +17,7 @@
 #include "trace/block_trace.h"
 #include "trace/kstacks.h"
 
+/* The seen set's first size. */
 #define SEEN_SLOTS 4096
 
 struct record {
@@ -26,33 +27,55 @@ struct record {
 	unsigned long long written;
 	__u64 dropped_written;
 	int failed;
-	/* dev_t, cgroup, stack and file ids already described in the file */
-	__u64 seen[SEEN_SLOTS];
-	int nseen;
+	/* dev_t, cgroup, stack and file ids already described in the file:
+	 * open addressing, at most 3/4 full, doubled as needed */
+	__u64 *seen;
+	size_t nseen, seen_cap;
 	struct kstacks *stacks;	/* --stacks */
 	struct trace_file file;	/* room for a FILE record */
 };
 
-/* Returns true the first time `key` is offered (keys are never 0). */
+/* The slot of `key` in the seen set, or the free one where it goes. */
+static __u64 *seen_slot(__u64 *set, size_t cap, __u64 key)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ULL) >> 32;
+
+	for (;; i++)
+		if (!set[i & (cap - 1)] || set[i & (cap - 1)] == key)
+			return &set[i & (cap - 1)];
+}
+
+/* Twice the room; false without memory (the set stays). */
+static bool seen_grow(struct record *r)
+{
+	size_t cap = r->seen_cap ? 2 * r->seen_cap : SEEN_SLOTS;
+	__u64 *set = calloc(cap, sizeof(*set));
+
+	if (!set)
+		return false;
+	for (size_t i = 0; i < r->seen_cap; i++)
+		if (r->seen[i])
+			*seen_slot(set, cap, r->seen[i]) = r->seen[i];
+	free(r->seen);
+	r->seen = set;
+	r->seen_cap = cap;
+	return true;
+}
+
+/* Returns true the first time `key` is offered (keys are never 0).
+ * Without memory for it, every time: names written again, which readers
+ * tolerate. */
 static bool first_sight(struct record *r, __u64 key)
 {
-	unsigned int h = (unsigned int)(key * 0x9e3779b97f4a7c15ULL >> 52);
+	__u64 *slot;
 
-	for (unsigned int i = 0; i < SEEN_SLOTS; i++) {
-		__u64 *slot = &r->seen[(h + i) % SEEN_SLOTS];
-
-		if (*slot == key)
-			return false;
-		if (!*slot) {
-			/* Keep a free slot so lookups terminate; beyond that
-			 * names are written again, which readers tolerate. */
-			if (r->nseen < SEEN_SLOTS - 1) {
-				*slot = key;
-				r->nseen++;
-			}
-			return true;
-		}
-	}
+	if (4 * (r->nseen + 1) > 3 * r->seen_cap && !seen_grow(r))
+		return true;
+	slot = seen_slot(r->seen, r->seen_cap, key);
+	if (*slot)
+		return false;
+	*slot = key;
+	r->nseen++;
 	return true;
 }
 
@@ -113,8 +136,9 @@ static void describe_file(struct record *r, const struct iolens_rq *rq)
 	const char *path;
 
 	/* Tagged apart from dev_t, stack and cgroup keys; a file whose
-	 * hash another took gets its path written each time. */
-	if (rq->fkind == IOLENS_FK_NONE || !first_sight(r, (key >> 2) | 3ULL << 62))
+	 * hash another took is not described again: it shows by inode. */
+	if (rq->fkind == IOLENS_FK_NONE ||
+	    !first_sight(r, (key & ~(3ULL << 62)) | 3ULL << 62))
 		return;
 	memset(tf, 0, sizeof(*tf));
 	tf->dev = rq->fdev;
@@ -259,6 +283,7 @@ int record_run(const struct record_opts *o)
 out:
 	block_trace_stop(r->bt);
 	kstacks_free(r->stacks);
+	free(r->seen);
 	free(r);
 	return ret;
 }

@@ -191,6 +191,7 @@ static void who_add(struct page_who *w, const struct iolens_rq *rq, __u64 total)
 	if (rq->op == IOLENS_OP_READ || rq->op == IOLENS_OP_WRITE)
 		w->op_bytes[rq->op] += rq->bytes;
 	w->time_ns += total;
+	w->timed += total != 0;
 }
 
 /* The bin of time t, bins widened until it has one. */

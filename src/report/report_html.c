@@ -223,8 +223,8 @@ static void stacks(struct html *h, struct kstacks *ks)
 
 		fmt_bytes(b, sizeof(b), top[i]->bytes);
 		fprintf(f, "<tr><td>%llu</td><td>%s</td>", (unsigned long long)top[i]->requests, b);
-		fmt_ns(b, sizeof(b), top[i]->time_ns / top[i]->requests);
-		fprintf(f, "<td>%s</td><td><pre>", top[i]->time_ns ? b : "-");
+		fmt_ns(b, sizeof(b), top[i]->timed ? top[i]->time_ns / top[i]->timed : 0);
+		fprintf(f, "<td>%s</td><td><pre>", top[i]->timed ? b : "-");
 		for (__u32 j = 0; k && j < k->n; j++) {
 			svg_esc(f, k->frame[j]);
 			fputc('\n', f);
@@ -274,8 +274,8 @@ static void files(struct html *h)
 		fprintf(f, "</td><td>%s</td>", b);
 		fmt_bytes(b, sizeof(b), top[i]->op_bytes[1]);
 		fprintf(f, "<td>%s</td><td>%llu</td>", b, (unsigned long long)top[i]->requests);
-		fmt_ns(b, sizeof(b), top[i]->time_ns / top[i]->requests);
-		fprintf(f, "<td>%s</td></tr>\n", top[i]->time_ns ? b : "-");
+		fmt_ns(b, sizeof(b), top[i]->timed ? top[i]->time_ns / top[i]->timed : 0);
+		fprintf(f, "<td>%s</td></tr>\n", top[i]->timed ? b : "-");
 	}
 	fputs("</table>\n", f);
 }
@@ -387,6 +387,7 @@ static void json_stacks(struct json *j, const struct page_table *t, struct kstac
 		json_u64(j, "requests", w->requests);
 		json_u64(j, "bytes", w->bytes);
 		json_u64(j, "time_ns", w->time_ns);
+		json_u64(j, "timed", w->timed);
 		json_obj_close(j);
 	}
 	json_arr_close(j);
@@ -418,6 +419,7 @@ static void json_files(struct json *j, const struct page_table *t)
 		json_u64(j, "read_bytes", w->op_bytes[0]);
 		json_u64(j, "write_bytes", w->op_bytes[1]);
 		json_u64(j, "time_ns", w->time_ns);
+		json_u64(j, "timed", w->timed);
 		json_obj_close(j);
 	}
 	json_arr_close(j);

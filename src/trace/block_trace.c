@@ -189,7 +189,7 @@ static int maps_size(struct block *skel, unsigned int flags)
 	else
 		err = bpf_map__set_max_entries(skel->maps.rq_files, 1);
 
-	if (!(flags & BLOCK_TRACE_BIOS))
+	if (!err && !(flags & BLOCK_TRACE_BIOS))
 		err = bpf_map__set_max_entries(skel->maps.proc_bios, 1);
 	if (!err && flags & BLOCK_TRACE_STACKS) {
 		skel->rodata->cfg.stacks = 1;

@@ -63,6 +63,7 @@ TESTS = [
     # kernel by kernel (not the terminal's key F: the same frames).
     "tests/system/test_files.py::test_snoop_files_name_each_requests_file",
     "tests/system/test_files.py::test_top_files_view_sums_files_and_their_reader",
+    "tests/system/test_files.py::test_snoop_files_raw_device_direct_io",
     "tests/system/test_tasks.py",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
     # Writeback charged to the cgroup that dirtied it (cgroup2's io and

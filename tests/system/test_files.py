@@ -165,6 +165,33 @@ def test_snoop_files_keeps_no_filesystem_busy(iolens, loop, ext4, tracer):
     assert any(r["file"] == path for r in recs)
 
 
+def test_snoop_files_raw_device_direct_io(iolens, loop, tracer):
+    """Direct reads of the raw device: asynchronous ones (fio's libaio),
+    told by the block device's bio end function, are the device's;
+    synchronous ones into shared anonymous memory (Python's mmap, many
+    databases' buffer pools) take a path nothing tells, and are unknown,
+    never taken for a file of the buffer's pages."""
+    wait_idle(loop)
+    t = tracer(["snoop", "-j", "-F", "-d", loop.name])
+    io = DirectIO(loop.dev, MIB)
+    for i in range(8):
+        io.read(i * 4096, 4096)
+    io.close()
+    subprocess.run(["fio", "--name=raw", "--filename=" + loop.dev, "--rw=read",
+                    "--bs=256k", "--offset=1m", "--size=1m", "--direct=1",
+                    "--ioengine=libaio", "--iodepth=4", "--output-format=terse"],
+                   check=True, capture_output=True)
+    wait_idle(loop)
+    recs, _ = json_lines(t.stop())
+    small = [r for r in recs if r["op"] == "read" and r["sector"] < 2048]
+    large = [r for r in recs if r["op"] == "read" and r["sector"] >= 2048]
+    assert len(small) == 8 and sum(r["bytes"] for r in large) == MIB, recs
+    assert all((r["file_kind"], r["file"], r["file_ino"]) == ("unknown", None, None)
+               for r in small), small
+    assert all((r["file_kind"], r["file"], r["file_dev"]) ==
+               ("device", None, "%d:%d" % (loop.major, loop.minor)) for r in large), large
+
+
 def test_files_usage(iolens, tmp_path):
     """report -F of a trace recorded without -F, or in a format without
     lines: one line saying so, exit 2."""

@@ -161,6 +161,8 @@ static void test_files(void **state)
 	assert_int_equal(top[0]->op_bytes[0], 2 * 4096);
 	assert_int_equal(top[0]->op_bytes[1], 2 * 8192);
 	assert_int_equal(top[0]->requests, 4);
+	assert_int_equal(top[0]->timed, 4);
+	assert_int_equal(top[0]->time_ns, 4 * 500);
 	assert_int_equal(top[1]->fgen, 2);
 	assert_int_equal(top[1]->bytes, 4096 + 8192);
 	assert_int_equal(top[2]->fkind, IOLENS_FK_NONE);
