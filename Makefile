@@ -249,6 +249,9 @@ $(OUT)/completions/iolens.fish: $(OUT)/iolens
 
 completions: $(COMPLETIONS)
 
+# The systemd units, tools/NAME.service.
+UNITS		:= iolens-serve.service iolens-record.service
+
 install: $(OUT)/iolens $(MANPAGES) $(COMPLETIONS)
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(UNITDIR) \
@@ -259,14 +262,15 @@ install: $(OUT)/iolens $(MANPAGES) $(COMPLETIONS)
 	install -m 0644 $(OUT)/completions/iolens.bash $(DESTDIR)$(BASHCOMPDIR)/iolens
 	install -m 0644 $(OUT)/completions/_iolens $(DESTDIR)$(ZSHCOMPDIR)/_iolens
 	install -m 0644 $(OUT)/completions/iolens.fish $(DESTDIR)$(FISHCOMPDIR)/iolens.fish
-	sed 's|/usr/local/sbin/iolens|$(SBINDIR)/iolens|' tools/iolens-serve.service \
-		> $(DESTDIR)$(UNITDIR)/iolens-serve.service
-	chmod 0644 $(DESTDIR)$(UNITDIR)/iolens-serve.service
+	for u in $(UNITS); do \
+		sed 's|/usr/local/sbin/iolens|$(SBINDIR)/iolens|' tools/$$u \
+			> $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/iolens $(MANPAGES:$(OUT)/man/%=$(DESTDIR)$(MANDIR)/%) \
 		$(DESTDIR)$(BASHCOMPDIR)/iolens $(DESTDIR)$(ZSHCOMPDIR)/_iolens \
-		$(DESTDIR)$(FISHCOMPDIR)/iolens.fish $(DESTDIR)$(UNITDIR)/iolens-serve.service
+		$(DESTDIR)$(FISHCOMPDIR)/iolens.fish $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)
 	rm -rf $(DESTDIR)$(PREFIX)/share/iolens
 
 # A Debian package from an install under /usr into a staging tree; its

@@ -21,13 +21,20 @@ on a VM whose freed memory goes back to the host, the kernel's first touch
 of a page costs a fault in the host, and snoop writes 250 MB/s of fresh
 page cache).
 
+The flight recorder (record --ring 10s, no trigger: nothing is written)
+joins both, and then runs alone for --ring-seconds (60) at the highest
+rate with --ring-max 32MiB: its peak resident memory (VmRSS, sampled
+every 0.2 s) against its bound, the memory of its BPF maps (memlock of
+its map fds), the ring's own bytes as it reports them, lost records and
+its CPU per request.
+
 With --baseline PATH, another build's snoop and record run in the same
 rounds (rows "baseline ..."), so that a change's cost is measured against
 the drift of the same minutes; --only TEXT keeps the tracers whose name
 holds it (and skips the highest-rate runs).
 
 usage: tools/bench_trace.py [--rounds N] [--runtime SECS] [--iolens PATH]
-                            [--baseline PATH] [--only TEXT]
+                            [--baseline PATH] [--only TEXT] [--ring-seconds N]
 Needs root, fio, bpftool; tools/install-deps.sh bench installs them.
 """
 import json
@@ -37,6 +44,8 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -129,7 +138,8 @@ def max_rate(iolens, dev, backing, runtime, rounds):
     drains the ring; other threads compress."""
     name = os.path.basename(dev)
     tracers = (("snoop -j > file", [iolens, "snoop", "-j", "-d", name]),
-               ("record", [iolens, "record", "-o", backing + ".max.iol", "-d", name]))
+               ("record", [iolens, "record", "-o", backing + ".max.iol", "-d", name]),
+               ("record --ring 10s", ring_cmd(iolens, backing, name)))
     runs = {what: [] for what, _ in tracers}
     for _ in range(rounds):
         for what, cmd in tracers:
@@ -143,8 +153,75 @@ def max_rate(iolens, dev, backing, runtime, rounds):
     return rows
 
 
+RING_MAX_MIB = 32
+
+
+def ring_cmd(iolens, backing, name, ring_max=None):
+    """The flight recorder with no trigger: it keeps, and writes nothing."""
+    return [iolens, "record", "--ring", "10s", "-o", backing + ".ring", "-d", name] + (
+        ["--ring-max", "%dMiB" % ring_max] if ring_max else [])
+
+
+def status_kib(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def map_memlock(pid):
+    """Bytes of the BPF maps the process holds, as the kernel charges them
+    (memlock in each map fd's fdinfo)."""
+    total, fds = 0, "/proc/%d/fdinfo" % pid
+    for fd in os.listdir(fds):
+        try:
+            text = open(os.path.join(fds, fd)).read()
+        except OSError:
+            continue
+        if "map_type:" in text:
+            total += int(re.search(r"memlock:\s+(\d+)", text).group(1))
+    return total
+
+
+def ring_memory(iolens, dev, backing, seconds):
+    """record --ring under iolens load's highest rate for `seconds`:
+    (requests/s, peak RSS MiB, BPF map MiB, the ring's own MiB at the end,
+    lost, CPU us per request)."""
+    name = os.path.basename(dev)
+    p = subprocess.Popen(ring_cmd(iolens, backing, name, RING_MAX_MIB),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak, done = [0], threading.Event()
+
+    def sample():
+        while not done.wait(0.2):
+            peak[0] = max(peak[0], status_kib(p.pid, "VmRSS"))
+    try:
+        assert "Recording" in p.stderr.readline()
+        maps = map_memlock(p.pid)
+        t = threading.Thread(target=sample)
+        t.start()
+        r0, cpu0 = diskstats_reads(name), cpu_seconds(p.pid)
+        iops = load_rate(iolens, dev, seconds)
+        r1, cpu1 = diskstats_reads(name), cpu_seconds(p.pid)
+        done.set()
+        t.join()
+        peak[0] = max(peak[0], status_kib(p.pid, "VmHWM"))
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    m = re.search(r"the ring took ([\d.]+)(\w?)B", err)
+    ring = float(m.group(1)) * {"": 1, "k": 2**10, "M": 2**20, "G": 2**30}[m.group(2)]
+    lost = sum(int(x) for x in re.findall(r"(\d+) lost", err))
+    return (iops, peak[0] / 1024, maps / 2**20, ring / 2**20, lost,
+            (cpu1 - cpu0) * 1e6 / (r1 - r0))
+
+
 def main():
-    args = parse_args(__doc__, "bench_trace", "BPF, loop devices", baseline=True, only=True)
+    args = parse_args(__doc__, "bench_trace", "BPF, loop devices", baseline=True, only=True,
+                      extra=lambda ap: ap.add_argument("--ring-seconds", type=int, default=60))
 
     with bench_device() as (dev, backing):
         trace_file = backing + ".iol"
@@ -155,6 +232,7 @@ def main():
             "snoop --stacks": [args.iolens, "snoop", "-j", "--stacks", "-d", name],
             "snoop --files": [args.iolens, "snoop", "-j", "--files", "-d", name],
             "record": [args.iolens, "record", "-o", trace_file, "-d", name],
+            "record --ring 10s": ring_cmd(args.iolens, backing, name),
         }
         if args.baseline:
             modes["baseline snoop"] = [args.baseline, "snoop", "-j", "-d", name]
@@ -167,6 +245,8 @@ def main():
                 os.unlink(trace_file)
         fastest = [] if args.only else max_rate(args.iolens, dev, backing, args.runtime,
                                                 args.rounds)
+        ring = None if args.only else ring_memory(args.iolens, dev, backing,
+                                                  args.ring_seconds)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
     print(workload_line(args.rounds, args.runtime))
@@ -190,6 +270,13 @@ def main():
     for what, iops, lost, cpu, lo, hi, main in fastest:
         print("| iolens %s | %.0f | %d | %.2f | %.2f–%.2f | %.2f |" % (
             what, iops, lost, cpu, lo, hi, main))
+    print()
+    print("The flight recorder at the highest rate for %d s: record --ring 10s "
+          "--ring-max %dMiB" % (args.ring_seconds, RING_MAX_MIB))
+    print("| requests/s | peak RSS MiB | BPF maps MiB | the ring MiB | lost records | "
+          "CPU us/request |")
+    print("|---|---|---|---|---|---|")
+    print("| %.0f | %.1f | %.1f | %.1f | %d | %.2f |" % ring)
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ def medians(rs, base_iops):
             statistics.median(r["cpu"] * 1e9 / r["requests"] for r in rs))
 
 
-def parse_args(doc, name, why="BPF, loop devices", baseline=False, only=False):
+def parse_args(doc, name, why="BPF, loop devices", baseline=False, only=False, extra=None):
     """The options every benchmark takes (--baseline where it runs a
     second build, --only where it has rows to choose from), and the root
     check."""
@@ -131,6 +131,8 @@ def parse_args(doc, name, why="BPF, loop devices", baseline=False, only=False):
     if only:
         ap.add_argument("--only", metavar="TEXT", default="",
                         help="only the rows whose name holds TEXT")
+    if extra:
+        extra(ap)
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("%s: needs root (%s)" % (name, why))

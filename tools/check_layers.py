@@ -210,10 +210,12 @@ NAME_FIELD = re.compile(
 NAME_ALLOWED = [
     # Copies into a struct's own field, not output.
     ('src/trace/task_trace.c', r'snprintf\(e->path, sizeof\(e->path\), "%s", p\)'),
-    ('src/record/record.c', r'snprintf\(cg\.path, sizeof\(cg\.path\), "%s", path\)'),
-    ('src/record/record.c', r'snprintf\(tf->path, sizeof\(tf->path\), "%s", path \? path : ""\)'),
+    ('src/record/writer.c', r'snprintf\(cg\.path, sizeof\(cg\.path\), "%s", path\)'),
+    ('src/record/writer.c', r'snprintf\(tf->path, sizeof\(tf->path\), "%s", path \? path : ""\)'),
     ('src/record/record.c', r'snprintf\(h->(kernel|host|tool), sizeof\(h->\1\),'),
     ('src/check/partalign.c', r'snprintf\(pa->path, sizeof\(pa->path\), "%s", path\)'),
+    # A file name made from the invoker's own -o PREFIX, to open.
+    ('src/record/flight.c', r'snprintf\(fl->path, sizeof\(fl->path\), "%s-%s\.%03u(-%d)?\.iol", fl->o->path,'),
     ('src/check/check.c', r'snprintf\(of->path, sizeof\(of->path\), "%s", cand\)'),
     # A file name built to be sanitized where it is printed (text_offenders).
     ('src/check/report.c', r'snprintf\(buf, len, "%s", of->path\)'),

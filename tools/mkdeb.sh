@@ -29,11 +29,12 @@ Description: block I/O observability on eBPF tracepoints
  cheaply: per-request latency split into queue and device time, merges,
  sizes, queue depth, page-cache hit ratios per process, read-modify-write
  and misalignment; a fio-style load generator; a Prometheus exporter
- (iolens-serve.service, installed disabled).
+ (iolens-serve.service) and a flight recorder (iolens-record.service),
+ installed disabled.
 CONTROL
 (cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | xargs -0 md5sum) \
 	> "$root/DEBIAN/md5sums"
-# The serve unit is shipped, not enabled: systemd is told of it, nothing more.
+# The units are shipped, not enabled: systemd is told of it, nothing more.
 cat > "$root/DEBIAN/postinst" <<'POSTINST'
 #!/bin/sh
 set -e

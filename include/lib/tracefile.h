@@ -18,6 +18,9 @@
  *   Version 4 adds to RQ the file its data belongs to and FILE, a
  *   file's path, before the first request that names it (`record
  *   --files`); earlier versions' requests name none.
+ *   Version 5 adds TRIGGER, right after HEADER in a file that `record
+ *   --ring` saved when a trigger fired: what fired, when, on what value,
+ *   and the span of completions the file holds.
  *
  * A file without END (killed writer, truncated copy) is reported as
  * truncated by the reader, with the records before the cut still readable.
@@ -32,7 +35,7 @@
 #include "lib/ksyms.h"
 
 #define IOLENS_TRACE_MAGIC	"IOLENSTR"
-#define IOLENS_TRACE_VERSION	4
+#define IOLENS_TRACE_VERSION	5
 #define TRACE_PATH_MAX		256
 #define TRACE_FILE_PATH_MAX	4096
 
@@ -45,6 +48,7 @@ enum trace_rec_type {
 	TRACE_REC_END,
 	TRACE_REC_STACK,
 	TRACE_REC_FILE,
+	TRACE_REC_TRIGGER,
 };
 
 struct trace_header {
@@ -105,6 +109,22 @@ enum {
 	TRACE_FILE_MOUNTED = 1 << 0,
 };
 
+/* Why a `record --ring` file was saved.  Times are CLOCK_MONOTONIC ns, on
+ * the header's time base. */
+struct trace_trigger {
+	char what[64];		/* the trigger as given: "lat>50ms", "signal" */
+	char value[64];		/* what it saw: "312.4ms", "p99 12.1ms" */
+	__u64 mono_ns;		/* when it fired */
+	__u64 from_ns;		/* the file holds every request that ended */
+	__u64 to_ns;		/* from from_ns to to_ns, both included (its
+				 * completion; for one whose completion was
+				 * not seen, its last event) */
+	__u64 asked_ns;		/* the span asked before the trigger; from_ns
+				 * is later when the ring held less */
+	__u32 dev;		/* the disk it fired on; 0: none (signal) */
+	__u32 pid;		/* the process whose request fired it; 0 */
+};
+
 struct trace_stack {
 	__u32 stack;		/* as iolens_rq.stack names it */
 	struct kstack k;
@@ -117,6 +137,7 @@ struct trace_item {
 		struct trace_cgroup cg;
 		struct trace_stack stack;
 		struct trace_file file;
+		struct trace_trigger trigger;
 		struct iolens_rq rq;
 		__u64 lost;	/* TRACE_REC_LOST: newly lost since last */
 		struct trace_end end;
@@ -136,6 +157,7 @@ int trace_write_rq(struct trace_writer *w, const struct iolens_rq *rq);
 int trace_write_lost(struct trace_writer *w, __u64 lost);
 int trace_write_stack(struct trace_writer *w, const struct trace_stack *s);
 int trace_write_file(struct trace_writer *w, const struct trace_file *f);
+int trace_write_trigger(struct trace_writer *w, const struct trace_trigger *t);
 /* Closes the block being gathered and waits until it and all before it
  * are compressed and written to the file: a writer killed after this
  * leaves every record written so far readable.  0, or -1 (the error comes

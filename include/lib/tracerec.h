@@ -23,6 +23,7 @@
 #define END_LEN		(4 * 8)
 #define STACK_LEN	(4 + 4 + IOLENS_STACK_DEPTH * KSTACK_NAME)
 #define FILE_LEN	(4 + 4 + 8 + 4 + 4 + TRACE_FILE_PATH_MAX)
+#define TRIGGER_LEN	(64 + 64 + 4 * 8 + 4 + 4)
 #define MAX_PAYLOAD	FILE_LEN
 _Static_assert(MAX_PAYLOAD >= CGROUP_LEN && MAX_PAYLOAD >= RQ_LEN &&
 	       MAX_PAYLOAD >= STACK_LEN, "format");

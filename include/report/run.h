@@ -30,6 +30,9 @@ struct report {
 	struct trace_end end;
 	bool complete;
 	bool prescanned;	/* devices known before the first request */
+	bool triggered;		/* saved by record --ring: */
+	bool trigger_shown;	/* in the text already */
+	struct trace_trigger trigger;	/* why */
 
 	struct perfetto *pf;	/* -f perfetto */
 	struct html *html;	/* -f html, -f svg */

@@ -223,6 +223,22 @@ int trace_write_file(struct trace_writer *w, const struct trace_file *f)
 	return write_rec(w, TRACE_REC_FILE, p, sizeof(p));
 }
 
+int trace_write_trigger(struct trace_writer *w, const struct trace_trigger *t)
+{
+	unsigned char p[TRIGGER_LEN];
+	struct buf b = { p };
+
+	put_str(&b, t->what, sizeof(t->what));
+	put_str(&b, t->value, sizeof(t->value));
+	put_u64(&b, t->mono_ns);
+	put_u64(&b, t->from_ns);
+	put_u64(&b, t->to_ns);
+	put_u64(&b, t->asked_ns);
+	put_u32(&b, t->dev);
+	put_u32(&b, t->pid);
+	return write_rec(w, TRACE_REC_TRIGGER, p, sizeof(p));
+}
+
 int trace_write_lost(struct trace_writer *w, __u64 lost)
 {
 	unsigned char p[LOST_LEN];
@@ -360,6 +376,7 @@ static __u32 expected_len(unsigned int type, __u32 version)
 	case TRACE_REC_END: return END_LEN;
 	case TRACE_REC_STACK: return version >= 3 ? STACK_LEN : 0;
 	case TRACE_REC_FILE: return version >= 4 ? FILE_LEN : 0;
+	case TRACE_REC_TRIGGER: return version >= 5 ? TRIGGER_LEN : 0;
 	}
 	return 0;
 }
@@ -645,6 +662,16 @@ int trace_next(struct trace_reader *r, struct trace_item *it,
 		it->file.flags = get_u32(&b);
 		it->file.reserved = get_u32(&b);
 		get_str(&b, it->file.path, sizeof(it->file.path));
+		break;
+	case TRACE_REC_TRIGGER:
+		get_str(&b, it->trigger.what, sizeof(it->trigger.what));
+		get_str(&b, it->trigger.value, sizeof(it->trigger.value));
+		it->trigger.mono_ns = get_u64(&b);
+		it->trigger.from_ns = get_u64(&b);
+		it->trigger.to_ns = get_u64(&b);
+		it->trigger.asked_ns = get_u64(&b);
+		it->trigger.dev = get_u32(&b);
+		it->trigger.pid = get_u32(&b);
 		break;
 	case TRACE_REC_RQ:
 		get_rq(&b, &it->rq, r->version);

@@ -97,6 +97,46 @@ static void print_dev(struct report *r, const struct trace_device *d)
 		kdev_major(d->dev), kdev_minor(d->dev), lbs, pbs);
 }
 
+/* Seconds from the trace's time 0 (signed: a trigger's span may begin
+ * before the recording's own). */
+static double rel_s(const struct report *r, __u64 t)
+{
+	return ((double)t - (double)r->hdr.mono_ns) / 1e9;
+}
+
+/* Why a `record --ring` file was saved, a line of text. */
+static void print_trigger(struct report *r)
+{
+	const struct trace_trigger *t = &r->trigger;
+	__u64 real = r->hdr.real_ns + (t->mono_ns - r->hdr.mono_ns);
+	time_t secs = real / 1000000000ULL;
+	char when[32] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	fputs("# saved when ", r->out);
+	san_fputs_text(r->out, t->what);
+	fputs(" fired (", r->out);
+	san_fputs_text(r->out, t->value);
+	if (t->dev) {
+		fputs(" on ", r->out);
+		san_fputs_text(r->out, dev_label(r, t->dev));
+	}
+	if (t->pid)
+		fprintf(r->out, ", pid %u", t->pid);
+	fprintf(r->out, ") at %s.%03u, +%.3f s: the file holds every request that ended from %+.3f s to %+.3f s",
+		when, (unsigned int)(real / 1000000 % 1000), rel_s(r, t->mono_ns),
+		rel_s(r, t->from_ns), rel_s(r, t->to_ns));
+	if (t->asked_ns && t->mono_ns - t->from_ns + 1000000 < t->asked_ns)
+		fprintf(r->out, " (the ring held %.3f s of the %.3f s asked)",
+			(t->mono_ns - t->from_ns) / 1e9, t->asked_ns / 1e9);
+	if (r->complete && r->end.mono_ns < t->to_ns)
+		fprintf(r->out, "; the recording ended at %+.3f s", rel_s(r, r->end.mono_ns));
+	fputc('\n', r->out);
+	r->trigger_shown = true;
+}
+
 static void print_intro(struct report *r)
 {
 	time_t secs = r->hdr.real_ns / 1000000000ULL;
@@ -123,6 +163,8 @@ static void print_intro(struct report *r)
 		r->dev[i].announced = true;
 	}
 	fputc('\n', r->out);
+	if (r->triggered)
+		print_trigger(r);
 }
 
 /* The intro names the disks, but they are only known by reading the file:
@@ -144,6 +186,10 @@ static void prescan_devices(struct report *r)
 	while (trace_next(tr, &it, NULL, 0) == 1) {
 		if (it.type == TRACE_REC_DEVICE)
 			dev_add(r, &it.dev);
+		if (it.type == TRACE_REC_TRIGGER) {
+			r->trigger = it.trigger;
+			r->triggered = true;
+		}
 	}
 	trace_close(tr);
 }
@@ -155,11 +201,36 @@ static double duration_s(const struct report *r)
 	return (r->end.mono_ns - r->hdr.mono_ns) / 1e9;
 }
 
+/* The trigger that saved the file, times from its time 0. */
+static void json_trigger(struct report *r, struct json *j)
+{
+	const struct trace_trigger *t = &r->trigger;
+
+	json_obj_open(j, "trigger");
+	json_str(j, "what", t->what);
+	json_str(j, "value", t->value);
+	if (t->dev)
+		json_str(j, "device", dev_label(r, t->dev));
+	else
+		json_null(j, "device");
+	json_u64(j, "pid", t->pid);
+	json_f64(j, "at_s", rel_s(r, t->mono_ns), 6);
+	json_f64(j, "from_s", rel_s(r, t->from_ns), 6);
+	json_f64(j, "to_s", rel_s(r, t->to_ns), 6);
+	json_f64(j, "asked_before_s", t->asked_ns / 1e9, 6);
+	json_u64(j, "monotonic_ns", t->mono_ns);
+	json_u64(j, "from_monotonic_ns", t->from_ns);
+	json_u64(j, "to_monotonic_ns", t->to_ns);
+	json_obj_close(j);
+}
+
 void report_summary(struct report *r)
 {
 	struct json j;
 
 	if (r->fmt->mode == RQFMT_TEXT) {
+		if (r->triggered && !r->trigger_shown)
+			print_trigger(r);
 		fprintf(r->out, "# %llu of %llu requests shown, duration %.3f s, ",
 			(unsigned long long)r->shown,
 			(unsigned long long)r->total, duration_s(r));
@@ -186,6 +257,8 @@ void report_summary(struct report *r)
 		json_u64(&j, "untracked", r->end.untracked);
 		json_u64(&j, "unseen", r->unseen);
 		json_u64(&j, "failed", r->failed);
+		if (r->triggered)
+			json_trigger(r, &j);
 		json_obj_close(&j);
 		json_obj_close(&j);
 		json_newline(&j);
@@ -292,6 +365,10 @@ static int read_all(struct report *r, struct trace_reader *tr, char *err,
 			break;
 		case TRACE_REC_LOST:
 			r->lost += it.lost;
+			break;
+		case TRACE_REC_TRIGGER:
+			r->trigger = it.trigger;
+			r->triggered = true;
 			break;
 		default:
 			break;

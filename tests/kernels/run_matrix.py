@@ -65,6 +65,8 @@ TESTS = [
     "tests/system/test_files.py::test_top_files_view_sums_files_and_their_reader",
     "tests/system/test_files.py::test_snoop_files_raw_device_direct_io",
     "tests/system/test_tasks.py",
+    # The flight recorder's errors trigger on a driver's own failures.
+    "tests/system/test_flight.py::test_ring_errors_trigger_on_null_blk_bad_blocks",
     "tests/system/test_top.py::test_top_json_equals_proc_io",
     # Writeback charged to the cgroup that dirtied it (cgroup2's io and
     # memory controllers), in top's, stat's, lat's and serve's cgroup views.

@@ -77,6 +77,7 @@ def test_install_and_run_from_there(installed):
                  "usr/share/zsh/vendor-completions/_iolens",
                  "usr/share/fish/vendor_completions.d/iolens.fish",
                  "usr/lib/systemd/system/iolens-serve.service",
+                 "usr/lib/systemd/system/iolens-record.service",
                  "usr/share/iolens/fleet/prometheus/iolens.rules.yml",
                  "usr/share/iolens/fleet/prometheus/iolens.rules.test.yml",
                  "usr/share/iolens/fleet/grafana/iolens.json"] + [
@@ -90,6 +91,15 @@ def test_install_and_run_from_there(installed):
     unit = open(installed / "usr/lib/systemd/system/iolens-serve.service").read()
     assert "ExecStart=/usr/sbin/iolens serve" in unit
     assert "AmbientCapabilities=CAP_BPF CAP_PERFMON" in unit and "DynamicUser=yes" in unit
+    unit = open(installed / "usr/lib/systemd/system/iolens-record.service").read()
+    assert "ExecStart=/usr/sbin/iolens record --ring 60s" in unit
+    # Its command line is one record takes.
+    exec_start = re.search(r"^ExecStart=((?:.*\\\n)*.*)$", unit, re.M).group(1)
+    args = exec_start.replace("\\\n", " ").split()[2:]
+    assert "-o" in args
+    args[args.index("-o") + 1] = str(installed / "spike")
+    r = subprocess.run([exe, "record", "-D", "0.1"] + args, capture_output=True, text=True)
+    assert r.returncode == 0 and "saved 0 files" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -181,12 +181,12 @@ def test_report_prints_only_verified_records(iolens, loop, tmp_path):
 
 
 def verified_requests(path):
-    """RQ records in the blocks of a version-4 trace whose length and
+    """RQ records in the blocks of a version-5 trace whose length and
     CRC-32 check, read here from the format's description: what is
     readable of a file cut anywhere."""
     with open(path, "rb") as f:
         plain = zlib.decompressobj(31).decompress(f.read())
-    assert plain[:12] == b"IOLENSTR" + struct.pack("<I", 4)
+    assert plain[:12] == b"IOLENSTR" + struct.pack("<I", 5)
     pos, n = 12, 0
     while pos + 8 <= len(plain):
         size, crc = struct.unpack_from("<II", plain, pos)

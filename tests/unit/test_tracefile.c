@@ -121,6 +121,13 @@ static const struct trace_end end_rec = {
 	.untracked = 3,
 };
 
+/* Why a `record --ring` file was saved. */
+static const struct trace_trigger trigger_rec = {
+	.what = "lat>50ms", .value = "312ms", .mono_ns = 5000000123ULL,
+	.from_ns = 1000000000ULL, .to_ns = 8000000123ULL, .asked_ns = 4000000000ULL,
+	.dev = 7 << 20, .pid = 4242,
+};
+
 static void write_sample(const char *path, unsigned int nrq)
 {
 	char err[256];
@@ -134,6 +141,7 @@ static void write_sample(const char *path, unsigned int nrq)
 	assert_int_equal(trace_write_cgroup(w, &cgs[1]), 0);
 	assert_int_equal(trace_write_stack(w, &stack_rec), 0);
 	assert_int_equal(trace_write_file(w, &file_rec), 0);
+	assert_int_equal(trace_write_trigger(w, &trigger_rec), 0);
 	for (unsigned int i = 0; i < nrq; i++) {
 		struct iolens_rq rq = make_rq(i);
 
@@ -201,7 +209,7 @@ static void test_roundtrip(void **state)
 	struct trace_header h;
 	struct trace_item it;
 	struct trace_reader *r;
-	unsigned int nrq = 0, ndev = 0, ncg = 0, nlost = 0, nstack = 0, nfile = 0;
+	unsigned int nrq = 0, ndev = 0, ncg = 0, nlost = 0, nstack = 0, nfile = 0, ntrig = 0;
 	char err[256] = "";
 
 	memset(file_rec.path, 'p', sizeof(file_rec.path) - 1);
@@ -251,6 +259,10 @@ static void test_roundtrip(void **state)
 			assert_memory_equal(&it.file, &file_rec, sizeof(file_rec));
 			nfile++;
 			break;
+		case TRACE_REC_TRIGGER:
+			assert_memory_equal(&it.trigger, &trigger_rec, sizeof(trigger_rec));
+			ntrig++;
+			break;
 		case TRACE_REC_LOST:
 			assert_int_equal(it.lost, 17);
 			assert_int_equal(nrq, NRQ / 2 + 1);
@@ -271,6 +283,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(nlost, 1);
 	assert_int_equal(nstack, 1);
 	assert_int_equal(nfile, 1);
+	assert_int_equal(ntrig, 1);
 	/* After END, END again. */
 	assert_int_equal(trace_next(r, &it, err, sizeof(err)), 0);
 	trace_close(r);
@@ -718,6 +731,11 @@ static void test_bad_records(void **state)
 	raw_start(&r);
 	raw_rec(&r, TRACE_REC_FILE, 4 + 4 + 8 + 4 + 4 + 8, 0);
 	expect_corrupt(f->path[0], &r, "unknown record type 8");
+
+	/* Triggers came with version 5. */
+	raw_start(&r);
+	raw_rec(&r, TRACE_REC_TRIGGER, 64 + 64 + 4 * 8 + 4 + 4, 0);
+	expect_corrupt(f->path[0], &r, "unknown record type 9");
 
 	/* END must count the requests the file holds. */
 	raw_start(&r);
