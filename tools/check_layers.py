@@ -267,7 +267,13 @@ def check_names(errors):
         for m in NAME_PRINT.finditer(text):
             i, depth = m.end(), 1
             while depth and i < len(text):
-                depth += {'(': 1, ')': -1}.get(text[i], 0)
+                if text[i] in '"\'':
+                    # A literal's parentheses are text: "... (".
+                    q, i = text[i], i + 1
+                    while i < len(text) and text[i] != q:
+                        i += 2 if text[i] == '\\' else 1
+                else:
+                    depth += {'(': 1, ')': -1}.get(text[i], 0)
                 i += 1
             call = ' '.join(text[m.start():i].split())
             if all(inside_san(call, n.start()) for n in NAME_FIELD.finditer(call)):

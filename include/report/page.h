@@ -30,6 +30,7 @@
 /* Ops as the charts colour them. */
 enum page_op { PAGE_READ, PAGE_WRITE, PAGE_OTHER, PAGE_NOPS };
 extern const char *const page_op_names[PAGE_NOPS];
+enum page_op page_op_of(const struct iolens_rq *rq);
 
 /* One time bin, of the requests that completed in it. */
 struct page_col {

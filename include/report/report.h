@@ -7,12 +7,14 @@
 #define IOLENS_REPORT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include "trace/rqfilter.h"
 #include "trace/rqfmt.h"
 
 struct report;
 struct rqfmt_names;
 struct chart;
+struct compare_side;
 
 /* One output format.  open() runs once the output is open, add() for each
  * request the filters keep, close() after the last record: status 0 at the
@@ -30,6 +32,9 @@ struct report_format {
 	int (*add)(struct report *r, struct iolens_rq *rq,
 		   const struct rqfmt_names *n);
 	int (*close)(struct report *r, int status, const char *err);
+	/* report --compare A B in this format (report/compare.h); NULL: it
+	 * has none. */
+	void (*compare)(FILE *f, const struct compare_side *side);
 };
 
 extern const struct report_format report_formats[];
@@ -44,6 +49,7 @@ struct report_opts {
 	char filters[256];		/* the filter options, as given */
 	bool stacks;			/* lines show their stacks */
 	bool files;			/* lines show their files */
+	const char *compare;		/* --compare: path is A, this B */
 };
 
 /* Prints the trace; the exit code (1 also for a damaged trace, after

@@ -41,4 +41,11 @@ void html_end(struct html *h, const struct html_facts *facts,
 	      const char *(*dev_name)(void *ctx, __u32 dev), void *ctx);
 void html_free(struct html *h);
 
+/* The pages' style sheet. */
+extern const char html_css[];
+/* JSON (buf, len bytes) as the page's data, <script id="iolens-data">:
+ * every '<' (only ever inside strings) as \u003c, so that "</script"
+ * never occurs in it. */
+void html_embed_json(FILE *f, const char *buf, size_t len);
+
 #endif

@@ -23,6 +23,13 @@ void svg_end(struct svg *s);
 /* Text with & < > " ' escaped, for XML and HTML alike. */
 void svg_esc(FILE *f, const char *s);
 
+/* A grid line across the plot at x (y), its label below (at the left);
+ * what the axis measures, under it (turned along it). */
+void svg_x_tick(struct svg *s, double x, const char *label);
+void svg_y_tick(struct svg *s, double y, const char *label);
+void svg_x_label(struct svg *s, const char *label);
+void svg_y_label(struct svg *s, const char *label);
+
 /* The x axis over seconds [0, secs] and its label. */
 void svg_time_axis(struct svg *s, double secs);
 /* A linear y axis over [0, max], ticks written by fmt(value), at round

@@ -43,7 +43,7 @@ static const char *chart_choices(void)
 	return names_of(buf, sizeof(buf), chart_name, ncharts);
 }
 
-enum { OPT_CHART = CLI_LONG, OPT_STACKS };
+enum { OPT_CHART = CLI_LONG, OPT_STACKS, OPT_COMPARE };
 
 /* The formats, from their rows (report/formats.c). */
 static void format_fields(FILE *f)
@@ -58,6 +58,7 @@ static void format_fields(FILE *f)
 struct report_args {
 	struct report_opts r;
 	const char *chart;
+	bool compare;
 };
 
 static int set_format(void *at, const char *arg, const char *cmd)
@@ -97,6 +98,8 @@ static const struct cli_opt opts[] = {
 		CLI_BOOL(OPTS, r.stacks)),
 	CLI_OPT('F', "files", NULL, "text, json, csv: the file of each request's data\n(a trace made by record --files)",
 		CLI_BOOL(OPTS, r.files)),
+	CLI_OPT(OPT_COMPARE, "compare", NULL, "report --compare A B: two traces side by side, per op,\nwith a verdict on their latencies (text, json, html)",
+		CLI_BOOL(OPTS, compare)),
 	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, r.filt, struct rqfilter, .seen = note_filter),
 	CLI_END,
 };
@@ -123,6 +126,18 @@ static int take_file(void *at, int argc, char **argv, const char *cmd)
 					 log_excerpt(a->chart, cut, sizeof(cut)), chart_choices());
 		}
 	}
+	if (a->compare) {
+		if (!r->fmt->compare)
+			return usage_err(cmd, "--compare writes text, json or html, not %s",
+					 r->fmt->name);
+		if (r->filters[0] || r->stacks || r->files)
+			return usage_err(cmd, "--compare takes two whole traces: no filters, --stacks or --files");
+		if (argc - optind != 2)
+			return usage_err(cmd, "--compare takes two trace files, A and B");
+		r->path = argv[optind];
+		r->compare = argv[optind + 1];
+		return 0;
+	}
 	if (optind == argc)
 		return usage_err(cmd, "which trace FILE?");
 	if (optind + 1 < argc)
@@ -134,7 +149,8 @@ static int take_file(void *at, int argc, char **argv, const char *cmd)
 
 CLI_COMMAND(report) = {
 	.name = "report",
-	.usage = "usage: iolens report [options] FILE\n",
+	.usage = "usage: iolens report [options] FILE\n"
+		 "       iolens report --compare [-f text|json|html] [-o OUT] A B\n",
 	.about = "Print a trace file written by 'iolens record'.\n",
 	.opts = opts,
 	.fields = format_fields,
@@ -149,7 +165,8 @@ CLI_COMMAND(report) = {
 		"  iolens report -f json trace.iol | jq 'select(.device_ns > 1000000)'\n"
 		"  iolens report -f perfetto -o trace.json trace.iol   # open in ui.perfetto.dev\n"
 		"  iolens report -f html -o trace.html trace.iol       # one page, offline\n"
-		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n",
+		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n"
+		"  iolens report --compare before.iol after.iol       # did the change help?\n",
 	.operands = take_file,
 	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
 	.order = 60,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* report's output formats: a row each, with what it does at the start, for
  * each request and at the end. */
+#include "report/compare.h"
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "report/run.h"
@@ -103,13 +104,14 @@ static int html_close(struct report *r, int status, const char *err)
 
 const struct report_format report_formats[] = {
 	{ "text", "a line per request, the disks first, a summary last",
-	  LINES(RQFMT_TEXT), .devices = true },
+	  LINES(RQFMT_TEXT), .devices = true, .compare = compare_text },
 	{ "csv", "CSV with a header row", LINES(RQFMT_CSV) },
 	{ "json", "JSON lines: an object per request, then a summary",
-	  LINES(RQFMT_JSON) },
+	  LINES(RQFMT_JSON), .compare = compare_json },
 	{ "perfetto", "Chrome trace JSON for ui.perfetto.dev (not from a pipe)",
 	  .twice = true, .open = pf_open, .add = pf_scan, .close = pf_close },
-	{ "html", "a page of charts, one file that needs nothing else", PAGE },
+	{ "html", "a page of charts, one file that needs nothing else", PAGE,
+	  .compare = compare_html },
 	{ "svg", "one chart: --chart NAME", PAGE, .chart = true },
 };
 

@@ -8,7 +8,7 @@
 
 const char *const page_op_names[PAGE_NOPS] = { "read", "write", "other" };
 
-static enum page_op op_of(const struct iolens_rq *rq)
+enum page_op page_op_of(const struct iolens_rq *rq)
 {
 	return rq->op == IOLENS_OP_READ ? PAGE_READ :
 	       rq->op == IOLENS_OP_WRITE ? PAGE_WRITE : PAGE_OTHER;
@@ -217,7 +217,7 @@ void page_span(struct page *p, __u64 end)
 int page_add(struct page *p, const struct iolens_rq *rq)
 {
 	struct page_dev *d = dev_of(p, rq->dev);
-	enum page_op op = op_of(rq);
+	enum page_op op = page_op_of(rq);
 	__u64 total = rq->ts_start && rq->ts_complete && rq->ts_complete >= rq->ts_start ?
 		      rq->ts_complete - rq->ts_start : 0;
 	bool failed = rq->status;

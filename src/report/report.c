@@ -17,6 +17,7 @@
 #include "lib/sanitize.h"
 #include "lib/tracefile.h"
 #include "lib/vec.h"
+#include "report/compare.h"
 #include "report/report_html.h"
 #include "report/report_perfetto.h"
 #include "report/run.h"
@@ -394,6 +395,8 @@ static void report_free(struct report *r)
 
 int report_run(const struct report_opts *o)
 {
+	if (o->compare)
+		return compare_run(o);
 	struct report r = {
 		.fmt = o->fmt, .path = o->path, .filt = o->filt,
 		.chart = o->chart, .filters = o->filters, .stacks = o->stacks,

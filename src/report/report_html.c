@@ -26,7 +26,7 @@ struct html {
 	struct page *p;
 };
 
-static const char css[] =
+const char html_css[] =
 	"body{font:14px sans-serif;margin:24px auto;color:#222;max-width:980px;padding:0 12px}"
 	"h1{font-size:22px}h2{font-size:17px;margin-top:30px;border-bottom:1px solid #ccc}"
 	"table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 10px;"
@@ -529,8 +529,18 @@ static void write_json(struct json *j, const struct page *p, struct kstacks *ks,
 	json_obj_close(j);
 }
 
-/* The JSON inside <script>: "</script" must not occur in it, so every '<'
- * (only ever inside strings) becomes \u003c. */
+void html_embed_json(FILE *f, const char *buf, size_t len)
+{
+	fputs("<script type=\"application/json\" id=\"iolens-data\">", f);
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '<')
+			fputs("\\u003c", f);
+		else
+			fputc(buf[i], f);
+	}
+	fputs("</script>\n", f);
+}
+
 static void embed_json(FILE *f, const struct page *p, struct kstacks *ks,
 		       const char *(*dev_name)(void *ctx, __u32 dev), void *ctx)
 {
@@ -544,14 +554,7 @@ static void embed_json(FILE *f, const struct page *p, struct kstacks *ks,
 	json_init(&j, m);
 	write_json(&j, p, ks, dev_name, ctx);
 	fclose(m);
-	fputs("<script type=\"application/json\" id=\"iolens-data\">", f);
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '<')
-			fputs("\\u003c", f);
-		else
-			fputc(buf[i], f);
-	}
-	fputs("</script>\n", f);
+	html_embed_json(f, buf, len);
 	free(buf);
 }
 
@@ -572,7 +575,7 @@ void html_end(struct html *h, const struct html_facts *facts,
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width\">\n<title>iolens report: ");
 	svg_esc(f, facts->path);
-	fprintf(f, "</title>\n<style>%s</style>\n</head><body>\n<h1>iolens report</h1>\n", css);
+	fprintf(f, "</title>\n<style>%s</style>\n</head><body>\n<h1>iolens report</h1>\n", html_css);
 	summary(h, facts, dev_name, ctx);
 	failures(h, dev_name, ctx);
 	stacks(h, facts->ks);

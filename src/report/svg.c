@@ -68,31 +68,41 @@ double svg_nice_step(double range, int n)
 	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
+void svg_x_tick(struct svg *s, double x, const char *label)
+{
+	fprintf(s->f, "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+		x, s->y0, x, s->y0 + s->ph, x, s->y0 + s->ph + 16, label);
+}
+
+void svg_x_label(struct svg *s, const char *label)
+{
+	fprintf(s->f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", s->x0 + s->pw / 2,
+		s->h - 6);
+	svg_esc(s->f, label);
+	fputs("</text>\n", s->f);
+}
+
 void svg_time_axis(struct svg *s, double secs)
 {
 	double step = svg_nice_step(secs, 8);
+	char buf[32];
 
 	for (double t = 0; secs > 0 && t <= secs * 1.0001; t += step) {
-		double x = s->x0 + t / secs * s->pw;
-
-		fprintf(s->f, "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n",
-			x, s->y0, x, s->y0 + s->ph, x, s->y0 + s->ph + 16, t);
+		snprintf(buf, sizeof(buf), "%g", t);
+		svg_x_tick(s, s->x0 + t / secs * s->pw, buf);
 	}
-	fprintf(s->f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">time since the trace began (s)</text>\n",
-		s->x0 + s->pw / 2, s->h - 6);
+	svg_x_label(s, "time since the trace began (s)");
 }
 
-/* A grid line across the plot at y, and its value at the left. */
-static void y_tick(struct svg *s, double y, const char *label)
+void svg_y_tick(struct svg *s, double y, const char *label)
 {
 	fprintf(s->f, "<line class=\"g\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 		s->x0, y, s->x0 + s->pw, y, s->x0 - 4, y + 4, label);
 }
 
-/* What the y axis measures, turned along it. */
-static void y_label(struct svg *s, const char *label)
+void svg_y_label(struct svg *s, const char *label)
 {
 	fprintf(s->f, "<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">",
 		s->y0 + s->ph / 2);
@@ -112,9 +122,9 @@ void svg_y_axis(struct svg *s, double max, double unit, const char *label,
 	step = svg_nice_step(max / unit, 5) * unit;
 	for (double v = 0; max > 0 && v <= max * 1.0001; v += step) {
 		fmt(buf, sizeof(buf), v);
-		y_tick(s, s->y0 + s->ph - v / max * s->ph, buf);
+		svg_y_tick(s, s->y0 + s->ph - v / max * s->ph, buf);
 	}
-	y_label(s, label);
+	svg_y_label(s, label);
 }
 
 void svg_lat_axis(struct svg *s, int lo, int hi, const char *label)
@@ -130,9 +140,9 @@ void svg_lat_axis(struct svg *s, int lo, int hi, const char *label)
 		/* Where ns falls: rows are log2-spaced, two a power of 2. */
 		r = 2 * (log2((double)ns) - 10);
 		fmt_ns(buf, sizeof(buf), ns);
-		y_tick(s, s->y0 + s->ph - (r - lo) / (hi - lo) * s->ph, buf);
+		svg_y_tick(s, s->y0 + s->ph - (r - lo) / (hi - lo) * s->ph, buf);
 	}
-	y_label(s, label);
+	svg_y_label(s, label);
 }
 
 void svg_legend(struct svg *s, int i, const char *color, const char *label)

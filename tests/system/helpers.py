@@ -18,12 +18,14 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
+import zlib
 
 import pytest
 
@@ -1447,3 +1449,37 @@ def check_refused(disk, n):
     (line,) = [d for d in rep["disks"] if d["disk"] == name]
     assert (line["logical_block"], line["refused_direct"]) == (4096, n)
     return rep
+
+
+def png_pixels_vary(path):
+    """Whether a PNG holds more than one colour: its IDAT inflated."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    return len(set(raw)) > 16
+
+
+def chromium_screenshot(page, png, height):
+    """Headless Chromium's screenshot of the file `page` into `png`, 1024
+    pixels wide: asserts it was taken, that the page logged no console
+    message (it runs no script and fetches nothing), and that it is not
+    blank."""
+    chromium = shutil.which("chromium")
+    assert chromium, "chromium not installed: tools/install-deps.sh test"
+    p = subprocess.run([chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                        "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+                        "--window-size=1024,%d" % height, "--screenshot=" + png,
+                        "file://" + page], capture_output=True, text=True, timeout=120)
+    assert os.path.exists(png), p.stderr[-2000:]
+    assert not re.search(r"CONSOLE\(", p.stderr), p.stderr
+    assert png_pixels_vary(png)
+    # Kept beside the build, for a person to look at.
+    keep = os.path.join(os.path.dirname(IOLENS), "artefacts")
+    os.makedirs(keep, exist_ok=True)
+    shutil.copy(png, os.path.join(keep, os.path.basename(png)))

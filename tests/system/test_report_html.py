@@ -6,15 +6,13 @@ import collections
 import math
 import os
 import re
-import shutil
-import struct
 import subprocess
 import xml.etree.ElementTree as ET
-import zlib
 
 import pytest
 
-from helpers import IOLENS, Loop, json_lines, mounted_ext4, page_data, run, wait_idle
+from helpers import (IOLENS, Loop, chromium_screenshot, json_lines, mounted_ext4, page_data,
+                     run, wait_idle)
 
 CHARTS = ["latency-heatmap", "device-heatmap", "latency-histogram", "iops", "throughput",
           "queue-depth", "size-histogram", "offset", "submitters", "cgroups"]
@@ -154,40 +152,13 @@ def test_filters_apply_to_the_page(iolens, recorded):
     assert "Filters: <code>-O write</code>" in open(page).read()
 
 
-def png_pixels_vary(path):
-    """Whether a PNG holds more than one colour: its IDAT inflated."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    return len(set(raw)) > 16
-
-
 def test_page_renders_in_chromium(iolens, recorded):
     """Headless Chromium takes a screenshot that is not blank and logs no
     console message (the page runs no script and fetches nothing)."""
     path, d = recorded
     page = str(d / "c.html")
     assert run(["report", "-f", "html", "-o", page, path]).returncode == 0
-    chromium = shutil.which("chromium")
-    assert chromium, "chromium not installed: tools/install-deps.sh test"
-    png = str(d / "page.png")
-    p = subprocess.run([chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
-                        "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-                        "--window-size=1024,3700", "--screenshot=" + png,
-                        "file://" + page], capture_output=True, text=True, timeout=120)
-    assert os.path.exists(png), p.stderr[-2000:]
-    assert not re.search(r"CONSOLE\(", p.stderr), p.stderr
-    assert png_pixels_vary(png)
-    # Kept beside the build, for a person to look at.
-    keep = os.path.join(os.path.dirname(IOLENS), "artefacts")
-    os.makedirs(keep, exist_ok=True)
-    shutil.copy(png, os.path.join(keep, "report-page.png"))
+    chromium_screenshot(page, str(d / "report-page.png"), 3700)
 
 
 @pytest.mark.parametrize("chart", CHARTS)

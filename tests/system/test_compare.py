@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0
+"""report --compare A B: two traces side by side.  Two runs of one fio job
+are called no different, a run at queue depth 32 against one at depth 1
+slower, with the right sign; each side's figures equal what report says
+of that trace alone and the disk's own counts; the page renders in
+Chromium and carries the same numbers."""
+import json
+import re
+import subprocess
+
+import pytest
+
+from helpers import (IOLENS, Loop, chromium_screenshot, page_data, run, wait_idle)
+
+
+def fio_run(dev, depth):
+    """4 KiB random direct reads at `depth` for 3 s."""
+    subprocess.run(["fio", "--name=cmp", "--filename=" + dev, "--rw=randread", "--bs=4k",
+                    "--direct=1", "--ioengine=libaio", "--iodepth=%d" % depth,
+                    "--time_based", "--runtime=3", "--output=/dev/null"], check=True,
+                   start_new_session=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def runs(root, tmp_path_factory):
+    """The same job twice at queue depth 1, then at 32, each recorded on
+    a loop device of its own: {name: (trace, reads diskstats counted)}."""
+    d = tmp_path_factory.mktemp("compare")
+    lo = Loop(size_mb=256)
+    out = {}
+    try:
+        for name, depth in (("qd1", 1), ("qd1-again", 1), ("qd32", 32)):
+            path = str(d / (name + ".iol"))
+            rec = subprocess.Popen([IOLENS, "record", "-o", path, "-d", lo.name],
+                                   stderr=subprocess.PIPE, text=True)
+            try:
+                assert rec.stderr.readline().startswith("Recording")
+                wait_idle(lo)
+                before = lo.diskstats()
+                fio_run(lo.dev, depth)
+                wait_idle(lo)
+                after = lo.diskstats()
+                rec.send_signal(2)
+                rec.communicate(timeout=30)
+                assert rec.returncode == 0
+            finally:
+                if rec.poll() is None:
+                    rec.kill()
+                    rec.wait()
+            out[name] = (path, after["r_ios"] - before["r_ios"])
+        yield out, d
+    finally:
+        lo.close()
+
+
+def compare(*args):
+    r = run(["report", "--compare"] + list(args))
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def op_row(doc, op):
+    (row,) = [o for o in doc["ops"] if o["op"] == op]
+    return row
+
+
+def reads_compared(traces, a, b):
+    """The read row of --compare -f json of runs a and b, and its verdict."""
+    read = op_row(json.loads(compare("-f", "json", traces[a][0], traces[b][0])), "read")
+    return read, read["verdict"]
+
+
+def test_same_job_twice_is_no_different(iolens, runs):
+    traces, _ = runs
+    read, v = reads_compared(traces, "qd1", "qd1-again")
+    assert v["judged"] and not v["significant"] and v["b_is"] is None, read
+    assert v["p50_slices"] == [10, 10] and v["p99_slices"] == [10, 10]
+    text = compare(traces["qd1"][0], traces["qd1-again"][0])
+    assert re.search(r"^  verdict: no significant difference \(p50 p=[\d.e-]+, "
+                     r"p99 p=[\d.e-]+\)$", text, re.M), text
+    # 80 columns, as a terminal has, but for the lines naming the files.
+    assert max(len(line) for line in text.splitlines()
+               if not re.match(r"# [AB]: /", line)) <= 80, text
+
+
+def test_queue_depth_32_against_1_is_slower(iolens, runs):
+    traces, _ = runs
+    read, v = reads_compared(traces, "qd1", "qd32")
+    assert v["significant"] and v["b_is"] == "slower", read
+    # Ten slices each, all of B's above all of A's: 2 of C(20, 10).
+    assert v["p50_p"] == pytest.approx(2 / 184756, rel=1e-6)
+    assert read["b"]["p50_ns"] > read["a"]["p50_ns"]
+    assert read["b"]["mean_qd"] > 4 * read["a"]["mean_qd"]
+    # And the other way round: A is the slower one, B faster.
+    _, back = reads_compared(traces, "qd32", "qd1")
+    assert back["significant"] and back["b_is"] == "faster"
+    assert "verdict: B is slower (p50 x" in compare(traces["qd1"][0], traces["qd32"][0])
+
+
+def test_each_side_equals_report_of_its_trace(iolens, runs):
+    """A side's totals and latency percentiles are report -f html's of the
+    same trace; its reads are the reads the disk counted."""
+    traces, d = runs
+    doc = json.loads(compare("-f", "json", traces["qd1"][0], traces["qd32"][0]))
+    for key, name in (("a", "qd1"), ("b", "qd32")):
+        path, reads = traces[name]
+        page = str(d / (name + ".html"))
+        assert run(["report", "-f", "html", "-o", page, path]).returncode == 0
+        data = page_data(open(page).read())
+        side = doc[key]
+        assert side["requests"] == data["requests"] and side["bytes"] == data["bytes"]
+        assert side["latency_ns"] == data["latency_ns"]
+        assert side["complete"] and side["lost"] == 0
+        assert op_row(doc, "read")[key]["requests"] == reads
+        assert op_row(doc, "read")[key]["bytes"] == 4096 * reads
+
+
+def test_page_renders_with_the_same_numbers(iolens, runs):
+    traces, d = runs
+    a, b = traces["qd1"][0], traces["qd32"][0]
+    page = str(d / "compare.html")
+    assert run(["report", "--compare", "-f", "html", "-o", page, a, b]).returncode == 0
+    assert page_data(open(page).read()) == json.loads(compare("-f", "json", a, b))
+    html = open(page).read()
+    assert "B is slower" in html and html.count("<polyline") == 2 + 4
+    chromium_screenshot(page, str(d / "report-compare.png"), 1700)
+
+
+def test_damaged_trace_compared_as_far_as_it_goes(iolens, runs):
+    traces, d = runs
+    whole = open(traces["qd1"][0], "rb").read()
+    cut = str(d / "cut.iol")
+    with open(cut, "wb") as f:
+        f.write(whole[:len(whole) // 2])
+    r = run(["report", "--compare", traces["qd1-again"][0], cut])
+    assert r.returncode == 1
+    assert re.search(r"^#    started .*\(the trace ends early: file is truncated", r.stdout, re.M)
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["A"], "--compare takes two trace files, A and B"),
+    (["A", "B", "C"], "--compare takes two trace files, A and B"),
+    (["-f", "csv", "A", "B"], "--compare writes text, json or html, not csv"),
+    (["-d", "loop0", "A", "B"], "no filters"),
+])
+def test_compare_usage(iolens, args, msg):
+    r = run(["report", "--compare"] + args)
+    assert r.returncode == 2 and msg in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
