@@ -113,7 +113,7 @@ enum {
  * the header's time base. */
 struct trace_trigger {
 	char what[64];		/* the trigger as given: "lat>50ms", "signal" */
-	char value[64];		/* what it saw: "312.4ms", "p99 12.1ms" */
+	char value[64];		/* what it saw: "312.4ms", "12.1ms of 840" */
 	__u64 mono_ns;		/* when it fired */
 	__u64 from_ns;		/* the file holds every request that ended */
 	__u64 to_ns;		/* from from_ns to to_ns, both included (its

@@ -15,6 +15,10 @@
 
 struct flight;
 
+/* SIGUSR1 saves the ring from now on (before the tracer loads: its
+ * default action would end the process). */
+void flight_signals(void);
+
 /* h: the recording's header (time base, flags); NULL without memory. */
 struct flight *flight_new(const struct record_opts *o, const struct trace_header *h,
 			  struct block_trace *bt, struct kstacks *stacks, int workers);

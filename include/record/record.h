@@ -27,6 +27,7 @@ struct record_opts {
 	 * prefix of the files it saves. */
 	bool ring;
 	__u64 ring_ns;			/* span kept; 0: what ring_bytes holds */
+	__u64 ring_size;		/* --ring SIZE, or 0 */
 	__u64 ring_bytes;		/* the ring's memory at most */
 	__u64 after_ns;			/* recorded past a trigger */
 	struct trigger_spec trig[RECORD_TRIGGERS_MAX];

@@ -13,7 +13,7 @@
 #include "lib/tracefile.h"
 
 /* One --trigger as parsed: a row of the table and its threshold (ns,
- * a count or a percentage, as the row says). */
+ * a count, or thousandths of a percent, as the row says). */
 struct trigger_spec {
 	__u64 over;
 	__u32 kind;

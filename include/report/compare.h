@@ -34,8 +34,10 @@
 /* A slice's p50 needs this many requests of the op, its p99 this many. */
 #define COMPARE_P50_MIN	10
 #define COMPARE_P99_MIN	100
-/* Slices with their percentile needed on each side for a verdict. */
-#define COMPARE_SLICES_MIN 5
+/* Slices with their percentile needed on each side for a verdict: with
+ * 6 and 6 the test can reach p = 2/C(12, 6) = 0.0022 < COMPARE_ALPHA / 2
+ * (with 5 and 5 not: 0.0079). */
+#define COMPARE_SLICES_MIN 6
 
 struct report_opts;
 
@@ -64,6 +66,10 @@ struct compare_verdict {
 	bool differs;
 	int sign;			/* +1: B slower, -1: B faster, 0 */
 };
+
+/* The p-th percentile of a side's successes of op, ns; NaN if none or
+ * past the histogram's range. */
+double compare_pct(const struct compare_side *s, enum page_op op, double p);
 
 /* A trace's duration in seconds, and its span from the first
  * completion to the last (the rates' time). */

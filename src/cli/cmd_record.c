@@ -46,7 +46,7 @@ static int set_ring(void *obj, const char *arg, const char *cmd)
 		return 0;
 	}
 	o->ring_ns = 0;
-	return ring_size(arg, &o->ring_bytes, "--ring", cmd);
+	return ring_size(arg, &o->ring_size, "--ring", cmd);
 }
 
 static int set_ring_max(void *at, const char *arg, const char *cmd)
@@ -92,9 +92,10 @@ static int add_trigger(void *at, const char *arg, const char *cmd)
 		break;
 	case TRIGGER_PERCENT:
 		pct = strtod(v, &end);
-		if (end == v || (*end && strcmp(end, "%")) || pct < 0 || pct >= 100)
+		/* Negated, so that NaN is refused too. */
+		if (end == v || (*end && strcmp(end, "%")) || !(pct >= 0 && pct < 100))
 			return usage_err(cmd, "%s takes a percentage below 100, not '%s'", k->name, v);
-		t->over = pct;
+		t->over = pct * 1000 + 0.5;
 		break;
 	}
 	return 0;
@@ -143,7 +144,7 @@ static const struct cli_opt opts[] = {
 
 static int check_output(void *obj, const char *cmd)
 {
-	const struct record_opts *o = obj;
+	struct record_opts *o = obj;
 	struct stat st;
 
 	if (!o->path || !*o->path)
@@ -152,6 +153,16 @@ static int check_output(void *obj, const char *cmd)
 			 o->ring_bytes != RECORD_RING_MAX_DEFAULT ||
 			 o->max_files != RECORD_FILES_DEFAULT || o->max_bytes != RECORD_BYTES_DEFAULT))
 		return usage_err(cmd, "--trigger, --after, --ring-max, --max-files and --max-bytes go with --ring");
+	for (__u32 i = 0; i < o->ntrig; i++)
+		for (__u32 j = 0; j < i; j++)
+			if (o->trig[i].kind == o->trig[j].kind)
+				return usage_err(cmd, "--trigger %s given twice: one threshold each",
+						 trigger_kinds[o->trig[i].kind].name);
+	if (o->ring_size) {
+		if (o->ring_bytes != RECORD_RING_MAX_DEFAULT)
+			return usage_err(cmd, "--ring-max goes with --ring TIME: --ring SIZE is the ring's size");
+		o->ring_bytes = o->ring_size;
+	}
 	if (o->ring) {
 		/* Known now, not at the incident: where the files go. */
 		char *dir = strdup(o->path), *slash = strrchr(dir, '/');

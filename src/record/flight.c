@@ -22,6 +22,11 @@
  * requests completed before it may still be on their way from another
  * CPU's ring (see RING_SLACK_NS). */
 #define SAVE_SLACK_NS	1000000000ULL
+/* A save writes the ring out for at most CATCH_UP_NS every CATCH_UP_EVERY
+ * requests drained, and TICK_CATCH_UP_NS at each tick (when few come). */
+#define CATCH_UP_EVERY		256
+#define CATCH_UP_NS		2000000ULL
+#define TICK_CATCH_UP_NS	50000000ULL
 /* The drop counts kept, one a second: the longest span they cover. */
 #define MARKS_MAX	86400
 
@@ -45,6 +50,9 @@ struct flight {
 
 	/* The file being saved, if any. */
 	struct rec_writer *w;
+	struct ring_cursor cur;		/* the ring's next chunk to write */
+	unsigned int since;		/* requests since the last catch_up() */
+	__u64 ring_lost;		/* requests gone before they were written */
 	char path[PATH_MAX];
 	struct trace_trigger fire;
 	__u64 dropped_base, untracked_base, dropped_written;
@@ -70,7 +78,6 @@ struct flight *flight_new(const struct record_opts *o, const struct trace_header
 			  struct block_trace *bt, struct kstacks *stacks, int workers)
 {
 	struct flight *fl = calloc(1, sizeof(*fl));
-	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 
 	if (!fl)
 		return NULL;
@@ -89,9 +96,15 @@ struct flight *flight_new(const struct record_opts *o, const struct trace_header
 		free(fl);
 		return NULL;
 	}
+	return fl;
+}
+
+void flight_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
+
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
-	return fl;
 }
 
 /* The losses counted at the last tick at or before t (none before the
@@ -122,9 +135,22 @@ static void add_mark(struct flight *fl, __u64 now)
 	fl->marks[fl->nmarks++] = (struct mark){ now, block_trace_dropped(&c), c.untracked };
 }
 
+/* CLOCK_REALTIME at CLOCK_MONOTONIC `mono`, from both read now: the
+ * offset at the start would be off after a suspend or a clock step, and
+ * the recorder runs for weeks. */
+static __u64 real_of(__u64 mono)
+{
+	struct timespec rt;
+	__u64 now = mono_ns(), real;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	real = (__u64)rt.tv_sec * 1000000000ULL + rt.tv_nsec;
+	return mono <= now ? real - (now - mono) : real + (mono - now);
+}
+
 static void path_of(struct flight *fl, __u64 when)
 {
-	__u64 real = fl->h.real_ns + (when - fl->h.mono_ns);
+	__u64 real = real_of(when);
 	time_t secs = real / 1000000000ULL;
 	char stamp[32] = "0";
 	struct tm tm;
@@ -145,11 +171,40 @@ static int save_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct flight *fl = ctx;
 
-	__u64 t = block_rq_time(rq);
-
-	if (t < fl->fire.from_ns || t > fl->fire.to_ns)
-		return 0;
 	return rec_writer_rq(fl->w, rq);
+}
+
+/*
+ * The ring's chunks of the span into the file, for at most budget_ns (0:
+ * all that are sealed).  A file is written a few chunks at a time, between
+ * the records the tracer drains, so that a ring of millions of requests
+ * does not stop the draining while the kernel's ring buffers fill; what
+ * completes meanwhile goes to the ring, and to the file from there, in
+ * the order it came.
+ */
+static void catch_up(struct flight *fl, __u64 budget_ns)
+{
+	__u64 start = mono_ns(), lost = 0;
+	int ret;
+
+	do
+		ret = ring_replay_chunk(fl->ring, &fl->cur, fl->fire.from_ns, fl->fire.to_ns,
+					save_rq, fl, &lost);
+	while ((ret == 1 || ret == -2) && (!budget_ns || mono_ns() - start < budget_ns));
+	/* What is left to write stays, however old, unless room is short. */
+	ring_pin(fl->ring, fl->cur.seq);
+	if (ret == -1 && !fl->ret) {
+		fprintf(stderr, "iolens record: writing the ring out failed (out of memory, or the file)\n");
+		fl->ret = 1;
+	}
+	if (lost) {
+		/* Left the ring before their turn: the rate outran the save. */
+		if (!fl->ring_lost)
+			fprintf(stderr, "iolens record: the ring dropped requests before they were saved: --ring-max too small for this rate\n");
+		fl->ring_lost += lost;
+		if (rec_writer_lost(fl->w, lost))
+			fl->ret = 1;
+	}
 }
 
 static void write_lost(struct flight *fl)
@@ -177,7 +232,7 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 
 	if (o->ring_ns && f->mono_ns > o->ring_ns && f->mono_ns - o->ring_ns > from)
 		from = f->mono_ns - o->ring_ns;
-	/* Chunks left for --ring-max (or for want of memory). */
+	/* With --ring SIZE, what it holds is all it was asked for. */
 	if (ring_whole_from(fl->ring) > from) {
 		from = ring_whole_from(fl->ring);
 		short_ring = o->ring_ns;
@@ -188,7 +243,7 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 
 	/* The file's time 0 is the start of its span. */
 	h.mono_ns = from;
-	h.real_ns = fl->h.real_ns + (from - fl->h.mono_ns);
+	h.real_ns = real_of(from);
 	path_of(fl, f->mono_ns);
 	fl->fire = *f;
 	fl->w = rec_writer_open(fl->path, &h, f, fl->stacks, fl->workers, err, sizeof(err));
@@ -205,10 +260,10 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 	fl->dropped_written = 0;
 	fl->suppressed = 0;
 	write_lost(fl);
-	if (ring_replay(fl->ring, from, save_rq, fl)) {
-		fprintf(stderr, "iolens record: reading the ring failed (out of memory?)\n");
-		fl->ret = 1;
-	}
+	fl->ring_lost = 0;
+	fl->since = 0;
+	ring_cursor_at(fl->ring, from, &fl->cur);
+	catch_up(fl, CATCH_UP_NS);
 
 	fmt_ns(ago, sizeof(ago), f->mono_ns > from ? f->mono_ns - from : 0);
 	fmt_ns(after, sizeof(after), o->after_ns);
@@ -223,9 +278,12 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 	fprintf(stderr, "): saving %s before and %s after to ", ago, after);
 	san_fputs_text(stderr, fl->path);
 	fputc('\n', stderr);
+	/* Room, or a trigger's time further back than the ring keeps. */
 	if (short_ring)
-		fprintf(stderr, "iolens record: the ring held only %s of the %s asked: --ring-max is too small for this rate\n",
-			ago, (fmt_ns(v, sizeof(v), o->ring_ns), v));
+		fprintf(stderr, "iolens record: the ring held only %s before the trigger%s\n", ago,
+			ring_cut_from(fl->ring) >= from ?
+			": --ring-max is too small for the span at this rate" :
+			", which fired further back than the ring keeps");
 }
 
 static void save_end(struct flight *fl, __u64 now)
@@ -233,14 +291,22 @@ static void save_end(struct flight *fl, __u64 now)
 	const struct record_opts *o = fl->o;
 	struct block_trace_stats c;
 	struct trace_end end = {};
-	__u64 requests = rec_writer_requests(fl->w);
+	__u64 requests;
 	char err[256];
 	struct stat st;
 
+	/* The rest of the span, the chunk being filled too. */
+	if (ring_flush(fl->ring) && !fl->ret) {
+		fprintf(stderr, "iolens record: out of memory for the ring's last chunk\n");
+		fl->ret = 1;
+	}
+	catch_up(fl, 0);
+	ring_pin(fl->ring, UINT64_MAX);
+	requests = rec_writer_requests(fl->w);
 	write_lost(fl);
 	block_trace_stats(fl->bt, &c);
 	end.mono_ns = now < fl->fire.to_ns ? now : fl->fire.to_ns;
-	end.lost = fl->dropped_written;
+	end.lost = fl->dropped_written + fl->ring_lost;
 	end.untracked = c.untracked - fl->untracked_base;
 	if (rec_writer_finish(fl->w, &end, err, sizeof(err))) {
 		fputs("iolens record: writing ", stderr);
@@ -267,13 +333,32 @@ static void save_end(struct flight *fl, __u64 now)
 	}
 }
 
-static void signal_fire(struct flight *fl)
+/* A new file may begin: not ending, no failure, within the caps. */
+static bool armed(const struct flight *fl)
 {
-	struct trace_trigger f = { .what = "signal", .value = "SIGUSR1" };
+	return !stop_requested() && !fl->ret && fl->files < fl->o->max_files &&
+	       fl->bytes < fl->o->max_bytes;
+}
 
-	usr1 = 0;
-	f.mono_ns = usr1_at;
-	save_begin(fl, &f);
+/* What fired, if anything (`fired`: a trigger's, in *f), or SIGUSR1: a
+ * new file if none is being saved, else counted in the one that is. */
+static void fire(struct flight *fl, bool fired, struct trace_trigger *f)
+{
+	if (usr1) {
+		/* Its time before the flag is cleared: a second signal in
+		 * between only moves it later. */
+		__u64 at = usr1_at;
+
+		usr1 = 0;
+		*f = (struct trace_trigger){ .what = "signal", .value = "SIGUSR1", .mono_ns = at };
+		fired = true;
+	}
+	if (!fired)
+		return;
+	if (fl->w)
+		fl->suppressed++;
+	else if (armed(fl))
+		save_begin(fl, f);
 }
 
 int flight_rq(struct flight *fl, const struct iolens_rq *rq)
@@ -284,19 +369,14 @@ int flight_rq(struct flight *fl, const struct iolens_rq *rq)
 		fprintf(stderr, "iolens record: out of memory for the ring: it holds less than asked\n");
 		fl->ring_short = true;
 	}
-	if (fl->w) {
-		if (save_rq(fl, rq))
-			fl->ret = 1;
-		/* Every request still counts in the triggers' windows. */
-		if (triggers_rq(fl->trig, rq, &f))
-			fl->suppressed++;
-		return fl->ret;
+	if (fl->w && ++fl->since >= CATCH_UP_EVERY) {
+		fl->since = 0;
+		catch_up(fl, CATCH_UP_NS);
 	}
-	rec_names_warm(&fl->warm, rq, fl->stacks);
-	if (usr1)
-		signal_fire(fl);
-	else if (triggers_rq(fl->trig, rq, &f))
-		save_begin(fl, &f);
+	if (!fl->w)
+		rec_names_warm(&fl->warm, rq, fl->stacks);
+	/* Every request counts in the triggers' windows, saving or not. */
+	fire(fl, triggers_rq(fl->trig, rq, &f), &f);
 	return fl->ret;
 }
 
@@ -304,20 +384,18 @@ void flight_tick(struct flight *fl)
 {
 	__u64 now = mono_ns();
 	struct trace_trigger f = {};
+	bool fired = triggers_tick(fl->trig, now, &f);
 
 	add_mark(fl, now);
 	if (fl->w) {
+		catch_up(fl, TICK_CATCH_UP_NS);
 		write_lost(fl);
 		if (rec_writer_sync(fl->w))
 			fl->ret = 1;
 		if (now > fl->fire.to_ns + SAVE_SLACK_NS)
 			save_end(fl, now);
-		return;
 	}
-	if (usr1)
-		signal_fire(fl);
-	else if (triggers_tick(fl->trig, now, &f))
-		save_begin(fl, &f);
+	fire(fl, fired, &f);
 }
 
 int flight_end(struct flight *fl)
@@ -334,7 +412,8 @@ int flight_end(struct flight *fl)
 	block_trace_stats(fl->bt, &c);
 	block_trace_print_stats(stderr, &c);
 	ret = fl->ret;
-	signal(SIGUSR1, SIG_DFL);
+	/* Ignored, not the default (which ends the process), until exit. */
+	signal(SIGUSR1, SIG_IGN);
 	ring_free(fl->ring);
 	triggers_free(fl->trig);
 	rec_seen_free(&fl->warm);

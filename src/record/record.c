@@ -111,6 +111,8 @@ int record_run(const struct record_opts *o)
 		goto out;
 
 	ret = 1;
+	if (o->ring)
+		flight_signals();
 	/* Time 0 of the trace precedes the attach, so no request has a
 	 * timestamp before it. */
 	fill_header(&h);

@@ -57,33 +57,57 @@ static void fired(struct trace_trigger *f, __u64 when, __u32 dev, __u32 pid,
 	snprintf(f->value, sizeof(f->value), "%s", value);
 }
 
-/* lat>T: a request's total time, from its start as iostat's await counts
- * it to its completion. */
+/* A request's total time, from its start as iostat's await counts it to
+ * its completion; 0 where either end was not seen. */
+static __u64 total_ns(const struct iolens_rq *rq)
+{
+	return rq->ts_start && rq->ts_complete > rq->ts_start ? rq->ts_complete - rq->ts_start : 0;
+}
+
+/* lat>T */
 static bool lat_rq(struct triggers *t, const struct trigger_spec *s,
 		   const struct iolens_rq *rq, struct trace_trigger *f)
 {
+	__u64 lat = total_ns(rq);
 	char v[32];
 
 	(void)t;
-	if (!rq->ts_start || !rq->ts_complete || rq->ts_complete - rq->ts_start <= s->over)
+	if (lat <= s->over)
 		return false;
-	fmt_ns(v, sizeof(v), rq->ts_complete - rq->ts_start);
+	fmt_ns(v, sizeof(v), lat);
 	fired(f, rq->ts_complete, rq->dev, rq->pid, v);
 	return true;
 }
 
-/* qd>N: the requests in flight on the disk when one was issued. */
+/* qd>N: the requests in flight on the disk when one was issued; known,
+ * and so fired, at its completion. */
 static bool qd_rq(struct triggers *t, const struct trigger_spec *s,
 		  const struct iolens_rq *rq, struct trace_trigger *f)
 {
 	char v[32];
 
 	(void)t;
-	if (rq->qd <= s->over || !rq->ts_issue)
+	if (rq->qd <= s->over || !rq->ts_complete)
 		return false;
 	snprintf(v, sizeof(v), "%u", rq->qd);
-	fired(f, rq->ts_issue, rq->dev, rq->pid, v);
+	fired(f, rq->ts_complete, rq->dev, rq->pid, v);
 	return true;
+}
+
+/* A window of the last STEPS steps, its newest *at, moved on to step
+ * `to`: clear() empties each slot that a new step takes, at most STEPS
+ * of them (after a long quiet, each once). */
+static void steps_advance(__u64 *at, __u64 to, void (*clear)(void *ctx, int slot), void *ctx)
+{
+	if (to > *at + STEPS)
+		*at = to - STEPS;
+	for (; *at < to; (*at)++)
+		clear(ctx, (*at + 1) % STEPS);
+}
+
+static void errs_clear(void *ctx, int slot)
+{
+	((struct triggers *)ctx)->errs[slot] = 0;
 }
 
 /* errors>N: more than N failed requests within a second. */
@@ -95,8 +119,7 @@ static bool errors_rq(struct triggers *t, const struct trigger_spec *s,
 
 	if (!rq->status)
 		return false;
-	for (; t->err_step < step; t->err_step++)
-		t->errs[(t->err_step + 1) % STEPS] = 0;
+	steps_advance(&t->err_step, step, errs_clear, t);
 	if (step + STEPS <= t->err_step)
 		return false;	/* late, and older than the second */
 	t->errs[step % STEPS]++;
@@ -109,32 +132,50 @@ static bool errors_rq(struct triggers *t, const struct trigger_spec *s,
 	return true;
 }
 
-/* The step `to` begins on d: the oldest steps leave the window. */
-static void p99_advance(struct dev_state *d, __u64 to)
+static void p99_clear(void *ctx, int slot)
 {
-	for (; d->step < to; d->step++) {
-		__u64 *h = d->hist[(d->step + 1) % STEPS];
+	struct dev_state *d = ctx;
 
-		for (unsigned int b = 0; b < HIST_BUCKETS; b++)
-			d->sum[b] -= h[b];
-		d->nsum -= d->n[(d->step + 1) % STEPS];
-		memset(h, 0, sizeof(d->hist[0]));
-		d->n[(d->step + 1) % STEPS] = 0;
-	}
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++)
+		d->sum[b] -= d->hist[slot][b];
+	d->nsum -= d->n[slot];
+	memset(d->hist[slot], 0, sizeof(d->hist[0]));
+	d->n[slot] = 0;
 }
 
-/* p99>T: the 99th percentile of a disk's requests completed in the last
- * second, judged each time a tenth of a second ends. */
+/* The second that ended with d's newest step, judged; then the window
+ * moves on to `step`. */
+static bool p99_judge(struct dev_state *d, const struct trigger_spec *s, __u64 step,
+		      struct trace_trigger *f)
+{
+	__u64 p99;
+	bool over = false, fire = false;
+	char v[48], ns[24];
+
+	if (d->nsum >= P99_MIN && hist_percentile_n(d->sum, d->nsum, 99, &p99, &over) &&
+	    p99 > s->over) {
+		fmt_ns(ns, sizeof(ns), p99);
+		snprintf(v, sizeof(v), "%s%s of %llu", over ? ">" : "", ns,
+			 (unsigned long long)d->nsum);
+		fired(f, (d->step + 1) * STEP_NS, d->dev, 0, v);
+		fire = true;
+	}
+	steps_advance(&d->step, step, p99_clear, d);
+	return fire;
+}
+
+/* p99>T: the 99th percentile of a disk's successes that completed in the
+ * last second, judged as each tenth of a second ends: at the disk's next
+ * completion, or at the next tick when it went quiet. */
 static bool p99_rq(struct triggers *t, const struct trigger_spec *s,
 		   const struct iolens_rq *rq, struct trace_trigger *f)
 {
 	struct dev_state *d = dev_of(t, rq->dev);
-	__u64 step = rq->ts_complete / STEP_NS, p99;
-	bool over = false, fire = false;
+	__u64 step = rq->ts_complete / STEP_NS, lat = total_ns(rq);
+	bool fire = false;
 	__u32 b;
-	char v[48], ns[24];
 
-	if (!d || !rq->ts_start || !rq->ts_complete || rq->status)
+	if (!d || !lat || rq->status)
 		return false;
 	if (!d->hist) {
 		d->hist = calloc(STEPS, sizeof(*d->hist));
@@ -142,22 +183,11 @@ static bool p99_rq(struct triggers *t, const struct trigger_spec *s,
 			return false;
 		d->step = step;
 	}
-	if (step > d->step) {
-		/* The second that ended with step d->step. */
-		if (d->nsum >= P99_MIN && hist_percentile_n(d->sum, d->nsum, 99, &p99, &over) &&
-		    p99 > s->over) {
-			fmt_ns(ns, sizeof(ns), p99);
-			snprintf(v, sizeof(v), "%s%s of %llu", over ? ">" : "", ns,
-				 (unsigned long long)d->nsum);
-			fired(f, (d->step + 1) * STEP_NS, rq->dev, 0, v);
-			fire = true;
-		}
-		p99_advance(d, step < d->step + STEPS ? step : d->step + STEPS);
-		d->step = step;
-	} else if (step + STEPS <= d->step) {
-		return fire;	/* late, and older than the second */
-	}
-	b = hist_index(rq->ts_complete - rq->ts_start);
+	if (step > d->step)
+		fire = p99_judge(d, s, step, f);
+	else if (step + STEPS <= d->step)
+		return false;	/* late, and older than the second */
+	b = hist_index(lat);
 	d->hist[step % STEPS][b]++;
 	d->n[step % STEPS]++;
 	d->sum[b]++;
@@ -165,8 +195,23 @@ static bool p99_rq(struct triggers *t, const struct trigger_spec *s,
 	return fire;
 }
 
+static bool p99_tick(struct triggers *t, const struct trigger_spec *s,
+		     __u64 now, struct trace_trigger *f)
+{
+	bool fire = false;
+
+	for (int i = 0; i < t->ndev; i++) {
+		struct dev_state *d = &t->dev[i];
+
+		if (d->hist && now / STEP_NS > d->step &&
+		    p99_judge(d, s, now / STEP_NS, fire ? &(struct trace_trigger){} : f))
+			fire = true;
+	}
+	return fire;
+}
+
 /* util>P: the share of the last second the disk was busy, from its own
- * io_ticks as iostat's %util. */
+ * io_ticks as iostat's %util (P in thousandths of a percent). */
 static bool util_tick(struct triggers *t, const struct trigger_spec *s,
 		      __u64 now, struct trace_trigger *f)
 {
@@ -180,9 +225,10 @@ static bool util_tick(struct triggers *t, const struct trigger_spec *s,
 
 		if (diskstat_of_dev(d->dev, &ds))
 			continue;
-		if (d->at_ns && now > d->at_ns && !fire) {
+		/* Not after a counter that went back (a disk made anew). */
+		if (d->at_ns && now > d->at_ns && ds.io_ticks_ms >= d->ticks_ms && !fire) {
 			util = 100.0 * (ds.io_ticks_ms - d->ticks_ms) * 1e6 / (now - d->at_ns);
-			if (util > s->over) {
+			if (util * 1000 > s->over) {
 				snprintf(v, sizeof(v), "%.1f%%", util > 100 ? 100 : util);
 				fired(f, now, d->dev, 0, v);
 				fire = true;
@@ -206,7 +252,7 @@ static bool util_rq(struct triggers *t, const struct trigger_spec *s,
 
 const struct trigger_kind trigger_kinds[] = {
 	{ "lat", TRIGGER_TIME, "a request took longer, start to completion", lat_rq, NULL },
-	{ "p99", TRIGGER_TIME, "a disk's p99 of the last second (100+ requests)", p99_rq, NULL },
+	{ "p99", TRIGGER_TIME, "a disk's p99 of the last second (100+ requests)", p99_rq, p99_tick },
 	{ "errors", TRIGGER_COUNT, "more failed requests within a second", errors_rq, NULL },
 	{ "qd", TRIGGER_COUNT, "more requests in flight on a disk at an issue", qd_rq, NULL },
 	{ "util", TRIGGER_PERCENT, "a disk busy more of the last second (%util)", util_rq, util_tick },
@@ -222,9 +268,12 @@ void trigger_name(const struct trigger_spec *t, char *buf, size_t len)
 	size_t u = 0;
 
 	/* As it was given, in the largest unit it is whole in. */
-	if (k->unit != TRIGGER_TIME) {
-		snprintf(buf, len, "%s>%llu%s", k->name, (unsigned long long)t->over,
-			 k->unit == TRIGGER_PERCENT ? "%" : "");
+	if (k->unit == TRIGGER_PERCENT) {
+		snprintf(buf, len, "%s>%g%%", k->name, t->over / 1000.0);
+		return;
+	}
+	if (k->unit == TRIGGER_COUNT) {
+		snprintf(buf, len, "%s>%llu", k->name, (unsigned long long)t->over);
 		return;
 	}
 	while (t->over && t->over % units[u].ns)

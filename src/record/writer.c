@@ -164,20 +164,30 @@ static void describe_file(struct rec_writer *w, const struct iolens_rq *rq)
 		w->failed = 1;
 }
 
+/* Whether `key` is in the set (keys are never 0). */
+static bool seen_has(const struct rec_seen *s, __u64 key)
+{
+	return s->cap && *seen_slot(s->keys, s->cap, key) == key;
+}
+
 void rec_names_warm(struct rec_seen *s, const struct iolens_rq *rq,
 		    struct kstacks *stacks)
 {
-	if (first_sight(s, dev_key(rq->dev)))
-		dev_get(rq->dev);
-	if (rq->cgroup && first_sight(s, cgroup_key(0, rq->cgroup)))
-		cgroup_path(0, rq->cgroup);
-	if (rq->io_cgroup && first_sight(s, cgroup_key(rq->io_cgroup_hier, rq->io_cgroup)))
-		cgroup_path(rq->io_cgroup_hier, rq->io_cgroup);
-	if (stacks && !kstack_unknown(rq->stack) && first_sight(s, stack_key(rq->stack)))
-		kstacks_get(stacks, rq->stack);
+	/* A key is kept once its name was found: a lookup that failed (a
+	 * cgroup's walk waits a second between two) is tried again. */
+	if (!seen_has(s, dev_key(rq->dev)) && dev_get(rq->dev))
+		first_sight(s, dev_key(rq->dev));
+	if (rq->cgroup && !seen_has(s, cgroup_key(0, rq->cgroup)) && cgroup_path(0, rq->cgroup))
+		first_sight(s, cgroup_key(0, rq->cgroup));
+	if (rq->io_cgroup && !seen_has(s, cgroup_key(rq->io_cgroup_hier, rq->io_cgroup)) &&
+	    cgroup_path(rq->io_cgroup_hier, rq->io_cgroup))
+		first_sight(s, cgroup_key(rq->io_cgroup_hier, rq->io_cgroup));
+	if (stacks && !kstack_unknown(rq->stack) && !seen_has(s, stack_key(rq->stack)) &&
+	    kstacks_get(stacks, rq->stack))
+		first_sight(s, stack_key(rq->stack));
 	if (rq->fkind != IOLENS_FK_NONE && rq->fkind != IOLENS_FK_DEVICE &&
-	    first_sight(s, file_key(rq)))
-		fileid_path(rq->fdev, rq->ino, rq->fgen);
+	    !seen_has(s, file_key(rq)) && fileid_path(rq->fdev, rq->ino, rq->fgen))
+		first_sight(s, file_key(rq));
 }
 
 struct rec_writer *rec_writer_open(const char *path, const struct trace_header *h,

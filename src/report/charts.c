@@ -54,18 +54,60 @@ static void fmt_plain(char *b, size_t n, double v)
 	snprintf(b, n, "%g", v);
 }
 
-/* The level of a count among [1, max], log scale. */
-static int level(__u64 c, __u64 max)
+/* The level of a count (or rate) among [1, max], log scale. */
+static int level(double c, double max)
 {
 	int l;
 
 	if (max <= 1)
 		return HEAT_LEVELS - 1;
-	l = (int)(log((double)c) / log((double)max) * HEAT_LEVELS);
+	l = c > 1 ? (int)(log(c) / log(max) * HEAT_LEVELS) : 0;
 	return l < HEAT_LEVELS ? l : HEAT_LEVELS - 1;
 }
 
 /* ---- latency over time ---- */
+
+/* The rows with requests in heat map k of p, and the most in a cell (a
+ * count, or with per_second a rate). */
+static void heat_extent(const struct page *p, int k, bool per_second, int *lo, int *hi,
+			double *max)
+{
+	for (int i = 0; i < p->nbins; i++)
+		for (int r = 0; r < PAGE_LROWS; r++) {
+			__u32 c = p->col[i].lat[k][r];
+			double v = per_second ? c / (p->width / 1e9) : c;
+
+			if (!c)
+				continue;
+			*lo = r < *lo ? r : *lo;
+			*hi = r + 1 > *hi ? r + 1 : *hi;
+			*max = v > *max ? v : *max;
+		}
+}
+
+/* At least two decades shown, around what is there. */
+static void heat_rows(int *lo, int *hi)
+{
+	if (*hi <= *lo)
+		*lo = 20, *hi = 34;
+	while (*hi - *lo < 14) {
+		*lo -= *lo > 0;
+		*hi += *hi < PAGE_LROWS;
+	}
+}
+
+void chart_heat_scale(const struct page *const *p, int n, int k, struct heat_scale *sc)
+{
+	sc->lo = PAGE_LROWS;
+	sc->hi = 0;
+	sc->secs = 0;
+	sc->max_rate = 0;
+	for (int i = 0; i < n; i++) {
+		heat_extent(p[i], k, true, &sc->lo, &sc->hi, &sc->max_rate);
+		sc->secs = secs_of(p[i]) > sc->secs ? secs_of(p[i]) : sc->secs;
+	}
+	heat_rows(&sc->lo, &sc->hi);
+}
 
 static void heatmap(FILE *f, const struct page *p, const struct chart_env *e, int k)
 {
@@ -77,55 +119,47 @@ static void heatmap(FILE *f, const struct page *p, const struct chart_env *e, in
 		"The same for device time: issue to the driver until completion, without the "
 		"time queued in the block layer.",
 	};
+	const struct heat_scale *sc = e->scale;
+	bool rate = sc != NULL;
 	int lo = PAGE_LROWS, hi = 0;
-	__u64 max = 0;
+	double max = 0, secs, cw, unit = rate ? p->width / 1e9 : 1;
 	struct svg s;
 	struct svg_paths paths;
-	double cw;
 	char a[32], b[32];
 
-	for (int i = 0; i < p->nbins; i++)
-		for (int r = 0; r < PAGE_LROWS; r++) {
-			__u32 c = p->col[i].lat[k][r];
-
-			if (!c)
-				continue;
-			lo = r < lo ? r : lo;
-			hi = r + 1 > hi ? r + 1 : hi;
-			max = c > max ? c : max;
-		}
-	/* At least two decades shown, around what is there. */
-	if (hi <= lo)
-		lo = 20, hi = 34;
-	while (hi - lo < 14) {
-		lo -= lo > 0;
-		hi += hi < PAGE_LROWS;
+	if (sc) {
+		lo = sc->lo, hi = sc->hi, max = sc->max_rate, secs = sc->secs;
+	} else {
+		heat_extent(p, k, false, &lo, &hi, &max);
+		heat_rows(&lo, &hi);
+		secs = secs_of(p);
 	}
-	svg_begin(&s, f, W, H, e->standalone, what[k], cap[k]);
-	svg_time_axis(&s, secs_of(p));
+	svg_begin(&s, f, W, H, e->standalone, e->title ? e->title : what[k], cap[k]);
+	svg_time_axis(&s, secs);
 	svg_lat_axis(&s, lo, hi, k ? "device time" : "total latency");
-	cw = p->nbins ? s.pw / p->nbins : s.pw;
+	cw = secs > 0 ? p->width / 1e9 / secs * s.pw : s.pw;
 	if (svg_paths_open(&paths) == 0) {
 		for (int i = 0; i < p->nbins; i++)
 			for (int r = lo; r < hi; r++) {
 				__u32 c = p->col[i].lat[k][r];
 
 				if (c)
-					svg_paths_rect(&paths, level(c, max), s.x0 + i * cw,
+					svg_paths_rect(&paths, level(c / unit, max), s.x0 + i * cw,
 						       s.y0 + s.ph - (r + 1 - lo) * s.ph / (hi - lo),
 						       cw, s.ph / (hi - lo));
 			}
 		svg_paths_close(&paths, f, heat, NULL);
 	}
 	/* The colour scale: what the darkest and lightest stand for. */
-	fmt_count(a, sizeof(a), 1);
+	fmt_count(a, sizeof(a), rate ? 1 / unit : 1);
 	fmt_count(b, sizeof(b), max);
 	for (int l = 0; l < HEAT_LEVELS; l++)
 		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
 			s.x0 + s.pw - 8 * 14 - 150 + l * 14, s.y0 - 16, heat[l]);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">requests a cell: %s</text>"
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s: %s</text>"
 		"<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-		s.x0 + s.pw - 8 * 14 - 154, s.y0 - 7, a, s.x0 + s.pw - 146, s.y0 - 7, b);
+		s.x0 + s.pw - 8 * 14 - 154, s.y0 - 7, rate ? "requests/s a cell" : "requests a cell",
+		a, s.x0 + s.pw - 146, s.y0 - 7, b);
 	svg_end(&s);
 }
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* report --compare A B (include/report/compare.h): text and JSON. */
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "lib/hist.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -65,16 +68,23 @@ static void take(struct compare_side *s, const struct iolens_rq *rq, bool second
 
 /* One pass over the trace: 0, or -1 after one line (unreadable, out of
  * memory).  A damaged trace gives what it held, and says so. */
-static int read_side(struct compare_side *s, bool second)
+static int read_side(struct compare_side *s, char which, bool second)
 {
 	struct trace_reader *tr;
 	struct trace_item it;
+	struct stat st;
 	char err[256];
-	int n;
+	int n, e = stat(s->path, &st) ? errno : 0;
 
+	/* Read twice: a pipe would not give it again. */
+	if (e || !S_ISREG(st.st_mode)) {
+		pr_err("%c: %s: %s", which, s->path, e ? strerror(e) :
+		       "not a regular file (--compare reads each trace twice)");
+		return -1;
+	}
 	tr = trace_open(s->path, &s->hdr, err, sizeof(err));
 	if (!tr) {
-		pr_err("%s", err);
+		pr_err("%c: %s", which, err);
 		return -1;
 	}
 	if (!second && !(s->p = page_new(s->hdr.mono_ns, false, false))) {
@@ -130,7 +140,7 @@ static int slice_values(const struct compare_side *s, enum page_op op, int k, do
 	return n;
 }
 
-static double pct_of(const struct compare_side *s, enum page_op op, double p)
+double compare_pct(const struct compare_side *s, enum page_op op, double p)
 {
 	__u64 v;
 	bool over;
@@ -146,7 +156,7 @@ void compare_judge(const struct compare_side *a, const struct compare_side *b,
 	memset(v, 0, sizeof(*v));
 	for (int k = 0; k < 2; k++) {
 		int na = slice_values(a, op, k, va), nb = slice_values(b, op, k, vb);
-		double ra = pct_of(a, op, k ? 99 : 50), rb = pct_of(b, op, k ? 99 : 50);
+		double ra = compare_pct(a, op, k ? 99 : 50), rb = compare_pct(b, op, k ? 99 : 50);
 
 		v->n[k][0] = na;
 		v->n[k][1] = nb;
@@ -262,7 +272,7 @@ static void verdict_text(FILE *f, const struct compare_verdict *v,
 		fprintf(f, "B is %s (", v->sign > 0 ? "slower" : v->sign < 0 ? "faster" :
 			"different, p50 and p99 apart");
 	for (int k = 0; k < 2; k++) {
-		double a = pct_of(&side[0], op, k ? 99 : 50), b = pct_of(&side[1], op, k ? 99 : 50);
+		double a = compare_pct(&side[0], op, k ? 99 : 50), b = compare_pct(&side[1], op, k ? 99 : 50);
 
 		if (k)
 			fputs(", ", f);
@@ -297,7 +307,7 @@ void compare_text(FILE *f, const struct compare_side *side)
 		row_num(f, "MB/s", rate(a, a->bytes[o] / 1e6), rate(b, b->bytes[o] / 1e6), "%.2f");
 		row_ns(f, "mean", mean_lat(a, o), mean_lat(b, o));
 		for (int k = 0; k < NPCTS; k++)
-			row_ns(f, pct_names[k], pct_of(a, o, pcts[k]), pct_of(b, o, pcts[k]));
+			row_ns(f, pct_names[k], compare_pct(a, o, pcts[k]), compare_pct(b, o, pcts[k]));
 		row_num(f, "mean QD", mean_qd(a, o), mean_qd(b, o), "%.2f");
 		verdict_text(f, &v, side, o);
 	}
@@ -335,7 +345,7 @@ static void json_side(struct json *j, const char *key, const struct compare_side
 		char name[16];
 
 		snprintf(name, sizeof(name), "%s_ns", pct_names[k]);
-		if (!isnan(v = pct_of(s, op, pcts[k])))
+		if (!isnan(v = compare_pct(s, op, pcts[k])))
 			json_u64(j, name, v);
 		else
 			json_null(j, name);
@@ -450,14 +460,14 @@ int compare_run(const struct report_opts *o)
 	int ret = 1;
 
 	for (int i = 0; i < 2; i++) {
-		if (read_side(&side[i], false))
+		if (read_side(&side[i], 'A' + i, false))
 			goto done;
 		side[i].slice = calloc(COMPARE_SLICES, sizeof(*side[i].slice));
 		if (!side[i].slice) {
 			pr_err("out of memory");
 			goto done;
 		}
-		if (read_side(&side[i], true))
+		if (read_side(&side[i], 'A' + i, true))
 			goto done;
 	}
 	if (outpath && strcmp(outpath, "-")) {
@@ -465,6 +475,8 @@ int compare_run(const struct report_opts *o)
 		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
 
 		out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!out && fd >= 0)
+			close(fd);
 		if (!out) {
 			pr_err("cannot write %s: %s", outpath, fd < 0 ? why : "out of memory");
 			goto done;

@@ -4,8 +4,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "lib/hist.h"
 #include "lib/units.h"
+#include "report/charts.h"
 #include "report/compare.h"
 #include "report/report_html.h"
 #include "report/svg.h"
@@ -29,14 +31,6 @@ static void td_ns(FILE *f, double ns)
 	}
 	fmt_ns(b, sizeof(b), ns);
 	fprintf(f, "<td>%s</td>", b);
-}
-
-static double pct(const struct compare_side *s, enum page_op op, double p)
-{
-	__u64 v;
-	bool over;
-
-	return hist_percentile(s->sum[op].lat[RQSUM_TOTAL], p, &v, &over) && !over ? v : NAN;
 }
 
 static void td_ratio(FILE *f, double a, double b)
@@ -74,22 +68,29 @@ static void table(FILE *f, const struct compare_side *side, enum page_op op)
 	}
 	for (int k = 0; k < 3; k++) {
 		fprintf(f, "<tr><td>%s latency</td>", pn[k]);
-		td_ns(f, pct(a, op, ps[k]));
-		td_ns(f, pct(b, op, ps[k]));
-		td_ratio(f, pct(a, op, ps[k]), pct(b, op, ps[k]));
+		td_ns(f, compare_pct(a, op, ps[k]));
+		td_ns(f, compare_pct(b, op, ps[k]));
+		td_ratio(f, compare_pct(a, op, ps[k]), compare_pct(b, op, ps[k]));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	if (!v.judged)
 		fprintf(f, "<p>Verdict: not judged (fewer than %d time slices with %d requests "
 			"on a side).</p>\n", COMPARE_SLICES_MIN, COMPARE_P50_MIN);
-	else
+	else {
 		fprintf(f, "<p class=\"%s\">Verdict: <b>%s</b> (rank-sum test of the %d time "
-			"slices' p50: p=%.2g, p99: %s%.2g).</p>\n", v.differs ? "diff" : "same",
+			"slices'", v.differs ? "diff" : "same",
 			!v.differs ? "no significant difference" : v.sign > 0 ? "B is slower" :
 			v.sign < 0 ? "B is faster" : "B differs (p50 and p99 apart)",
-			COMPARE_SLICES, v.p[0], v.p[1] < 0 ? "not judged " : "p=",
-			v.p[1] < 0 ? 0.0 : v.p[1]);
+			COMPARE_SLICES);
+		for (int k = 0; k < 2; k++) {
+			if (v.p[k] < 0)
+				fprintf(f, "%s %s: not judged", k ? "," : "", k ? "p99" : "p50");
+			else
+				fprintf(f, "%s %s: p=%.2g", k ? "," : "", k ? "p99" : "p50", v.p[k]);
+		}
+		fputs(").</p>\n", f);
+	}
 }
 
 /* The latency percentile plot: x in nines (0: p0, 1: p90, 2: p99, 3:
@@ -206,6 +207,34 @@ static void over_time(FILE *f, const struct compare_side *side, bool qd)
 	svg_end(&s);
 }
 
+/* Both traces' latency heat maps on one scale: rows, time axis, and
+ * colours by requests per second in a cell. */
+static void heatmaps(FILE *f, const struct compare_side *side)
+{
+	static const char *const title[2][2] = {
+		{ "A: total latency over time", "B: total latency over time" },
+		{ "A: device latency over time", "B: device latency over time" },
+	};
+	const struct page *p[2] = { side[0].p, side[1].p };
+	const struct chart *c[2] = { NULL, NULL };
+	struct heat_scale sc;
+
+	for (int i = 0; i < ncharts; i++) {
+		if (!strcmp(charts[i].name, "latency-heatmap"))
+			c[0] = &charts[i];
+		if (!strcmp(charts[i].name, "device-heatmap"))
+			c[1] = &charts[i];
+	}
+	for (int k = 0; k < 2; k++) {
+		chart_heat_scale(p, 2, k, &sc);
+		for (int i = 0; i < 2 && c[k]; i++) {
+			struct chart_env env = { .scale = &sc, .title = title[k][i] };
+
+			c[k]->draw(f, p[i], &env);
+		}
+	}
+}
+
 static void trace_line(FILE *f, char which, const struct compare_side *s)
 {
 	fprintf(f, "<p><b style=\"color:%s\">%c</b>: <b>", color[which - 'A'], which);
@@ -259,6 +288,7 @@ void compare_html(FILE *f, const struct compare_side *side)
 	fputs("<h2>Over time</h2>\n", f);
 	over_time(f, side, false);
 	over_time(f, side, true);
+	heatmaps(f, side);
 	fprintf(f, "<p class=\"note\">IOPS and MB/s over the span from a trace's first "
 		"completion to its last. Latency from a request's start to its completion, of "
 		"successes. A verdict is the exact rank-sum test (Wilcoxon-Mann-Whitney) of each "

@@ -129,11 +129,9 @@ static void print_trigger(struct report *r)
 	fprintf(r->out, ") at %s.%03u, +%.3f s: the file holds every request that ended from %+.3f s to %+.3f s",
 		when, (unsigned int)(real / 1000000 % 1000), rel_s(r, t->mono_ns),
 		rel_s(r, t->from_ns), rel_s(r, t->to_ns));
-	if (t->asked_ns && t->mono_ns - t->from_ns + 1000000 < t->asked_ns)
+	if (t->asked_ns && t->from_ns + t->asked_ns > t->mono_ns + 1000000)
 		fprintf(r->out, " (the ring held %.3f s of the %.3f s asked)",
-			(t->mono_ns - t->from_ns) / 1e9, t->asked_ns / 1e9);
-	if (r->complete && r->end.mono_ns < t->to_ns)
-		fprintf(r->out, "; the recording ended at %+.3f s", rel_s(r, r->end.mono_ns));
+			((double)t->mono_ns - (double)t->from_ns) / 1e9, t->asked_ns / 1e9);
 	fputc('\n', r->out);
 	r->trigger_shown = true;
 }
@@ -232,6 +230,9 @@ void report_summary(struct report *r)
 	if (r->fmt->mode == RQFMT_TEXT) {
 		if (r->triggered && !r->trigger_shown)
 			print_trigger(r);
+		if (r->triggered && r->end.mono_ns < r->trigger.to_ns)
+			fprintf(r->out, "# the recording ended at %+.3f s, before the saved span did\n",
+				rel_s(r, r->end.mono_ns));
 		fprintf(r->out, "# %llu of %llu requests shown, duration %.3f s, ",
 			(unsigned long long)r->shown,
 			(unsigned long long)r->total, duration_s(r));

@@ -123,6 +123,11 @@ def test_page_renders_with_the_same_numbers(iolens, runs):
     assert page_data(open(page).read()) == json.loads(compare("-f", "json", a, b))
     html = open(page).read()
     assert "B is slower" in html and html.count("<polyline") == 2 + 4
+    # The heat maps of both on one scale: the same colour legend.
+    for what in ("total", "device"):
+        assert "A: %s latency over time" % what in html and "B: %s latency over time" % what in html
+    legends = re.findall(r"requests/s a cell: [^<]*</text><text[^>]*>([^<]*)<", html)
+    assert len(legends) == 4 and legends[0] == legends[1] and legends[2] == legends[3]
     chromium_screenshot(page, str(d / "report-compare.png"), 1700)
 
 

@@ -6,6 +6,7 @@ header.  The slow and failing requests are faultfs's (a loop device whose
 byte ranges the test holds in flight or fails), null_blk's bad blocks in
 the kernel matrix's guests."""
 import glob
+import json
 import mmap
 import os
 import signal
@@ -14,7 +15,7 @@ import time
 
 import pytest
 
-from helpers import NullBlk, failing_reads, json_lines, run, wait_idle
+from helpers import NullBlk, failing_reads, json_lines, page_data, run, wait_idle
 
 SPAN = 10
 AFTER = 3
@@ -120,6 +121,12 @@ def test_ring_saves_the_span_around_a_slow_request(iolens, faulty, tracer, tmp_p
     r = run(["report", files[0]])
     assert "# saved when lat>50ms fired (" in r.stdout
     assert "from +0.000 s to +%d.000 s" % (SPAN + AFTER) in r.stdout
+    # And the tools that read a trace read it: Perfetto's, the page.
+    for fmt in ("perfetto", "html"):
+        r = run(["report", "-f", fmt, "-o", str(tmp_path / ("s." + fmt)), files[0]])
+        assert r.returncode == 0, r.stderr
+    assert page_data(open(tmp_path / "s.html").read())["requests"] == len(recs)
+    assert len(json.load(open(tmp_path / "s.perfetto"))["traceEvents"]) > len(recs)
 
 
 def check_errors_trigger(tracer, disk, tmp_path, fail):
@@ -192,6 +199,9 @@ def test_ring_saves_on_sigusr1_and_ends_at_max_files(iolens, loop, tracer, tmp_p
     (["--ring", "10s", "--trigger", "lat>fast"], "lat takes a time"),
     (["--ring", "10s", "--trigger", "util>100"], "util takes a percentage below 100"),
     (["--ring", "1k"], "too small"),
+    (["--ring", "10s", "--trigger", "util>nan"], "util takes a percentage below 100"),
+    (["--ring", "10s", "--trigger", "lat>5", "--trigger", "lat>9"], "--trigger lat given twice"),
+    (["--ring", "64MiB", "--ring-max", "32MiB"], "--ring-max goes with --ring TIME"),
 ])
 def test_ring_usage_errors(iolens, tmp_path, args, msg):
     r = run(["record", "-o", str(tmp_path / "x")] + args)

@@ -52,7 +52,7 @@ static int count(void *ctx, const struct iolens_rq *rq)
 }
 
 /* 10 s kept: after 30 s of requests a millisecond apart, the ring holds
- * the last 10 s (and at most its slack more); a replay from any time
+ * the last 10 s (and at most its slack more), nothing left for room; a replay from any time
  * gives every request from then on, once, in order. */
 static void test_span(void **state)
 {
@@ -67,10 +67,12 @@ static void test_span(void **state)
 
 		assert_int_equal(ring_add(r, &rq), 0);
 	}
-	/* Whole from at most 11 s and a chunk (524 requests) back. */
-	assert_true(ring_whole_from(r) > t0 + (n - 11000 - 600) * MS);
+	/* Whole from at most the span, its 2 s of slack and a chunk (524
+	 * requests) back. */
+	assert_true(ring_whole_from(r) > t0 + (n - 12000 - 600) * MS);
 	assert_true(ring_whole_from(r) <= t0 + (n - 10000) * MS);
 	assert_int_equal(ring_replay(r, t0 + (n - 10000) * MS, count, &got), 0);
+	assert_int_equal(ring_cut_from(r), 0);
 	assert_int_equal(got.n, 10000);
 	assert_int_equal(got.first, n - 10000);
 	assert_int_equal(got.last, n - 1);
@@ -97,11 +99,76 @@ static void test_bytes(void **state)
 		assert_true(ring_bytes(r) <= max);
 	}
 	assert_true(ring_whole_from(r) > t0);
+	assert_int_equal(ring_cut_from(r), ring_whole_from(r));
 	assert_int_equal(ring_replay(r, ring_whole_from(r), count, &got), 0);
 	assert_true(got.in_order);
 	assert_int_equal(got.last, 199999);
 	assert_true(t0 + got.first * 1000 >= ring_whole_from(r));
 	assert_true(t0 + (got.first - 1) * 1000 < ring_whole_from(r));
+	ring_free(r);
+}
+
+/* A save while the ring fills: chunk by chunk, each request of the span
+ * once and in order; chunks not yet written stay past their age when
+ * pinned, and those that left for room are counted. */
+static void test_cursor(void **state)
+{
+	struct ring *r = ring_new(1 * S, 1ULL << 30);
+	struct replayed got = { .in_order = true };
+	struct ring_cursor cur;
+	__u64 i = 0, lost = 0, t0 = 100 * S;
+	int ret;
+
+	(void)state;
+	for (; i < 3000; i++) {
+		struct iolens_rq rq = rq_at(i, t0 + i * MS);
+
+		ring_add(r, &rq);
+	}
+	/* The span: from request 1000 to request 5000. */
+	ring_cursor_at(r, t0 + 1000 * MS, &cur);
+	ring_pin(r, cur.seq);
+	while (i < 9000) {
+		struct iolens_rq rq = rq_at(i, t0 + i * MS);
+
+		ring_add(r, &rq);
+		/* A chunk now and then, slower than they fill. */
+		if (i++ % 2000 == 0)
+			ret = ring_replay_chunk(r, &cur, t0 + 1000 * MS, t0 + 5000 * MS, count, &got,
+						&lost);
+	}
+	assert_int_equal(ring_flush(r), 0);
+	while ((ret = ring_replay_chunk(r, &cur, t0 + 1000 * MS, t0 + 5000 * MS, count, &got,
+					&lost)) == 1)
+		;
+	assert_int_equal(ret, 0);
+	assert_int_equal(lost, 0);
+	assert_int_equal(got.first, 1000);
+	assert_int_equal(got.last, 5000);
+	assert_int_equal(got.n, 4001);
+	assert_true(got.in_order);
+	ring_free(r);
+
+	/* Too small to wait: chunks leave for room before their turn. */
+	r = ring_new(0, 4 * RING_CHUNK + RING_CHUNK / 2);
+	memset(&got, 0, sizeof(got));
+	got.in_order = true;
+	ring_cursor_at(r, 0, &cur);
+	for (i = 0; i < 20000; i++) {
+		struct iolens_rq rq = rq_at(i, t0 + i * MS);
+
+		ring_add(r, &rq);
+	}
+	assert_int_equal(ring_replay_chunk(r, &cur, 0, UINT64_MAX, count, &got, &lost), -2);
+	assert_true(lost > 0);
+	while (ring_replay_chunk(r, &cur, 0, UINT64_MAX, count, &got, &lost) == 1)
+		;
+	ring_flush(r);
+	while (ring_replay_chunk(r, &cur, 0, UINT64_MAX, count, &got, &lost) == 1)
+		;
+	/* Every request either written or counted lost, none twice. */
+	assert_int_equal(got.n + lost, 20000);
+	assert_int_equal(got.last, 19999);
 	ring_free(r);
 }
 
@@ -129,7 +196,8 @@ static void test_names(void **state)
 		{ "lat", 50 * MS, "lat>50ms" }, { "lat", 1500 * MS, "lat>1500ms" },
 		{ "lat", 2 * S, "lat>2s" }, { "p99", 800000, "p99>800us" },
 		{ "p99", 1234, "p99>1234ns" }, { "errors", 0, "errors>0" },
-		{ "qd", 32, "qd>32" }, { "util", 95, "util>95%" },
+		{ "qd", 32, "qd>32" }, { "util", 95000, "util>95%" },
+		{ "util", 99500, "util>99.5%" },
 	};
 	char name[48];
 
@@ -201,6 +269,49 @@ static void test_p99(void **state)
 	assert_int_equal(fired, 100);
 	assert_int_equal(f.mono_ns, 20 * S + 100 * MS);
 	assert_non_null(strstr(f.value, "ms of 100"));
+
+	/* A slow second, then the disk goes quiet: judged at the next
+	 * tick, for the tenth that ended last. */
+	for (int i = 0; i < 150; i++) {
+		struct iolens_rq rq = rq_at(i, 40 * S + i * MS);
+
+		rq.ts_start = rq.ts_complete - 30 * MS;
+		triggers_rq(t, &rq, &f);
+	}
+	memset(&f, 0, sizeof(f));
+	assert_true(triggers_tick(t, 41 * S, &f));
+	assert_string_equal(f.what, "p99>10ms");
+	assert_int_equal(f.mono_ns, 40 * S + 200 * MS);
+	/* Judged once: the next tick has nothing new. */
+	assert_false(triggers_tick(t, 42 * S, &f));
+	triggers_free(t);
+}
+
+/* A failure after a year of uptime is counted at once, not after a walk
+ * over every tenth of a second since boot; a completion before its start
+ * (a clock gone back) is no latency. */
+static void test_edges(void **state)
+{
+	struct trigger_spec spec[3] = { spec_of("errors", 0), spec_of("lat", 1 * MS),
+					spec_of("qd", 8) };
+	struct trace_trigger f = {};
+	struct triggers *t = triggers_new(spec, 3);
+	struct iolens_rq rq = rq_at(1, 365ULL * 86400 * S);
+
+	(void)state;
+	rq.status = 10;
+	assert_true(triggers_rq(t, &rq, &f));
+	assert_string_equal(f.what, "errors>0");
+	rq = rq_at(2, 400ULL * 86400 * S);
+	rq.ts_start = rq.ts_complete + 5 * S;
+	assert_false(triggers_rq(t, &rq, &f));
+	/* qd: fired at the completion of the request that saw it. */
+	rq = rq_at(3, 401ULL * 86400 * S);
+	rq.qd = 9;
+	assert_true(triggers_rq(t, &rq, &f));
+	assert_string_equal(f.what, "qd>8");
+	assert_int_equal(f.mono_ns, rq.ts_complete);
+	assert_string_equal(f.value, "9");
 	triggers_free(t);
 }
 
@@ -209,9 +320,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_cursor),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_lat_and_errors),
 		cmocka_unit_test(test_p99),
+		cmocka_unit_test(test_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
