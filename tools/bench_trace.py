@@ -26,7 +26,8 @@ joins both, and then runs alone for --ring-seconds (60) at the highest
 rate with --ring-max 32MiB: its peak resident memory (VmRSS, sampled
 every 0.2 s) against its bound, the memory of its BPF maps (memlock of
 its map fds), the ring's own bytes as it reports them, lost records and
-its CPU per request.
+its CPU per request.  Then a save at that rate: SIGUSR1 after 12 s of
+it, the file's requests, span and records lost.
 
 With --baseline PATH, another build's snoop and record run in the same
 rounds (rows "baseline ..."), so that a change's cost is measured against
@@ -219,6 +220,42 @@ def ring_memory(iolens, dev, backing, seconds):
             (cpu1 - cpu0) * 1e6 / (r1 - r0))
 
 
+def ring_save(iolens, dev, backing):
+    """A save at the highest rate: record --ring 10s (the default
+    --ring-max) under iolens load's fastest job, SIGUSR1 after 12 s, 5 s
+    saved after it: (requests/s, requests in the file, the span it holds
+    in s, records lost in it, its MiB)."""
+    name = os.path.basename(dev)
+    prefix = backing + ".save"
+    p = subprocess.Popen([iolens, "record", "--ring", "10s", "-o", prefix, "-d", name],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    out = {}
+    try:
+        assert "Recording" in p.stderr.readline()
+        t = threading.Thread(target=lambda: out.update(iops=load_rate(iolens, dev, 20)))
+        t.start()
+        time.sleep(12)
+        p.send_signal(signal.SIGUSR1)
+        t.join()
+        time.sleep(2)
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=120)
+        (path,) = [os.path.join(os.path.dirname(prefix), f)
+                   for f in os.listdir(os.path.dirname(prefix))
+                   if f.startswith(os.path.basename(prefix) + "-")]
+        r = subprocess.run([iolens, "report", "-f", "json", path], capture_output=True,
+                           text=True)
+        summary = json.loads(r.stdout.splitlines()[-1])["summary"]
+        trig = summary["trigger"]
+        size = os.path.getsize(path) / 2**20
+        os.unlink(path)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return (out["iops"], summary["requests_total"], trig["to_s"] - trig["from_s"],
+            summary["lost"], size)
+
+
 def main():
     args = parse_args(__doc__, "bench_trace", "BPF, loop devices", baseline=True, only=True,
                       extra=lambda ap: ap.add_argument("--ring-seconds", type=int, default=60))
@@ -247,6 +284,7 @@ def main():
                                                 args.rounds)
         ring = None if args.only else ring_memory(args.iolens, dev, backing,
                                                   args.ring_seconds)
+        save = None if args.only else ring_save(args.iolens, dev, backing)
 
     base = statistics.median(r["iops"] for r in results["untraced"])
     print(workload_line(args.rounds, args.runtime))
@@ -277,6 +315,11 @@ def main():
           "CPU us/request |")
     print("|---|---|---|---|---|---|")
     print("| %.0f | %.1f | %.1f | %.1f | %d | %.2f |" % ring)
+    print()
+    print("A save at the highest rate: record --ring 10s, SIGUSR1 after 12 s, 5 s after it")
+    print("| requests/s | requests in the file | span s | records lost in it | file MiB |")
+    print("|---|---|---|---|---|")
+    print("| %.0f | %d | %.1f | %d | %.1f |" % save)
 
 
 if __name__ == "__main__":

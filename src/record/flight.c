@@ -22,8 +22,9 @@
  * requests completed before it may still be on their way from another
  * CPU's ring (see RING_SLACK_NS). */
 #define SAVE_SLACK_NS	1000000000ULL
-/* A save writes the ring out for at most CATCH_UP_NS every CATCH_UP_EVERY
- * requests drained, and TICK_CATCH_UP_NS at each tick (when few come). */
+/* A save writes the ring out every CATCH_UP_EVERY requests drained, for
+ * half the time since it last did, at most CATCH_UP_NS; and for
+ * TICK_CATCH_UP_NS at each tick (when few come). */
 #define CATCH_UP_EVERY		256
 #define CATCH_UP_NS		2000000ULL
 #define TICK_CATCH_UP_NS	50000000ULL
@@ -52,6 +53,7 @@ struct flight {
 	struct rec_writer *w;
 	struct ring_cursor cur;		/* the ring's next chunk to write */
 	unsigned int since;		/* requests since the last catch_up() */
+	__u64 caught_at;		/* when it ended */
 	__u64 ring_lost;		/* requests gone before they were written */
 	char path[PATH_MAX];
 	struct trace_trigger fire;
@@ -191,6 +193,7 @@ static void catch_up(struct flight *fl, __u64 budget_ns)
 		ret = ring_replay_chunk(fl->ring, &fl->cur, fl->fire.from_ns, fl->fire.to_ns,
 					save_rq, fl, &lost);
 	while ((ret == 1 || ret == -2) && (!budget_ns || mono_ns() - start < budget_ns));
+	fl->caught_at = mono_ns();
 	/* What is left to write stays, however old, unless room is short. */
 	ring_pin(fl->ring, fl->cur.seq);
 	if (ret == -1 && !fl->ret) {
@@ -370,8 +373,12 @@ int flight_rq(struct flight *fl, const struct iolens_rq *rq)
 		fl->ring_short = true;
 	}
 	if (fl->w && ++fl->since >= CATCH_UP_EVERY) {
+		/* At most half the time since the last: the other half is
+		 * the draining's, which at high rates needs it. */
+		__u64 now = mono_ns(), half = (now - fl->caught_at) / 2;
+
 		fl->since = 0;
-		catch_up(fl, CATCH_UP_NS);
+		catch_up(fl, half < CATCH_UP_NS ? half : CATCH_UP_NS);
 	}
 	if (!fl->w)
 		rec_names_warm(&fl->warm, rq, fl->stacks);
