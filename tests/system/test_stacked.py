@@ -154,11 +154,15 @@ def test_stack_shown_as_a_stack(iolens, stack):
                         for d in mine), mine
     assert all(d["source"] == "requests" for d in rows if d["disk_device"] in names[1:])
     # Reads: the stacked device's bio ends after the request under it.
+    # The p50s are histogram buckets' midpoints (64 buckets a power of
+    # two: neighbours up to 1/64 apart), so within one bucket is as close
+    # as they tell (6.12's guest once had md's a bucket under its member's,
+    # 187392 against 189440 ns).
     for r in reps:
         by = {d["disk_device"]: d["ops"]["read"] for d in r["devices"]}
         under = [by[n]["p50_ns"] for n in names[1:] if by[n]["ios"]]
         if by[top.name]["ios"] and under:
-            assert by[top.name]["p50_ns"] >= 0.99 * min(under), by
+            assert by[top.name]["p50_ns"] >= (1 - 1 / 64) * min(under), by
     # Since boot, text: the members on the next lines, indented.
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
