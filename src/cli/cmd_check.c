@@ -65,8 +65,8 @@ static int take_paths(void *at, int argc, char **argv, const char *cmd)
 CLI_COMMAND_MAIN(check) = {
 	.name = "check",
 	.usage =
-		"usage: iolens check [OPTIONS]              trace, then report at Ctrl-C or --duration\n"
-		"       iolens check [--align BYTES] DISK|IMAGE...   check their partitions only\n",
+		"usage: iolens check [OPTIONS]                    trace, report at Ctrl-C\n"
+		"       iolens check [--align BYTES] DISK|IMAGE...   their partitions only\n",
 	.about =
 		"Validates an I/O pattern while a workload runs, with a verdict and a fix:\n"
 		"  misaligned writes   write requests whose start or length is not a multiple\n"
@@ -92,7 +92,7 @@ CLI_COMMAND_MAIN(check) = {
 		"  iolens check --align 64k -d md0 -D 10\n"
 		"  iolens check disk.img\n",
 	.operands = take_paths,
-	.summary = "misaligned writes, page-cache read-modify-write, partition alignment",
+	.summary = "misaligned writes, page-cache read-modify-write, partition offsets",
 	.order = 100,
 	.uses = TRACE_USES({ .write_checks = true }),
 };

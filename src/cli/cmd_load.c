@@ -11,7 +11,7 @@
 CLI_COMMAND(load) = {
 	.name = "load",
 	.opts_each = load_opts_each,
-	.summary = "synthetic load with fio's options and output (psync, io_uring, libaio)",
+	.summary = "synthetic load with fio's options, engines, job files and output",
 	.order = 70,
 };
 

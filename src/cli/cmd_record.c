@@ -199,7 +199,8 @@ CLI_COMMAND_MAIN(record, .ring_bytes = RECORD_RING_MAX_DEFAULT,
 		"  iolens record -o boot.iol -D 30\n"
 		"  iolens record -o db.iol -d nvme0n1 -c postgres\n"
 		"  iolens report -f perfetto db.iol > db.json   # open in ui.perfetto.dev\n"
-		"  iolens record --ring 60s --trigger 'lat>50ms' --trigger 'errors>0' -o /var/log/iolens/spike\n",
+		"  iolens record --ring 60s --trigger 'lat>50ms' --trigger 'errors>0' \\\n"
+		"                -o /var/log/iolens/spike\n",
 	.fields = trigger_help,
 	.finish = check_output,
 	.summary = "write every block request to a compressed trace file",

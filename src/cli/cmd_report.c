@@ -168,7 +168,7 @@ CLI_COMMAND(report) = {
 		"  iolens report -f svg --chart latency-heatmap -o lat.svg trace.iol\n"
 		"  iolens report --compare before.iol after.iol       # did the change help?\n",
 	.operands = take_file,
-	.summary = "a trace file as text, CSV, JSON lines, Perfetto, or a page of charts",
+	.summary = "a trace file as text, CSV, JSON lines, Perfetto or a page of charts",
 	.order = 60,
 };
 

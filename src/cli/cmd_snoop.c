@@ -50,7 +50,7 @@ CLI_COMMAND_MAIN(snoop, .mode = RQFMT_TEXT, .stuck_ns = 5000000000ULL) = {
 		"  iolens snoop -O write -c postgres -j\n"
 		"  iolens snoop -F -d sda             which file each request is of\n",
 	.finish = check_pids,
-	.summary = "one line per block request: who, where, how long (iosnoop, biosnoop)",
+	.summary = "a line per block request: who, where, how long (iosnoop, biosnoop)",
 	.order = 20,
 	.uses = TRACE_USES({ .rings = -1 },
 			   { .options = "--stacks", .rings = -1, .block_flags = BLOCK_TRACE_STACKS },

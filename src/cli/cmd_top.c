@@ -16,6 +16,7 @@
 #include "trace/block_trace.h"
 #include "lib/parse.h"
 #include "lib/proctree.h"
+#include "lib/wrap.h"
 #include "top/top.h"
 
 enum { OPT_CGROUP = CLI_LONG, OPT_COLUMNS, OPT_STUCK, OPT_GROUP };
@@ -64,19 +65,16 @@ static void column_fields(FILE *f)
 	fprintf(f, "columns (KEY for --columns, TITLE, what it is; -j: its key there):\n");
 	for (int c = 0; c < top_ncols; c++) {
 		const struct top_column *col = &top_cols[c];
-		const char *s = col->help, *nl;
+		int at;
 
 		fprintf(f, "  %-10s %-10s ", col->key, col->title);
-		while ((nl = strchr(s, '\n'))) {
-			fprintf(f, "%.*s\n%24s", (int)(nl - s), s, "");
-			s = nl + 1;
-		}
-		if (!col->json)
-			fprintf(f, "%s\n", s);
-		else if (24 + strlen(s) + strlen(" (-j: )") + strlen(col->json) < 80)
-			fprintf(f, "%s (-j: %s)\n", s, col->json);
-		else
-			fprintf(f, "%s\n%24s(-j: %s)\n", s, "", col->json);
+		at = wrap_words(f, col->help, 24, 24);
+		/* "(-j: KEY)" whole on a line: read back by its tests. */
+		if (col->json && at + strlen(" (-j: )") + strlen(col->json) <= WRAP_COLUMNS)
+			fprintf(f, " (-j: %s)", col->json);
+		else if (col->json)
+			fprintf(f, "\n%24s(-j: %s)", "", col->json);
+		fputc('\n', f);
 	}
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "cli/optable.h"
 #include "lib/log.h"
+#include "lib/wrap.h"
 
 static const struct cli_opt help_opt[] = {
 	CLI_OPT('h', "help", NULL, "this help"),
@@ -182,16 +183,7 @@ static void print_row(const struct cli_opt *o, void *ctx)
 		fprintf(h->f, "%*s", h->width, "");
 	else
 		fprintf(h->f, "%-*s", h->width, (left(buf, sizeof(buf), o), buf));
-	for (;;) {
-		const char *nl = strchr(s, '\n');
-
-		if (!nl) {
-			fprintf(h->f, "%s\n", s);
-			break;
-		}
-		fprintf(h->f, "%.*s\n%*s", (int)(nl - s), s, h->width, "");
-		s = nl + 1;
-	}
+	wrap_text(h->f, s, h->width, h->width);
 }
 
 void cli_help(FILE *f, const struct cli_cmd *cmd)

@@ -19,6 +19,7 @@
 #include "load/prio.h"
 #include "load/steady.h"
 #include "lib/parse.h"
+#include "lib/wrap.h"
 
 void load_opts_init(struct load_job_opts *o)
 {
@@ -600,12 +601,14 @@ static void help_line(const char *name, const char *arg, const char *choices,
 		      const char *help, void *f)
 {
 	char lhs[40];
+	int col;
 
 	(void)choices;
 	snprintf(lhs, sizeof(lhs), "--%s%s%s", name, arg ? "=" : "", arg ? arg : "");
 	/* Two spaces at least before the help: the man page's OPTIONS are
 	 * read from these lines (tools/mkman.py). */
-	fprintf(f, "  %-26s %s%s\n", lhs, strlen(lhs) >= 26 ? " " : "", help);
+	col = fprintf(f, "  %-26s %s", lhs, strlen(lhs) >= 26 ? " " : "");
+	wrap_text(f, help, col, 29);
 }
 
 void load_opts_help(FILE *f)

@@ -114,6 +114,17 @@ def test_man_page_has_every_option(installed, cmd):
     assert in_man == help_options(cmd), (in_man ^ help_options(cmd))
 
 
+@pytest.mark.fast
+@pytest.mark.parametrize("cmd", ["iolens"] + COMMANDS)
+def test_help_fits_80_columns(cmd):
+    """Every --help reads in an 80-column terminal: the options' help is
+    flowed to the room beside them (lib/wrap.c), top's columns too."""
+    args = [IOLENS] + ([cmd] if cmd != "iolens" else []) + ["--help"]
+    out = subprocess.run(args, capture_output=True, text=True).stdout
+    wide = [line for line in out.splitlines() if len(line) > 80]
+    assert len(out.splitlines()) > 10 and not wide, wide
+
+
 def test_every_command_has_its_row():
     """The table is the commands' own rows: one per src/cli/cmd_X.c, and
     so the Makefile's list (made from the same file names)."""

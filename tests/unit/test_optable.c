@@ -27,7 +27,8 @@ static const struct cli_opt group[] = {
 static const struct cli_opt opts[] = {
 	CLI_SECTION("what"),
 	CLI_OPT('a', "alpha", NULL, "a flag"),
-	CLI_OPT('b', "beta", "N", "takes a value\nsecond line"),
+	CLI_OPT('b', "beta", "N", "takes a value; a help text of more words than the room\n"
+		"beside the option has, flowed to 80 columns whatever its newlines"),
 	CLI_SECTION("more"),
 	CLI_OPT(OPT_LONG_ONLY, "long-only", "X", "no short form"),
 	CLI_GROUP(group),
@@ -126,8 +127,9 @@ static void test_help_text(void **state)
 		"\n"
 		"what:\n"
 		"  -a, --alpha        a flag\n"
-		"  -b, --beta N       takes a value\n"
-		"                     second line\n"
+		"  -b, --beta N       takes a value; a help text of more words than the room\n"
+		"                     beside the option has, flowed to 80 columns whatever its\n"
+		"                     newlines\n"
 		"more:\n"
 		"      --long-only X  no short form\n"
 		"  -g, --group-opt G  from a shared table\n"
