@@ -17,6 +17,12 @@
  * (btrfs), a file gone, or the table full (IOLENS_FILEID_MAX). */
 const char *fileid_path(__u32 kdev, __u64 ino, __u32 gen);
 
+/* A file's numbers mixed, for the tables keyed by file. */
+static inline __u64 fileid_hash(__u32 kdev, __u64 ino, __u32 gen)
+{
+	return (ino ^ (__u64)kdev << 32 ^ gen) * 0x9e3779b97f4a7c15ULL;
+}
+
 /* Files whose paths are kept at most. */
 #define IOLENS_FILEID_MAX (1 << 16)
 

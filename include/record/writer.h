@@ -11,6 +11,7 @@
 #include "trace/kstacks.h"
 
 struct rec_writer;
+struct block_trace;
 
 /* Creates `path` (replaced if it exists), with `trigger` after the header
  * unless NULL; stacks: where --stacks names them, else NULL.  NULL with a
@@ -23,6 +24,9 @@ struct rec_writer *rec_writer_open(const char *path, const struct trace_header *
 /* The request, after what it names; 0 or -1 (the error at finish). */
 int rec_writer_rq(struct rec_writer *w, const struct iolens_rq *rq);
 int rec_writer_lost(struct rec_writer *w, __u64 n);
+/* A LOST record for the requests `bt` dropped since its count was *seen
+ * (which becomes its count now): how many, 0 for none. */
+__u64 rec_writer_dropped(struct rec_writer *w, struct block_trace *bt, __u64 *seen);
 /* What was written is in the file (trace_sync()); 0 or -1. */
 int rec_writer_sync(struct rec_writer *w);
 __u64 rec_writer_requests(const struct rec_writer *w);

@@ -106,6 +106,19 @@ static void json_offenders(struct json *j, const struct finding *f)
 	json_arr_close(j);
 }
 
+static void json_part(struct json *j, const struct partalign_part *p)
+{
+	json_obj_open(j, NULL);
+	json_u64(j, "number", p->number);
+	json_u64(j, "start", p->start);
+	json_u64(j, "start_sector", p->start / 512);
+	json_u64(j, "size", p->size);
+	json_bool(j, "aligned", p->start_ok);
+	json_bool(j, "size_aligned", p->size_ok);
+	json_bool(j, "optimal_io_aligned", p->opt_ok);
+	json_obj_close(j);
+}
+
 static void json_parts(struct json *j, const struct partalign *pa, int n)
 {
 	json_arr_open(j, "disks");
@@ -120,19 +133,8 @@ static void json_parts(struct json *j, const struct partalign *pa, int n)
 		json_u64(j, "basis", pa[i].basis);
 		json_str(j, "basis_from", pa[i].basis_from);
 		json_arr_open(j, "partitions");
-		for (int k = 0; k < pa[i].nparts; k++) {
-			const struct partalign_part *p = &pa[i].parts[k];
-
-			json_obj_open(j, NULL);
-			json_u64(j, "number", p->number);
-			json_u64(j, "start", p->start);
-			json_u64(j, "start_sector", p->start / 512);
-			json_u64(j, "size", p->size);
-			json_bool(j, "aligned", p->start_ok);
-			json_bool(j, "size_aligned", p->size_ok);
-			json_bool(j, "optimal_io_aligned", p->opt_ok);
-			json_obj_close(j);
-		}
+		for (int k = 0; k < pa[i].nparts; k++)
+			json_part(j, &pa[i].parts[k]);
 		json_arr_close(j);
 		json_obj_close(j);
 	}

@@ -5,6 +5,7 @@
  * JSON.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,29 +357,27 @@ static void json_hist(struct json *j, const struct group *g,
 	json_obj_close(j);
 }
 
+/* Groups print by disk, then process, op, flags, queue, status, cgroup,
+ * histogram kind: the first key that differs orders them. */
+#define KEY_ORDER(f)							\
+	if (x->f != y->f)						\
+		return x->f < y->f ? -1 : 1
+
 static int group_cmp(const void *a, const void *b)
 {
 	const struct group *x = *(struct group *const *)a;
 	const struct group *y = *(struct group *const *)b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	if (x->sg != y->sg)
-		return x->sg - y->sg;
-	if (x->kflags != y->kflags)
-		return x->kflags < y->kflags ? -1 : 1;
-	if (x->hwq != y->hwq)
-		return x->hwq - y->hwq;
-	if (x->status != y->status)
-		return x->status - y->status;
-	if (x->cg_hier != y->cg_hier)
-		return x->cg_hier < y->cg_hier ? -1 : 1;
-	if (x->cg_id != y->cg_id)
-		return x->cg_id < y->cg_id ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind - y->kind;
+	KEY_ORDER(dev);
+	KEY_ORDER(tgid);
+	KEY_ORDER(sg);
+	KEY_ORDER(kflags);
+	KEY_ORDER(hwq);
+	KEY_ORDER(status);
+	KEY_ORDER(cg_hier);
+	KEY_ORDER(cg_id);
+	KEY_ORDER(kind);
+#undef KEY_ORDER
 	/* Stacks: the busiest first. */
 	if (x->stack != y->stack && hist_count(x->h) != hist_count(y->h))
 		return hist_count(x->h) > hist_count(y->h) ? -1 : 1;
@@ -526,6 +525,23 @@ static bool failures(const struct agg_trace *st, const struct lat_opts *o,
 	return !first;
 }
 
+/* What the kernel side could not count, said in both formats: never silent. */
+static const struct loss {
+	const char *json;
+	size_t off;		/* in struct iolens_stat_counters */
+	const char *text;	/* after the count */
+} losses[] = {
+	{ "untracked_device_events", offsetof(struct iolens_stat_counters, no_slot),
+	  "events of disks beyond the slot table were not counted" },
+	{ "issue_stamps_missing", offsetof(struct iolens_stat_counters, no_stamp),
+	  "requests had no issue time: not in queue/device histograms" },
+	{ "split_values_dropped", offsetof(struct iolens_stat_counters, no_key),
+	  "values were dropped: more than the split table holds" },
+	{ "failures_not_by_status", offsetof(struct iolens_stat_counters, no_fail_key),
+	  "failed requests were not kept: more statuses and devices than the table of failures holds" },
+	{ 0 },
+};
+
 static void report(void *arg, const struct agg_trace *st, double secs)
 {
 	const struct groups *gs = arg;
@@ -556,10 +572,8 @@ static void report(void *arg, const struct agg_trace *st, double secs)
 				json_hist(&j, gs->v[i], o);
 		json_arr_close(&j);
 		failures(st, o, &j);
-		json_u64(&j, "untracked_device_events", lost.no_slot);
-		json_u64(&j, "issue_stamps_missing", lost.no_stamp);
-		json_u64(&j, "split_values_dropped", lost.no_key);
-		json_u64(&j, "failures_not_by_status", lost.no_fail_key);
+		for (const struct loss *l = losses; l->json; l++)
+			json_u64(&j, l->json, *(__u64 *)((char *)&lost + l->off));
 		if (o->kinds & (1U << IOLENS_H_QD))
 			json_u64(&j, "completions_missed", missed);
 		json_obj_close(&j);
@@ -582,22 +596,16 @@ static void report(void *arg, const struct agg_trace *st, double secs)
 	if (!failures(st, o, NULL) && !any)
 		printf("no requests\n");
 	/* Counts since start: a loss is never silent. */
-	if (lost.no_slot)
-		printf("(%llu events of disks beyond the slot table were not counted)\n",
-		       (unsigned long long)lost.no_slot);
-	if (lost.no_stamp)
-		printf("(%llu requests had no issue time: not in queue/device histograms)\n",
-		       (unsigned long long)lost.no_stamp);
+	for (const struct loss *l = losses; l->json; l++) {
+		__u64 n = *(__u64 *)((char *)&lost + l->off);
+
+		if (n)
+			printf("(%llu %s)\n", (unsigned long long)n, l->text);
+	}
 	/* Found only once a disk is idle for an interval (agg_trace_read()). */
 	if (missed)
 		printf("(%llu completions never reached iolens: queue depths after them were counted too high)\n",
 		       (unsigned long long)missed);
-	if (lost.no_key)
-		printf("(%llu values were dropped: more than the split table holds)\n",
-		       (unsigned long long)lost.no_key);
-	if (lost.no_fail_key)
-		printf("(%llu failed requests were not kept: more statuses and devices than the table of failures holds)\n",
-		       (unsigned long long)lost.no_fail_key);
 	putchar('\n');
 	fflush(stdout);
 }

@@ -177,9 +177,7 @@ static char *path_of(__u32 dev, __u64 ino, __u32 gen)
 
 static size_t slot_of(__u32 dev, __u64 ino, __u32 gen)
 {
-	__u64 h = (ino ^ ((__u64)dev << 32) ^ gen) * 0x9e3779b97f4a7c15ULL;
-
-	return (h >> 32) & (tab_cap - 1);
+	return (fileid_hash(dev, ino, gen) >> 32) & (tab_cap - 1);
 }
 
 static struct fileid *find(__u32 dev, __u64 ino, __u32 gen)

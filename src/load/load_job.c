@@ -685,37 +685,34 @@ static int thread_setup(struct load_thread *t)
 	return rc < 0 ? rc : 0;
 }
 
+/* A step before the first I/O failed (rc < 0): the job ends with it. */
+static bool setup_failed(struct load_thread *t, int rc, const char *what)
+{
+	if (rc >= 0)
+		return false;
+	t->st.error = -rc;
+	fprintf(stderr, "iolens load: job '%s': cannot %s: %s\n", t->o->name, what,
+		strerror(-rc));
+	return true;
+}
+
 static void thread_body(struct load_thread *t)
 {
 	struct load_usage u;
+	char what[64];
 	__u64 now;
-	int rc;
 
 	/* Placed first: the buffers and the ring are then allocated near
 	 * the CPU that uses them. */
-	rc = load_cpus_place(t->o, t->job_index);
-	if (rc < 0) {
-		t->st.error = -rc;
-		fprintf(stderr, "iolens load: job '%s': cannot set its CPUs: %s\n",
-			t->o->name, strerror(-rc));
+	if (setup_failed(t, load_cpus_place(t->o, t->job_index), "set its CPUs"))
 		return;
-	}
 	/* Before the engine: a ring's kernel thread (sqthread_poll) takes
 	 * the priority of the thread that makes it. */
-	rc = load_prio_start(t);
-	if (rc < 0) {
-		t->st.error = -rc;
-		fprintf(stderr, "iolens load: job '%s': cannot set its I/O priority: %s\n",
-			t->o->name, strerror(-rc));
+	if (setup_failed(t, load_prio_start(t), "set its I/O priority"))
 		return;
-	}
-	rc = thread_setup(t);
-	if (rc < 0) {
-		t->st.error = -rc;
-		fprintf(stderr, "iolens load: job '%s': cannot set up %s: %s\n",
-			t->o->name, t->eng->name, strerror(-rc));
+	snprintf(what, sizeof(what), "set up %s", t->eng->name);
+	if (setup_failed(t, thread_setup(t), what))
 		return;
-	}
 	now = mono_ns();
 	t->ramping = t->o->ramp_ns > 0;
 	t->ramp_end_ns = now + t->o->ramp_ns;

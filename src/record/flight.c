@@ -57,7 +57,7 @@ struct flight {
 	__u64 ring_lost;		/* requests gone before they were written */
 	char path[PATH_MAX];
 	struct trace_trigger fire;
-	__u64 dropped_base, untracked_base, dropped_written;
+	__u64 dropped_base, untracked_base, dropped_seen;
 	__u64 suppressed;		/* triggers fired while it was saved */
 
 	unsigned long files;
@@ -210,26 +210,12 @@ static void catch_up(struct flight *fl, __u64 budget_ns)
 	}
 }
 
-static void write_lost(struct flight *fl)
-{
-	struct block_trace_stats c;
-	__u64 n;
-
-	block_trace_stats(fl->bt, &c);
-	n = block_trace_dropped(&c) - fl->dropped_base - fl->dropped_written;
-	if (!n)
-		return;
-	if (rec_writer_lost(fl->w, n))
-		fl->ret = 1;
-	fl->dropped_written += n;
-}
-
 static void save_begin(struct flight *fl, struct trace_trigger *f)
 {
 	const struct record_opts *o = fl->o;
 	struct trace_header h = fl->h;
 	const struct mark *m;
-	char err[256], v[128], ago[16], after[16];
+	char err[256], ago[16], after[16];
 	__u64 from = fl->h.mono_ns;
 	bool short_ring = false;
 
@@ -260,9 +246,9 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 	m = mark_at(fl, from);
 	fl->dropped_base = m->dropped;
 	fl->untracked_base = m->untracked;
-	fl->dropped_written = 0;
+	fl->dropped_seen = m->dropped;
 	fl->suppressed = 0;
-	write_lost(fl);
+	rec_writer_dropped(fl->w, fl->bt, &fl->dropped_seen);
 	fl->ring_lost = 0;
 	fl->since = 0;
 	ring_cursor_at(fl->ring, from, &fl->cur);
@@ -270,8 +256,7 @@ static void save_begin(struct flight *fl, struct trace_trigger *f)
 
 	fmt_ns(ago, sizeof(ago), f->mono_ns > from ? f->mono_ns - from : 0);
 	fmt_ns(after, sizeof(after), o->after_ns);
-	snprintf(v, sizeof(v), "%s", f->value);
-	fprintf(stderr, "iolens record: %s fired (%s", f->what, v);
+	fprintf(stderr, "iolens record: %s fired (%s", f->what, f->value);
 	if (f->dev) {
 		fputs(" on ", stderr);
 		san_fputs_text(stderr, dev_name(f->dev));
@@ -306,10 +291,10 @@ static void save_end(struct flight *fl, __u64 now)
 	catch_up(fl, 0);
 	ring_pin(fl->ring, UINT64_MAX);
 	requests = rec_writer_requests(fl->w);
-	write_lost(fl);
+	rec_writer_dropped(fl->w, fl->bt, &fl->dropped_seen);
 	block_trace_stats(fl->bt, &c);
 	end.mono_ns = now < fl->fire.to_ns ? now : fl->fire.to_ns;
-	end.lost = fl->dropped_written + fl->ring_lost;
+	end.lost = fl->dropped_seen - fl->dropped_base + fl->ring_lost;
 	end.untracked = c.untracked - fl->untracked_base;
 	if (rec_writer_finish(fl->w, &end, err, sizeof(err))) {
 		fputs("iolens record: writing ", stderr);
@@ -396,7 +381,7 @@ void flight_tick(struct flight *fl)
 	add_mark(fl, now);
 	if (fl->w) {
 		catch_up(fl, TICK_CATCH_UP_NS);
-		write_lost(fl);
+		rec_writer_dropped(fl->w, fl->bt, &fl->dropped_seen);
 		if (rec_writer_sync(fl->w))
 			fl->ret = 1;
 		if (now > fl->fire.to_ns + SAVE_SLACK_NS)

@@ -23,7 +23,7 @@ struct record {
 	struct rec_writer *w;
 	struct flight *fl;	/* --ring */
 	struct block_trace *bt;
-	__u64 dropped_written;
+	__u64 dropped_seen;
 	int failed;
 	struct kstacks *stacks;	/* --stacks */
 };
@@ -48,18 +48,11 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 
 static void write_lost(struct record *r)
 {
-	struct block_trace_stats c;
+	__u64 n = rec_writer_dropped(r->w, r->bt, &r->dropped_seen);
 
-	block_trace_stats(r->bt, &c);
-	if (block_trace_dropped(&c) > r->dropped_written) {
-		__u64 n = block_trace_dropped(&c) - r->dropped_written;
-
-		if (rec_writer_lost(r->w, n))
-			r->failed = 1;
+	if (n)
 		fprintf(stderr, "iolens record: lost %llu request records: ring buffer full (disk too slow for the trace?) or hook skipped by the kernel\n",
 			(unsigned long long)n);
-		r->dropped_written = block_trace_dropped(&c);
-	}
 }
 
 /* Once a second: what was recorded is on disk whatever ends record. */

@@ -7,6 +7,7 @@
 #include "lib/devices.h"
 #include "lib/fileid.h"
 #include "record/writer.h"
+#include "trace/block_trace.h"
 
 /* The seen set's first size. */
 #define SEEN_SLOTS 4096
@@ -92,7 +93,7 @@ static __u64 stack_key(__u32 stack)
  * inode. */
 static __u64 file_key(const struct iolens_rq *rq)
 {
-	__u64 key = (rq->ino * 0x9e3779b97f4a7c15ULL) ^ ((__u64)rq->fgen << 20) ^ rq->fdev;
+	__u64 key = fileid_hash(rq->fdev, rq->ino, rq->fgen);
 
 	return (key & ~(3ULL << 62)) | 3ULL << 62;
 }
@@ -236,6 +237,19 @@ int rec_writer_lost(struct rec_writer *w, __u64 n)
 	if (trace_write_lost(w->w, n))
 		w->failed = 1;
 	return w->failed ? -1 : 0;
+}
+
+__u64 rec_writer_dropped(struct rec_writer *w, struct block_trace *bt, __u64 *seen)
+{
+	struct block_trace_stats c;
+	__u64 n;
+
+	block_trace_stats(bt, &c);
+	n = block_trace_dropped(&c) - *seen;
+	if (n)
+		rec_writer_lost(w, n);
+	*seen += n;
+	return n;
 }
 
 int rec_writer_sync(struct rec_writer *w)

@@ -396,8 +396,6 @@ static void json_stacks(struct json *j, const struct page_table *t, struct kstac
 
 static void json_files(struct json *j, const struct page_table *t)
 {
-	char dev[24];
-
 	json_arr_open(j, "files");
 	for (int i = 0; i < t->cap; i++) {
 		const struct page_who *w = &t->v[i];
@@ -406,14 +404,7 @@ static void json_files(struct json *j, const struct page_table *t)
 		if (!w->used)
 			continue;
 		json_obj_open(j, NULL);
-		json_str(j, "file", rqfile_path(&k));
-		json_str(j, "file_kind", rqfile_kind(&k));
-		snprintf(dev, sizeof(dev), "%u:%u", kdev_major(w->fdev), kdev_minor(w->fdev));
-		json_str(j, "file_dev", w->fkind != IOLENS_FK_NONE ? dev : NULL);
-		if (w->fkind == IOLENS_FK_CACHE || w->fkind == IOLENS_FK_DIRECT)
-			json_u64(j, "file_ino", w->ino);
-		else
-			json_null(j, "file_ino");
+		rqfile_json(j, &k);
 		json_u64(j, "requests", w->requests);
 		json_u64(j, "bytes", w->bytes);
 		json_u64(j, "read_bytes", w->op_bytes[0]);

@@ -257,10 +257,7 @@ static void json_group(struct json *j, const struct top_frame *f,
 		json_u64(j, "uid", g->uid);
 		json_str(j, "user", r->user);
 	} else {
-		if (path)
-			json_str(j, "cgroup", path);
-		else
-			json_null(j, "cgroup");
+		json_str(j, "cgroup", path);	/* null when not found */
 		json_u64(j, "cgroup_id", g->cgroup);
 		json_u64(j, "writeback_requests", g->wb_ios);
 		json_u64(j, "writeback_bytes", g->wb_bytes);

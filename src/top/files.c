@@ -14,6 +14,7 @@
 #include <string.h>
 #include "lib/clock.h"
 #include "lib/devices.h"
+#include "lib/fileid.h"
 #include "lib/ksyms.h"
 #include "lib/sanitize.h"
 #include "lib/units.h"
@@ -44,8 +45,7 @@ static bool same_file(const struct iolens_rq *a, const struct iolens_rq *b)
 /* The row of rq's file; `others` when the table is full. */
 static struct top_file *row_of(struct top_files *tf, const struct iolens_rq *rq)
 {
-	__u64 h = (rq->ino ^ (__u64)rq->fdev << 32 ^ rq->fgen ^ (__u64)rq->fkind << 60) *
-		  0x9e3779b97f4a7c15ULL;
+	__u64 h = fileid_hash(rq->fdev, rq->ino ^ (__u64)rq->fkind << 60, rq->fgen);
 
 	for (__u32 i = h >> 40;; i++) {
 		struct top_file *f = &tf->tab[i % TABLE_SLOTS];
@@ -284,8 +284,6 @@ void top_files_print(FILE *out, const struct top_file *v, int n, double secs)
 void top_files_json(struct json *j, const struct top_file *v, int n,
 		    const struct top_file *others)
 {
-	char dev[24];
-
 	json_arr_open(j, "files");
 	for (int i = 0; i < n; i++) {
 		const struct top_file *f = &v[i];
@@ -293,14 +291,7 @@ void top_files_json(struct json *j, const struct top_file *v, int n,
 
 		k.bytes = bytes_of(f);
 		json_obj_open(j, NULL);
-		json_str(j, "file", rqfile_path(&k));
-		json_str(j, "file_kind", rqfile_kind(&k));
-		snprintf(dev, sizeof(dev), "%u:%u", kdev_major(f->id.fdev), kdev_minor(f->id.fdev));
-		json_str(j, "file_dev", f->id.fkind != IOLENS_FK_NONE ? dev : NULL);
-		if (f->id.fkind == IOLENS_FK_CACHE || f->id.fkind == IOLENS_FK_DIRECT)
-			json_u64(j, "file_ino", f->id.ino);
-		else
-			json_null(j, "file_ino");
+		rqfile_json(j, &k);
 		json_u64(j, "reads", f->reads);
 		json_u64(j, "writes", f->writes);
 		json_u64(j, "read_bytes", f->read_bytes);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "lib/devices.h"
 #include "lib/fileid.h"
+#include "lib/json.h"
 #include "trace/rqfile.h"
 
 const char *rqfile_kind(const struct iolens_rq *rq)
@@ -23,23 +24,32 @@ const char *rqfile_kind(const struct iolens_rq *rq)
 	return rq->bytes ? "unknown" : "none";
 }
 
-static bool has_inode(const struct iolens_rq *rq)
-{
-	return rq->fkind == IOLENS_FK_CACHE || rq->fkind == IOLENS_FK_DIRECT;
-}
-
 const char *rqfile_path(const struct iolens_rq *rq)
 {
-	return has_inode(rq) ? fileid_path(rq->fdev, rq->ino, rq->fgen) : NULL;
+	return rqfile_has_inode(rq) ? fileid_path(rq->fdev, rq->ino, rq->fgen) : NULL;
 }
 
 const char *rqfile_unnamed(const struct iolens_rq *rq, const char *kind, char *buf,
 			   size_t len)
 {
-	if (has_inode(rq))
+	if (rqfile_has_inode(rq))
 		snprintf(buf, len, "(inode %" PRIu64 " on %u:%u)", (uint64_t)rq->ino,
 			 kdev_major(rq->fdev), kdev_minor(rq->fdev));
 	else
 		snprintf(buf, len, "(%s)", kind);
 	return buf;
+}
+
+void rqfile_json(struct json *j, const struct iolens_rq *rq)
+{
+	char dev[24];
+
+	json_str(j, "file", rqfile_path(rq));
+	json_str(j, "file_kind", rqfile_kind(rq));
+	snprintf(dev, sizeof(dev), "%u:%u", kdev_major(rq->fdev), kdev_minor(rq->fdev));
+	json_str(j, "file_dev", rq->fkind != IOLENS_FK_NONE ? dev : NULL);
+	if (rqfile_has_inode(rq))
+		json_u64(j, "file_ino", rq->ino);
+	else
+		json_null(j, "file_ino");
 }

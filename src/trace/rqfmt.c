@@ -70,12 +70,6 @@ void rqfmt_header(FILE *f, enum rqfmt_mode mode, bool files, bool stacks)
 			files ? ",file_kind,file_dev,file_ino,file" : "", stacks ? ",stack" : "");
 }
 
-/* Whether the request names a file by inode (its path may be unknown). */
-static bool has_inode(const struct iolens_rq *rq)
-{
-	return rq->fkind == IOLENS_FK_CACHE || rq->fkind == IOLENS_FK_DIRECT;
-}
-
 /* Why the request has no stack: never NULL (a stack id the map no longer
  * held, which cannot happen while it lives, is "not found"). */
 static const char *stack_why(const struct iolens_rq *rq)
@@ -350,7 +344,7 @@ static char *format_json(char *p, const struct iolens_rq *rq,
 		else
 			p = put_lit(p, "null", 4);
 		p = KEY(p, "file_ino");
-		p = has_inode(rq) ? put_u64(p, rq->ino) : put_lit(p, "null", 4);
+		p = rqfile_has_inode(rq) ? put_u64(p, rq->ino) : put_lit(p, "null", 4);
 		p = put_str(KEY(p, "file"), n->file);
 	}
 	if (n->stacks && n->stack) {
@@ -452,7 +446,7 @@ static char *format_csv(char *p, const struct iolens_rq *rq,
 		if (rq->fkind != IOLENS_FK_NONE)
 			p = put_fmt(p, "%u:%u", kdev_major(rq->fdev), kdev_minor(rq->fdev));
 		*p++ = ',';
-		if (has_inode(rq))
+		if (rqfile_has_inode(rq))
 			p = put_u64(p, rq->ino);
 		*p++ = ',';
 		p = csv_name(p, n->file, str_len(n->file));
