@@ -71,12 +71,35 @@ struct compare_verdict {
  * past the histogram's range. */
 double compare_pct(const struct compare_side *s, enum page_op op, double p);
 
+/* A figure of an op's table, a row each in text, JSON and the page. */
+struct compare_row {
+	const char *label;	/* text and page; NULL: JSON only */
+	const char *json;	/* its key in a side of an op */
+	/* Of a side's op; NaN where unknown (no time, no request). */
+	double (*value)(const struct compare_side *s, enum page_op op, double arg);
+	double arg;
+	const char *fmt;	/* printf's of value * scale; NULL: a time */
+	double scale;		/* shown: MB/s of bytes/s; 0 for 1 */
+	int prec;		/* JSON's decimals; -1: a whole number */
+};
+extern const struct compare_row compare_rows[];
+
+/* A row's cells of an op: A's, B's and B's over A's, "-" where unknown. */
+#define COMPARE_CELL 24
+void compare_cells(const struct compare_row *r, const struct compare_side *side,
+		   enum page_op op, char cell[3][COMPARE_CELL]);
+
 /* A trace's duration in seconds, and its span from the first
  * completion to the last (the rates' time). */
 double compare_duration(const struct compare_side *s);
 double compare_busy(const struct compare_side *s);
 void compare_judge(const struct compare_side *a, const struct compare_side *b,
 		   enum page_op op, struct compare_verdict *v);
+/* The verdict in words: its head ("no significant difference", "B is
+ * slower"...) and what the test found ("p50 x1.80 p=1.1e-05, p99 ...";
+ * why not judged). */
+void compare_verdict_words(const struct compare_verdict *v, const struct compare_side *side,
+			   enum page_op op, const char **head, char *detail, size_t len);
 /* The comparison as text, and as JSON (its own output and the page's
  * data). */
 void compare_text(FILE *f, const struct compare_side *side);

@@ -208,84 +208,95 @@ static void intro(FILE *f, char which, const struct compare_side *s)
 	fputc('\n', f);
 }
 
-/* A figure of each side and B's over A's, or "-" for what is unknown. */
-static void row_num(FILE *f, const char *what, double a, double b, const char *fmt)
-{
-	char x[24] = "-", y[24] = "-", r[16] = "-";
-
-	if (!isnan(a))
-		snprintf(x, sizeof(x), fmt, a);
-	if (!isnan(b))
-		snprintf(y, sizeof(y), fmt, b);
-	if (!isnan(a) && !isnan(b) && a > 0)
-		snprintf(r, sizeof(r), "%.2f", b / a);
-	fprintf(f, "  %-10s %14s %14s %9s\n", what, x, y, r);
-}
-
-static void row_ns(FILE *f, const char *what, double a, double b)
-{
-	char x[24] = "-", y[24] = "-", r[16] = "-";
-
-	if (!isnan(a))
-		fmt_ns(x, sizeof(x), a);
-	if (!isnan(b))
-		fmt_ns(y, sizeof(y), b);
-	if (!isnan(a) && !isnan(b) && a > 0)
-		snprintf(r, sizeof(r), "%.2f", b / a);
-	fprintf(f, "  %-10s %14s %14s %9s\n", what, x, y, r);
-}
-
-static double rate(const struct compare_side *s, double v)
+static double per_s(const struct compare_side *s, double v)
 {
 	double d = compare_busy(s);
 
 	return d > 0 ? v / d : NAN;
 }
 
-static double mean_lat(const struct compare_side *s, enum page_op op)
+static double mean_of(__u64 sum, __u64 n)
 {
-	__u64 n = s->sum[op].lat_n[RQSUM_TOTAL];
-
-	return n ? (double)s->lat_sum[op] / n : NAN;
+	return n ? (double)sum / n : NAN;
 }
 
-static double mean_qd(const struct compare_side *s, enum page_op op)
+/* A row's value of side s's op, from an expression of s, op and arg. */
+#define VALUE(name, expr)						\
+	static double name(const struct compare_side *s, enum page_op op,	\
+			   double arg __attribute__((unused)))		\
+	{								\
+		return (expr);						\
+	}
+VALUE(v_requests, s->requests[op])
+VALUE(v_failed, s->failed[op])
+VALUE(v_bytes, s->bytes[op])
+VALUE(v_iops, per_s(s, s->requests[op]))
+VALUE(v_bytes_per_s, per_s(s, s->bytes[op]))
+VALUE(v_mean, mean_of(s->lat_sum[op], s->sum[op].lat_n[RQSUM_TOTAL]))
+VALUE(v_pct, compare_pct(s, op, arg))
+VALUE(v_qd, mean_of(s->sum[op].qd_sum, s->sum[op].qd_n))
+
+const struct compare_row compare_rows[] = {
+	{ "requests", "requests", v_requests, 0, "%.0f", 0, -1 },
+	{ "failed", "failed", v_failed, 0, "%.0f", 0, -1 },
+	{ NULL, "bytes", v_bytes, 0, NULL, 0, -1 },
+	{ "IOPS", "iops", v_iops, 0, "%.1f", 0, 3 },
+	{ "MB/s", "bytes_per_s", v_bytes_per_s, 0, "%.2f", 1e-6, 1 },
+	{ "mean", "mean_ns", v_mean, 0, NULL, 0, 1 },
+	{ "p50", "p50_ns", v_pct, 50, NULL, 0, -1 },
+	{ "p99", "p99_ns", v_pct, 99, NULL, 0, -1 },
+	{ "p99.9", "p99.9_ns", v_pct, 99.9, NULL, 0, -1 },
+	{ "mean QD", "mean_qd", v_qd, 0, "%.2f", 0, 3 },
+	{ 0 },
+};
+
+void compare_cells(const struct compare_row *r, const struct compare_side *side,
+		   enum page_op op, char cell[3][COMPARE_CELL])
 {
-	return s->sum[op].qd_n ? (double)s->sum[op].qd_sum / s->sum[op].qd_n : NAN;
+	double v[2];
+
+	for (int i = 0; i < 2; i++) {
+		v[i] = r->value(&side[i], op, r->arg);
+		if (isnan(v[i]))
+			snprintf(cell[i], COMPARE_CELL, "-");
+		else if (!r->fmt)
+			fmt_ns(cell[i], COMPARE_CELL, v[i]);
+		else
+			snprintf(cell[i], COMPARE_CELL, r->fmt, v[i] * (r->scale ? r->scale : 1));
+	}
+	if (isnan(v[0]) || isnan(v[1]) || v[0] <= 0)
+		snprintf(cell[2], COMPARE_CELL, "-");
+	else
+		snprintf(cell[2], COMPARE_CELL, "%.2f", v[1] / v[0]);
 }
 
-/* What the test said, in a line. */
-static void verdict_text(FILE *f, const struct compare_verdict *v,
-			 const struct compare_side *side, enum page_op op)
+void compare_verdict_words(const struct compare_verdict *v, const struct compare_side *side,
+			   enum page_op op, const char **head, char *detail, size_t len)
 {
 	static const char *const k_name[] = { "p50", "p99" };
+	size_t n = 0;
 
-	fputs("  verdict: ", f);
 	if (!v->judged) {
-		fprintf(f, "not judged: fewer than %d time slices with %d requests (p50) on a side\n",
-			COMPARE_SLICES_MIN, COMPARE_P50_MIN);
+		*head = "not judged";
+		snprintf(detail, len, "fewer than %d time slices with %d requests (p50) on a side",
+			 COMPARE_SLICES_MIN, COMPARE_P50_MIN);
 		return;
 	}
-	if (!v->differs)
-		fputs("no significant difference (", f);
-	else
-		fprintf(f, "B is %s (", v->sign > 0 ? "slower" : v->sign < 0 ? "faster" :
-			"different, p50 and p99 apart");
-	for (int k = 0; k < 2; k++) {
-		double a = compare_pct(&side[0], op, k ? 99 : 50), b = compare_pct(&side[1], op, k ? 99 : 50);
+	*head = !v->differs ? "no significant difference" : v->sign > 0 ? "B is slower" :
+		v->sign < 0 ? "B is faster" : "B is different, p50 and p99 apart";
+	*detail = 0;
+	for (int k = 0; k < 2 && n < len; k++) {
+		double a = compare_pct(&side[0], op, k ? 99 : 50);
+		double b = compare_pct(&side[1], op, k ? 99 : 50);
 
-		if (k)
-			fputs(", ", f);
-		if (v->p[k] < 0) {
-			fprintf(f, "%s not judged", k_name[k]);
-			continue;
-		}
-		fprintf(f, "%s", k_name[k]);
-		if (v->differs && a > 0)
-			fprintf(f, " x%.2f", b / a);
-		fprintf(f, " p=%.2g", v->p[k]);
+		n += snprintf(detail + n, len - n, "%s%s", k ? ", " : "", k_name[k]);
+		if (n < len && v->p[k] < 0)
+			n += snprintf(detail + n, len - n, " not judged");
+		else if (n < len && v->differs && a > 0)
+			n += snprintf(detail + n, len - n, " x%.2f p=%.2g", b / a, v->p[k]);
+		else if (n < len)
+			n += snprintf(detail + n, len - n, " p=%.2g", v->p[k]);
 	}
-	fputs(")\n", f);
 }
 
 void compare_text(FILE *f, const struct compare_side *side)
@@ -296,20 +307,23 @@ void compare_text(FILE *f, const struct compare_side *side)
 	intro(f, 'B', b);
 	for (int o = 0; o < PAGE_NOPS; o++) {
 		struct compare_verdict v;
+		const char *head;
+		char detail[128];
 
 		if (!a->requests[o] && !b->requests[o])
 			continue;
 		compare_judge(a, b, o, &v);
 		fprintf(f, "\n%-12s %14s %14s %9s\n", page_op_names[o], "A", "B", "B/A");
-		row_num(f, "requests", a->requests[o], b->requests[o], "%.0f");
-		row_num(f, "failed", a->failed[o], b->failed[o], "%.0f");
-		row_num(f, "IOPS", rate(a, a->requests[o]), rate(b, b->requests[o]), "%.1f");
-		row_num(f, "MB/s", rate(a, a->bytes[o] / 1e6), rate(b, b->bytes[o] / 1e6), "%.2f");
-		row_ns(f, "mean", mean_lat(a, o), mean_lat(b, o));
-		for (int k = 0; k < NPCTS; k++)
-			row_ns(f, pct_names[k], compare_pct(a, o, pcts[k]), compare_pct(b, o, pcts[k]));
-		row_num(f, "mean QD", mean_qd(a, o), mean_qd(b, o), "%.2f");
-		verdict_text(f, &v, side, o);
+		for (const struct compare_row *r = compare_rows; r->json; r++) {
+			char c[3][COMPARE_CELL];
+
+			if (!r->label)
+				continue;
+			compare_cells(r, side, o, c);
+			fprintf(f, "  %-10s %14s %14s %9s\n", r->label, c[0], c[1], c[2]);
+		}
+		compare_verdict_words(&v, side, o, &head, detail, sizeof(detail));
+		fprintf(f, "  verdict: %s (%s)\n", head, detail);
 	}
 	fprintf(f, "\n# IOPS and MB/s: over the span from the first completion to the last;\n"
 		"# latency: from a request's start to its completion, of successes;\n"
@@ -323,37 +337,17 @@ void compare_text(FILE *f, const struct compare_side *side)
 static void json_side(struct json *j, const char *key, const struct compare_side *s,
 		      enum page_op op)
 {
-	double v;
-
 	json_obj_open(j, key);
-	json_u64(j, "requests", s->requests[op]);
-	json_u64(j, "failed", s->failed[op]);
-	json_u64(j, "bytes", s->bytes[op]);
-	if (!isnan(v = rate(s, s->requests[op])))
-		json_f64(j, "iops", v, 3);
-	else
-		json_null(j, "iops");
-	if (!isnan(v = rate(s, s->bytes[op])))
-		json_f64(j, "bytes_per_s", v, 1);
-	else
-		json_null(j, "bytes_per_s");
-	if (!isnan(v = mean_lat(s, op)))
-		json_f64(j, "mean_ns", v, 1);
-	else
-		json_null(j, "mean_ns");
-	for (int k = 0; k < NPCTS; k++) {
-		char name[16];
+	for (const struct compare_row *r = compare_rows; r->json; r++) {
+		double v = r->value(s, op, r->arg);
 
-		snprintf(name, sizeof(name), "%s_ns", pct_names[k]);
-		if (!isnan(v = compare_pct(s, op, pcts[k])))
-			json_u64(j, name, v);
+		if (isnan(v))
+			json_null(j, r->json);
+		else if (r->prec < 0)
+			json_u64(j, r->json, v);
 		else
-			json_null(j, name);
+			json_f64(j, r->json, v, r->prec);
 	}
-	if (!isnan(v = mean_qd(s, op)))
-		json_f64(j, "mean_qd", v, 3);
-	else
-		json_null(j, "mean_qd");
 	json_obj_close(j);
 }
 

@@ -21,76 +21,29 @@ static const char *const color[2] = { "#1f77b4", "#e8710a" };
 static const char css[] =
 	".diff{background:#fff3cd}.same{background:#e6f4ea}svg .l{fill:none;stroke-width:1.6}";
 
-static void td_ns(FILE *f, double ns)
-{
-	char b[24];
-
-	if (isnan(ns)) {
-		fputs("<td>-</td>", f);
-		return;
-	}
-	fmt_ns(b, sizeof(b), ns);
-	fprintf(f, "<td>%s</td>", b);
-}
-
-static void td_ratio(FILE *f, double a, double b)
-{
-	if (isnan(a) || isnan(b) || a <= 0)
-		fputs("<td>-</td>", f);
-	else
-		fprintf(f, "<td>%.2f</td>", b / a);
-}
-
 static void table(FILE *f, const struct compare_side *side, enum page_op op)
 {
-	static const double ps[] = { 50, 99, 99.9 };
-	static const char *const pn[] = { "p50", "p99", "p99.9" };
-	const struct compare_side *a = &side[0], *b = &side[1];
-	double da = compare_busy(a), db = compare_busy(b);
 	struct compare_verdict v;
+	const char *head;
+	char detail[128];
 
-	compare_judge(a, b, op, &v);
+	compare_judge(&side[0], &side[1], op, &v);
 	fprintf(f, "<h2>%s</h2>\n<table><tr><th></th><th>A</th><th>B</th><th>B/A</th></tr>\n",
 		page_op_names[op]);
-	fprintf(f, "<tr><td>requests</td><td>%llu</td><td>%llu</td>",
-		(unsigned long long)a->requests[op], (unsigned long long)b->requests[op]);
-	td_ratio(f, a->requests[op], b->requests[op]);
-	fprintf(f, "</tr>\n<tr><td>failed</td><td>%llu</td><td>%llu</td><td></td></tr>\n",
-		(unsigned long long)a->failed[op], (unsigned long long)b->failed[op]);
-	if (da > 0 && db > 0) {
-		fprintf(f, "<tr><td>IOPS</td><td>%.1f</td><td>%.1f</td>",
-			a->requests[op] / da, b->requests[op] / db);
-		td_ratio(f, a->requests[op] / da, b->requests[op] / db);
-		fprintf(f, "</tr>\n<tr><td>MB/s</td><td>%.2f</td><td>%.2f</td>",
-			a->bytes[op] / da / 1e6, b->bytes[op] / db / 1e6);
-		td_ratio(f, a->bytes[op] / da, b->bytes[op] / db);
-		fputs("</tr>\n", f);
-	}
-	for (int k = 0; k < 3; k++) {
-		fprintf(f, "<tr><td>%s latency</td>", pn[k]);
-		td_ns(f, compare_pct(a, op, ps[k]));
-		td_ns(f, compare_pct(b, op, ps[k]));
-		td_ratio(f, compare_pct(a, op, ps[k]), compare_pct(b, op, ps[k]));
-		fputs("</tr>\n", f);
+	for (const struct compare_row *r = compare_rows; r->json; r++) {
+		char c[3][COMPARE_CELL];
+
+		if (!r->label)
+			continue;
+		compare_cells(r, side, op, c);
+		fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			r->label, c[0], c[1], c[2]);
 	}
 	fputs("</table>\n", f);
-	if (!v.judged)
-		fprintf(f, "<p>Verdict: not judged (fewer than %d time slices with %d requests "
-			"on a side).</p>\n", COMPARE_SLICES_MIN, COMPARE_P50_MIN);
-	else {
-		fprintf(f, "<p class=\"%s\">Verdict: <b>%s</b> (rank-sum test of the %d time "
-			"slices'", v.differs ? "diff" : "same",
-			!v.differs ? "no significant difference" : v.sign > 0 ? "B is slower" :
-			v.sign < 0 ? "B is faster" : "B differs (p50 and p99 apart)",
-			COMPARE_SLICES);
-		for (int k = 0; k < 2; k++) {
-			if (v.p[k] < 0)
-				fprintf(f, "%s %s: not judged", k ? "," : "", k ? "p99" : "p50");
-			else
-				fprintf(f, "%s %s: p=%.2g", k ? "," : "", k ? "p99" : "p50", v.p[k]);
-		}
-		fputs(").</p>\n", f);
-	}
+	compare_verdict_words(&v, side, op, &head, detail, sizeof(detail));
+	fprintf(f, "<p class=\"%s\">Verdict: <b>%s</b> (%s; the exact rank-sum test of "
+		"each trace's %d time slices).</p>\n", v.differs ? "diff" : v.judged ? "same" : "",
+		head, detail, COMPARE_SLICES);
 }
 
 /* The latency percentile plot: x in nines (0: p0, 1: p90, 2: p99, 3:
