@@ -11,6 +11,13 @@ CPU per I/O: the whole process's user+sys time (wait4's rusage: every thread,
 setup included) over the I/Os it reported.  Medians over --rounds, and the
 ratios iolens/fio (IOPS: higher is better; CPU per I/O: lower is better).
 
+On a shared host one tool's runs of a row at queue depth 1 spread over a
+factor of two or more, so a median under fio's may be noise: each row also
+says how sure it is that iolens is worse, the one-sided exact rank-sum test
+of the rounds (p of iolens's IOPS below fio's, of its CPU per I/O above);
+a row is called worse only at p < 0.05: with 5 rounds a side, iolens's
+run better than fio's in at most 4 of the 25 pairs of a run of each.
+
 The first three rows run both tools with their defaults: iolens places each
 job thread on one CPU (cpus_allowed_policy=split), fio lets the scheduler
 move it (shared).  The last two rows run io_uring QD1 with the same
@@ -27,7 +34,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchlib import parse_args, bench_device  # noqa: E402
+from benchlib import parse_args, bench_device, p_below  # noqa: E402
 
 URING_QD1 = ["--ioengine=io_uring", "--iodepth=1"]
 ALL_CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
@@ -94,17 +101,25 @@ def main():
             med = {t: (statistics.median(r[0] for r in rs),
                        statistics.median(r[1] for r in rs))
                    for t, rs in res.items()}
-            rows.append((name, med))
+            iops = {t: [r[0] for r in rs] for t, rs in res.items()}
+            cpu = {t: [r[1] for r in rs] for t, rs in res.items()}
+            rows.append((name, med, p_below(iops["iolens"], iops["fio"]),
+                         p_below(cpu["fio"], cpu["iolens"])))
 
     print("%s; %d rounds of %d s alternating, medians; kernel %s\n" % (
         "4 KiB random reads, O_DIRECT, loop device on tmpfs",
         args.rounds, args.runtime, os.uname().release))
-    print("| workload | fio IOPS | iolens IOPS | IOPS ratio | fio CPU/IO | iolens CPU/IO | CPU ratio |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for name, m in rows:
+    print("| workload | fio IOPS | iolens IOPS | IOPS ratio | p IOPS below | "
+          "fio CPU/IO | iolens CPU/IO | CPU ratio | p CPU above |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    worse = []
+    for name, m, p_iops, p_cpu in rows:
         (fi, fc), (ii, ic) = m["fio"], m["iolens"]
-        print("| %s | %.0f | %.0f | %.2f | %.0f ns | %.0f ns | %.2f |" % (
-            name, fi, ii, ii / fi, fc, ic, ic / fc))
+        print("| %s | %.0f | %.0f | %.2f | %.3f | %.0f ns | %.0f ns | %.2f | %.3f |" % (
+            name, fi, ii, ii / fi, p_iops, fc, ic, ic / fc, p_cpu))
+        worse += ["%s: IOPS below fio's" % name] * (p_iops < 0.05)
+        worse += ["%s: CPU per I/O above fio's" % name] * (p_cpu < 0.05)
+    print("\nworse than fio at p < 0.05: %s" % ("; ".join(worse) or "none"))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ io_uring, QD32, O_DIRECT on a loop device over tmpfs), in-kernel cost from
 bpf_stats, and a tool's own CPU time."""
 import argparse
 import contextlib
+import itertools
 import json
 import statistics
 import os
@@ -63,6 +64,22 @@ def fio(dev, runtime):
               "--runtime=%d" % runtime, "--time_based", "--randrepeat=0",
               "--norandommap", "--output-format=json"])
     return json.loads(out)["jobs"][0]["read"]["iops"]
+
+
+def p_below(x, y):
+    """One-sided p-value that the values x come from lower than y's: the
+    exact Wilcoxon-Mann-Whitney rank-sum test (every split of the pooled
+    values counted; ties at their mean rank), as src/lib/ranktest.c does
+    for report --compare.  Small p: x are lower; 1.0: nothing says so."""
+    pool = sorted(x + y)
+    rank = {}
+    for v in set(pool):
+        first = pool.index(v)
+        rank[v] = first + (pool.count(v) + 1) / 2
+    ranks = [rank[v] for v in x + y]
+    mine = sum(rank[v] for v in x)
+    splits = list(itertools.combinations(ranks, len(x)))
+    return sum(1 for c in splits if sum(c) <= mine + 1e-9) / len(splits)
 
 
 @contextlib.contextmanager
