@@ -19,4 +19,8 @@ struct procstat {
 /* 0, or -1 if the task is gone or the file is not one of those. */
 int procstat_read(const char *path, struct procstat *ps);
 
+/* The effective uid of the task of `status_path` (/proc/PID/status or
+ * /proc/PID/task/TID/status): 0, or -1 if it is gone. */
+int procstat_euid(const char *status_path, __u32 *uid);
+
 #endif

@@ -25,6 +25,10 @@ void proctree_init(struct proctree *t, const int *roots, int nroots);
  */
 bool proctree_has(struct proctree *t, __u32 tgid);
 
+/* The same, but -1 for a tgid not asked about before that is gone now
+ * (its parent chain can no longer be read) and is no root. */
+int proctree_judge(struct proctree *t, __u32 tgid);
+
 /* The same for a tgid that may have exited since: then decided by `ppid`,
  * its parent when it was seen (0: unknown). */
 bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid);

@@ -7,6 +7,7 @@
 #ifndef IOLENS_TOP_FILES_H
 #define IOLENS_TOP_FILES_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "bpf/block.h"
@@ -37,15 +38,32 @@ struct top_file {
 
 struct top_files;
 
+/* Whose requests count, as top's process rows are chosen: -p (with its
+ * descendants), -u (effective uid), -c (in the command name), --cgroup
+ * (the submitter's, cgroup2); all with none. */
+struct top_files_who {
+	__u32 pids[16];
+	int npids;
+	bool by_uid;
+	__u32 uid;
+	const char *comm;
+	bool by_cgroup;
+	__u64 cgroup;
+};
+
 /* The block tracer with files, for top's disks of `devs` (ndev, 0: all),
- * in a thread of its own; NULL with one line said if it cannot start. */
-struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev);
+ * the requests of `who`, in a thread of its own; NULL with one line said
+ * if it cannot start. */
+struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev,
+				  const struct top_files_who *who);
 
 /* The frame's files, most bytes first, moved into *v (a malloc'd array the
  * caller frees; *n of them) and counting started again; the requests of
- * files beyond TOP_FILES_MAX in *others.  0 or -ENOMEM. */
+ * files beyond TOP_FILES_MAX in *others; in *unjudged those whose
+ * submitter could not be told (gone before its user or parent was read,
+ * or in flight before the tracer), with `who` choosing.  0 or -ENOMEM. */
 int top_files_take(struct top_files *tf, struct top_file **v, int *n,
-		   struct top_file *others);
+		   struct top_file *others, __u64 *unjudged);
 
 void top_files_stop(struct top_files *tf);
 
@@ -71,8 +89,13 @@ size_t top_files_row(char *buf, size_t len, const struct top_file *f, double sec
 /* Batch text: the table of files, rates over `secs`. */
 void top_files_print(FILE *out, const struct top_file *v, int n, double secs);
 
-/* JSON: "files" (counts over the frame), and "files_others". */
+/* What the view says of requests whose submitter could not be told,
+ * into buf: "" for none. */
+const char *top_files_unjudged(char *buf, size_t len, __u64 requests);
+
+/* JSON: "files" (counts over the frame), "files_others" and
+ * "files_unjudged_requests". */
 void top_files_json(struct json *j, const struct top_file *v, int n,
-		    const struct top_file *others);
+		    const struct top_file *others, __u64 unjudged);
 
 #endif

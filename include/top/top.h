@@ -174,6 +174,9 @@ struct top_frame {
 	struct top_file *files;
 	int nfiles;
 	struct top_file files_others;
+	/* With -p, -u, -c or --cgroup: requests whose submitter could not
+	 * be told (top_files_take()), in no file's row. */
+	__u64 files_unjudged;
 };
 
 #define TOP_FILES_FAILED	(-1)

@@ -4,17 +4,27 @@
 #include <string.h>
 #include "lib/procstat.h"
 
-int procstat_read(const char *path, struct procstat *ps)
+/* A file of /proc read into buf, NUL-terminated; -1 if it is gone. */
+static int read_small(const char *path, char *buf, size_t size)
 {
-	char buf[1024], *p, *q;
-	size_t n, len;
 	FILE *f = fopen(path, "re");
+	size_t n;
 
 	if (!f)
 		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	n = fread(buf, 1, size - 1, f);
 	fclose(f);
 	buf[n] = 0;
+	return 0;
+}
+
+int procstat_read(const char *path, struct procstat *ps)
+{
+	char buf[1024], *p, *q;
+	size_t len;
+
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
 	memset(ps, 0, sizeof(*ps));
 	/* "pid (comm) state ppid ...": comm may hold anything, spaces and
 	 * ')' too, so it ends at the last ')'. */
@@ -45,4 +55,19 @@ int procstat_read(const char *path, struct procstat *ps)
 		p += strcspn(p, " ");
 	}
 	return ps->state ? 0 : -1;
+}
+
+int procstat_euid(const char *status_path, __u32 *uid)
+{
+	char buf[4096], *p, *end;
+
+	if (read_small(status_path, buf, sizeof(buf)))
+		return -1;
+	/* "Uid:\treal\teffective\tsaved\tfs" */
+	p = strstr(buf, "\nUid:");
+	if (!p)
+		return -1;
+	strtoul(p + 5, &end, 10);
+	*uid = strtoul(end, NULL, 10);
+	return 0;
 }

@@ -40,13 +40,20 @@ static __u32 parent_of(__u32 pid)
 	return stat_of(pid, &state, &ppid) ? ppid : 0;
 }
 
+static bool is_root(const struct proctree *t, __u32 tgid)
+{
+	for (int i = 0; i < t->nroots; i++)
+		if ((__u32)t->roots[i] == tgid)
+			return true;
+	return false;
+}
+
 static bool below_root(const struct proctree *t, __u32 tgid)
 {
 	/* Bounded: a chain longer than this is not a benchmark's. */
 	for (int depth = 0; tgid > 1 && depth < 64; depth++) {
-		for (int i = 0; i < t->nroots; i++)
-			if ((__u32)t->roots[i] == tgid)
-				return true;
+		if (is_root(t, tgid))
+			return true;
 		tgid = parent_of(tgid);
 	}
 	return false;
@@ -74,6 +81,16 @@ bool proctree_has(struct proctree *t, __u32 tgid)
 	const struct proctree_seen *s = seen_of(t, tgid);
 
 	return s ? s->in : remember(t, tgid, tgid && below_root(t, tgid));
+}
+
+int proctree_judge(struct proctree *t, __u32 tgid)
+{
+	__u32 ppid;
+	char state;
+
+	if (seen_of(t, tgid) || !tgid || is_root(t, tgid) || stat_of(tgid, &state, &ppid))
+		return proctree_has(t, tgid);
+	return -1;
 }
 
 bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid)

@@ -154,8 +154,13 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 		printf("Files: from the next frame (the block tracer attached in this one)\n");
 	else if (o->files && f->nfiles >= 0)
 		printf("Files:\n");
-	if (o->files && f->nfiles >= 0)
+	if (o->files && f->nfiles >= 0) {
+		char note[128];
+
 		top_files_print(stdout, f->files, f->nfiles, f->secs > 0 ? f->secs : 1);
+		if (*top_files_unjudged(note, sizeof(note), f->files_unjudged))
+			printf("%s\n", note);
+	}
 	putchar('\n');
 	fflush(stdout);
 }
@@ -392,7 +397,7 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 	}
 	json_arr_close(&j);
 	if (o->files && f->nfiles >= 0)
-		top_files_json(&j, f->files, f->nfiles, &f->files_others);
+		top_files_json(&j, f->files, f->nfiles, &f->files_others, f->files_unjudged);
 	else if (o->files)
 		json_null(&j, "files");
 	json_obj_close(&j);

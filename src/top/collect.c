@@ -38,6 +38,18 @@ struct top_collector {
 	bool tf_failed;			/* it could not start: not again */
 };
 
+/* The tracer of files, for the processes top's options choose. */
+static struct top_files *files_start(const char *cmd, const struct top_opts *o)
+{
+	struct top_files_who who = {
+		.npids = o->npids, .by_uid = o->by_uid, .uid = o->uid, .comm = o->comm,
+		.by_cgroup = o->by_cgroup, .cgroup = o->cgroup,
+	};
+
+	memcpy(who.pids, o->pids, sizeof(who.pids));
+	return top_files_start(cmd, NULL, 0, &who);
+}
+
 /* The frame's files, with the view on: the tracer starts with it (key F
  * may turn it on in the middle) and stops with it, so that it costs
  * nothing the rest of the time. */
@@ -49,20 +61,22 @@ static int collect_files(struct top_collector *s, struct top_frame *f)
 	f->files = NULL;
 	f->nfiles = 0;
 	memset(&f->files_others, 0, sizeof(f->files_others));
+	f->files_unjudged = 0;
 	if (!s->o->files) {
 		top_files_stop(s->tf);
 		s->tf = NULL;
 		return 0;
 	}
 	if (!s->tf && !s->tf_failed) {
-		s->tf = top_files_start("top", NULL, 0);
+		s->tf = files_start("top", s->o);
 		s->tf_failed = !s->tf;
 	}
 	if (!s->tf) {
 		f->nfiles = TOP_FILES_FAILED;
 		return 0;
 	}
-	err = top_files_take(s->tf, &f->files, &f->nfiles, &f->files_others);
+	err = top_files_take(s->tf, &f->files, &f->nfiles, &f->files_others,
+			     &f->files_unjudged);
 	/* Counted for only part of the frame (it attached in it): no rate
 	 * of the frame's, none at all. */
 	if (!err && top_files_since(s->tf) > agg_trace_read_ns(s->st) - f->secs * 1e9) {
@@ -410,7 +424,7 @@ struct top_collector *top_collect_start(const char *cmd, struct top_opts *o)
 	}
 	/* Asked for at the start: its failure is said before the terminal
 	 * is touched, and the first frame's files start here. */
-	if (o->files && !(s->tf = top_files_start(cmd, NULL, 0)))
+	if (o->files && !(s->tf = files_start(cmd, o)))
 		goto fail;
 	return s;
 fail:

@@ -16,8 +16,11 @@
 #include "lib/devices.h"
 #include "lib/fileid.h"
 #include "lib/ksyms.h"
+#include "lib/procstat.h"
+#include "lib/proctree.h"
 #include "lib/sanitize.h"
 #include "lib/units.h"
+#include "lib/vec.h"
 #include "top/files.h"
 #include "trace/block_trace.h"
 #include "trace/rqfile.h"
@@ -31,6 +34,21 @@ struct top_files {
 	struct top_file *tab;	/* open addressing, TABLE_SLOTS */
 	int n;
 	struct top_file others;	/* beyond TOP_FILES_MAX */
+	/* Only the requests of these, judged in the tracer's thread. */
+	struct top_files_who who;
+	bool choosing;
+	int roots[16];
+	struct proctree tree;
+	struct uid_seen *uids;	/* this frame's submitters' users */
+	int nuids;
+	unsigned int frame, uids_frame;	/* taken; the frame uids are of */
+	__u64 unjudged;
+};
+
+struct uid_seen {
+	__u32 tgid;
+	__u32 uid;
+	bool gone;
 };
 
 /* At most half full, so that a lookup ends soon. */
@@ -90,14 +108,78 @@ static void add_proc(struct top_file *f, const struct iolens_rq *rq)
 	f->procs[i].bytes = rq->bytes;
 }
 
+/* The effective uid of process tgid, read once a frame: false if it is
+ * gone (or no memory to keep it). */
+static bool uid_of(struct top_files *tf, __u32 tgid, __u32 *uid)
+{
+	unsigned int frame = __atomic_load_n(&tf->frame, __ATOMIC_ACQUIRE);
+	struct uid_seen *u;
+	char path[32];
+
+	/* A pid may be another process's by the next frame. */
+	if (frame != tf->uids_frame) {
+		tf->nuids = 0;
+		tf->uids_frame = frame;
+	}
+	u = vec_find(tf->uids, tf->nuids, sizeof(*u), offsetof(struct uid_seen, tgid),
+		     &tgid, sizeof(tgid));
+	if (!u) {
+		u = vec_add(&tf->uids, &tf->nuids, sizeof(*u));
+		if (!u)
+			return false;
+		u->tgid = tgid;
+		snprintf(path, sizeof(path), "/proc/%u/status", tgid);
+		u->gone = procstat_euid(path, &u->uid) < 0;
+	}
+	*uid = u->uid;
+	return !u->gone;
+}
+
+/* Whether rq's submitter is one of `who`'s: 1, 0, or -1 where it cannot
+ * be told (unknown submitter; gone before its user or parent was read). */
+static int submitter_chosen(struct top_files *tf, const struct iolens_rq *rq)
+{
+	const struct top_files_who *w = &tf->who;
+	char comm[IOLENS_COMM_LEN + 1] = "";
+	bool in = !w->npids;
+	__u32 uid;
+
+	if (rq->ctx == IOLENS_CTX_NONE)
+		return -1;
+	for (int i = 0; i < w->npids; i++)
+		in |= w->pids[i] == rq->pid;
+	memcpy(comm, rq->comm, IOLENS_COMM_LEN);
+	if ((w->comm && !strstr(comm, w->comm)) || (w->by_cgroup && rq->cgroup != w->cgroup))
+		return 0;
+	if (!in) {
+		int below = proctree_judge(&tf->tree, rq->pid);
+
+		if (below <= 0)
+			return below;
+	}
+	if (w->by_uid && !uid_of(tf, rq->pid, &uid))
+		return -1;
+	return !w->by_uid || uid == w->uid;
+}
+
 /* In the tracer's thread: a request of data, counted for its file. */
 static int on_rq(void *ctx, const struct iolens_rq *rq)
 {
 	struct top_files *tf = ctx;
 	struct top_file *f;
+	int chosen;
 
 	if (!rq->bytes || (rq->op != IOLENS_OP_READ && rq->op != IOLENS_OP_WRITE))
 		return 0;
+	chosen = tf->choosing ? submitter_chosen(tf, rq) : 1;
+	if (chosen <= 0) {
+		if (chosen < 0) {
+			pthread_mutex_lock(&tf->lock);
+			tf->unjudged++;
+			pthread_mutex_unlock(&tf->lock);
+		}
+		return 0;
+	}
 	pthread_mutex_lock(&tf->lock);
 	f = row_of(tf, rq);
 	if (rq->op == IOLENS_OP_READ) {
@@ -124,7 +206,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev)
+struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev,
+				  const struct top_files_who *who)
 {
 	struct top_files *tf = calloc(1, sizeof(*tf));
 
@@ -133,6 +216,13 @@ struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev)
 		free(tf);
 		return NULL;
 	}
+	/* The tracer's thread keeps its own tree: the frame's is not
+	 * shared across threads. */
+	tf->who = *who;
+	tf->choosing = who->npids || who->by_uid || who->comm || who->by_cgroup;
+	for (int i = 0; i < who->npids; i++)
+		tf->roots[i] = who->pids[i];
+	proctree_init(&tf->tree, tf->roots, who->npids);
 	pthread_mutex_init(&tf->lock, NULL);
 	ksyms_load_for(cmd, KSYMS_NO_DIO_FILES);
 	tf->bt = block_trace_start(cmd, devs, ndev, 0, BLOCK_TRACE_FILES);
@@ -165,7 +255,7 @@ static int most_bytes(const void *a, const void *b)
 }
 
 int top_files_take(struct top_files *tf, struct top_file **v, int *n,
-		   struct top_file *others)
+		   struct top_file *others, __u64 *unjudged)
 {
 	struct top_file *out;
 	int k = 0;
@@ -180,6 +270,9 @@ int top_files_take(struct top_files *tf, struct top_file **v, int *n,
 		if (tf->tab[i].used)
 			out[k++] = tf->tab[i];
 	*others = tf->others;
+	*unjudged = tf->unjudged;
+	tf->unjudged = 0;
+	__atomic_store_n(&tf->frame, tf->frame + 1, __ATOMIC_RELEASE);
 	memset(tf->tab, 0, TABLE_SLOTS * sizeof(*tf->tab));
 	memset(&tf->others, 0, sizeof(tf->others));
 	tf->n = 0;
@@ -205,6 +298,8 @@ void top_files_stop(struct top_files *tf)
 	}
 	block_trace_stop(tf->bt);
 	pthread_mutex_destroy(&tf->lock);
+	proctree_free(&tf->tree);
+	free(tf->uids);
 	free(tf->tab);
 	free(tf);
 }
@@ -281,8 +376,18 @@ void top_files_print(FILE *out, const struct top_file *v, int n, double secs)
 	}
 }
 
+const char *top_files_unjudged(char *buf, size_t len, __u64 requests)
+{
+	if (!requests)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "(%llu requests not shown: their process was gone "
+			 "before it could be told)", (unsigned long long)requests);
+	return buf;
+}
+
 void top_files_json(struct json *j, const struct top_file *v, int n,
-		    const struct top_file *others)
+		    const struct top_file *others, __u64 unjudged)
 {
 	json_arr_open(j, "files");
 	for (int i = 0; i < n; i++) {
@@ -314,4 +419,5 @@ void top_files_json(struct json *j, const struct top_file *v, int n,
 	}
 	json_arr_close(j);
 	json_u64(j, "files_others_bytes", bytes_of(others));
+	json_u64(j, "files_unjudged_requests", unjudged);
 }

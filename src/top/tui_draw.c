@@ -336,6 +336,8 @@ static void draw_files(const struct top_frame *f, int y, int last)
 		row[san_cols(row, COLS, &w)] = '\0';
 		line(y, row);
 	}
+	if (y < last && *top_files_unjudged(row, sizeof(row), f->files_unjudged))
+		line(y++, row);
 	for (; y < last; y++) {
 		move(y, 0);
 		clrtoeol();

@@ -348,7 +348,7 @@ static __u64 suspend_offset(void)
 static int proc_thread(struct task_trace *tt, __u32 pid, __u32 tid,
 		       struct iolens_task_rec *r, __u64 tick_ns, __u64 susp)
 {
-	char path[64], buf[1024], *p, *end;
+	char path[64];
 	struct procstat ps;
 	int n;
 
@@ -369,10 +369,7 @@ static int proc_thread(struct task_trace *tt, __u32 pid, __u32 tid,
 	r->start_ns = ps.starttime * tick_ns > susp ? ps.starttime * tick_ns - susp : 0;
 
 	strcpy(path + n, "status");
-	if (slurp(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "\nUid:"))) {
-		strtoul(p + 5, &end, 10);		/* real */
-		r->uid = strtoul(end, NULL, 10);	/* effective */
-	}
+	procstat_euid(path, &r->uid);
 	strcpy(path + n, "cgroup");
 	r->cgroup = proc_cgroup(tt, path);
 	strcpy(path + n, "io");

@@ -3,6 +3,7 @@
 the test itself did to files on ext4 and /proc/diskstats."""
 import json
 import os
+import signal
 import subprocess
 import time
 
@@ -259,6 +260,67 @@ def test_top_files_view_sums_files_and_their_reader(iolens, loop, ext4, backgrou
                 [(os.getpid(), f["read_bytes"])] and f["others_bytes"] == 0, f
             seen[f["file"]] += f["read_bytes"]
     assert seen == paths
+
+
+def readers(paths, user):
+    """A shell of this user reading the first file over and over with
+    O_DIRECT (dd, a child of it), and one of `user` reading the second
+    through the descriptor it is given (its path is not the user's to
+    walk): the two shells, each the leader of a session of its own."""
+    mine, theirs = paths
+    loop = "while :; do dd if=%s of=/dev/null iflag=direct bs=64k status=none; done"
+    a = subprocess.Popen(["sh", "-c", loop % mine], start_new_session=True)
+    fd = os.open(theirs, os.O_RDONLY)
+    try:
+        b = subprocess.Popen(["setpriv", "--reuid=%d" % user.uid, "--regid=%d" % user.gid,
+                              "--clear-groups", "--", "sh", "-c", loop % "/dev/fd/%d" % fd],
+                             pass_fds=(fd,), start_new_session=True)
+    finally:
+        os.close(fd)
+    return a, b
+
+
+def files_bytes(background, args):
+    """{path: bytes read} of top -j -F ARGS over three whole frames."""
+    top = background(["top", "-j", "-F", "-d", "0.5"] + args)
+    end = time.time() + 20
+    while len(whole_lines(top.output())) < 4 and time.time() < end:
+        time.sleep(0.1)
+    frames = [json.loads(l) for l in whole_lines(top.stop())]
+    seen = {}
+    for fr in frames[1:4]:
+        for f in fr["files"]:
+            seen[f["file"]] = seen.get(f["file"], 0) + f["read_bytes"]
+    return seen, frames[1:4]
+
+
+def test_top_files_view_keeps_to_the_chosen_processes(iolens, loop, ext4, background,
+                                                      plain_user):
+    """top -F with -p, -u, -c: the files are those of the requests the
+    chosen processes submitted, as their rows count them: -p a shell
+    gives the file its dd children read, not the other user's; -u that
+    user gives theirs only; -c of no command, none."""
+    paths = direct_reads(ext4, {"mine": 4 * MIB, "theirs": 4 * MIB})
+    mine, theirs = paths
+    os.chmod(theirs, 0o644)
+    a, b = readers(paths, plain_user)
+    try:
+        everyone, _ = files_bytes(background, [])
+        assert everyone.get(mine, 0) > 0 and everyone.get(theirs, 0) > 0, everyone
+        by_pid, frames = files_bytes(background, ["-p", str(a.pid)])
+        assert by_pid.get(mine, 0) > 0 and theirs not in by_pid, by_pid
+        for fr in frames:
+            assert fr["files_unjudged_requests"] >= 0
+            for f in fr["files"]:
+                assert all(p["comm"] == "dd" for p in f["processes"]), f
+        by_user, _ = files_bytes(background, ["-u", plain_user.name])
+        assert by_user.get(theirs, 0) > 0 and mine not in by_user, by_user
+        by_comm, _ = files_bytes(background, ["-c", "no-such-command"])
+        assert mine not in by_comm and theirs not in by_comm, by_comm
+    finally:
+        for p in (a, b):
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
 
 
 @pytest.fixture
