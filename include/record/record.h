@@ -34,6 +34,9 @@ struct record_opts {
 	__u32 ntrig;
 	unsigned long max_files;	/* files saved, then record ends */
 	__u64 max_bytes;		/* bytes saved, then record ends */
+	/* The options given that only --ring takes (cli/cmd_record.c):
+	 * a bit each, by their order in its table. */
+	unsigned int ring_opts_given;
 };
 
 /* Records until the duration or a signal ends it; the exit code. */

@@ -118,17 +118,15 @@ static void trigger_help(FILE *f)
 	fputs("  SIGUSR1      at once (kill -USR1 PID)\n", f);
 }
 
-static const struct cli_opt opts[] = {
-	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)",
-		CLI_STRING(OPTS, path)),
-	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms")),
-	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, filter, struct rqfilter),
-	CLI_OPT(OPT_STACKS, "stacks", NULL, "with each request's submitting kernel stack",
-		CLI_BOOL(OPTS, stacks)),
-	CLI_OPT('F', "files", NULL, "with the file each request's data belongs to, and\nits path", CLI_BOOL(OPTS, files)),
-	CLI_SECTION("flight recorder"),
-	CLI_OPT(OPT_RING, "ring", "TIME|SIZE", "keep the last TIME (10s) or SIZE (64MiB) of requests in\nmemory, and write them only when a trigger fires:\nto FILE-DATE-TIME.iol, FILE a prefix",
-		CLI_CALL_ALL(set_ring)),
+/* The options only --ring takes: their bits in ring_opts_given. */
+#define RING_OPT_BIT(key)	(1U << ((key) - OPT_RING))
+
+static void ring_opt_given(void *obj, int key, const char *arg __attribute__((unused)))
+{
+	((struct record_opts *)obj)->ring_opts_given |= RING_OPT_BIT(key);
+}
+
+static const struct cli_opt ring_opts[] = {
 	CLI_OPT(OPT_TRIGGER, "trigger", "NAME>VALUE", "save the ring when this happens (below); repeatable.\nSIGUSR1 saves it at once",
 		CLI_LIST_OF(OPTS, trig, ntrig, add_trigger, "at most %u triggers", sizeof(struct trigger_spec))),
 	CLI_OPT(OPT_AFTER, "after", "TIME", "and go on saving for TIME past the trigger (default 5s)",
@@ -142,6 +140,21 @@ static const struct cli_opt opts[] = {
 	CLI_END,
 };
 
+static const struct cli_opt opts[] = {
+	CLI_OPT('o', "output", "FILE", "trace file to write (required; replaced if it exists)",
+		CLI_STRING(OPTS, path)),
+	CLI_OPT_DURATION(CLI_TIME(OPTS, duration_ns, "bad duration '%s': seconds, e.g. 10 or 0.5 or 500ms")),
+	CLI_GROUP_AT(cli_rqfilter_opts, OPTS, filter, struct rqfilter),
+	CLI_OPT(OPT_STACKS, "stacks", NULL, "with each request's submitting kernel stack",
+		CLI_BOOL(OPTS, stacks)),
+	CLI_OPT('F', "files", NULL, "with the file each request's data belongs to, and\nits path", CLI_BOOL(OPTS, files)),
+	CLI_SECTION("flight recorder"),
+	CLI_OPT(OPT_RING, "ring", "TIME|SIZE", "keep the last TIME (10s) or SIZE (64MiB) of requests in\nmemory, and write them only when a trigger fires:\nto FILE-DATE-TIME.iol, FILE a prefix",
+		CLI_CALL_ALL(set_ring)),
+	{ .group = ring_opts, .seen = ring_opt_given },
+	CLI_END,
+};
+
 static int check_output(void *obj, const char *cmd)
 {
 	struct record_opts *o = obj;
@@ -149,17 +162,16 @@ static int check_output(void *obj, const char *cmd)
 
 	if (!o->path || !*o->path)
 		return usage_err(cmd, "no output file: give -o FILE");
-	if (!o->ring && (o->ntrig || o->after_ns != RECORD_AFTER_DEFAULT ||
-			 o->ring_bytes != RECORD_RING_MAX_DEFAULT ||
-			 o->max_files != RECORD_FILES_DEFAULT || o->max_bytes != RECORD_BYTES_DEFAULT))
-		return usage_err(cmd, "--trigger, --after, --ring-max, --max-files and --max-bytes go with --ring");
+	for (const struct cli_opt *r = ring_opts; !o->ring && r->name; r++)
+		if (o->ring_opts_given & RING_OPT_BIT(r->key))
+			return usage_err(cmd, "--%s goes with --ring (the flight recorder)", r->name);
 	for (__u32 i = 0; i < o->ntrig; i++)
 		for (__u32 j = 0; j < i; j++)
 			if (o->trig[i].kind == o->trig[j].kind)
 				return usage_err(cmd, "--trigger %s given twice: one threshold each",
 						 trigger_kinds[o->trig[i].kind].name);
 	if (o->ring_size) {
-		if (o->ring_bytes != RECORD_RING_MAX_DEFAULT)
+		if (o->ring_opts_given & RING_OPT_BIT(OPT_RING_MAX))
 			return usage_err(cmd, "--ring-max goes with --ring TIME: --ring SIZE is the ring's size");
 		o->ring_bytes = o->ring_size;
 	}

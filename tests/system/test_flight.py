@@ -193,7 +193,9 @@ def test_ring_saves_on_sigusr1_and_ends_at_max_files(iolens, loop, tracer, tmp_p
 
 
 @pytest.mark.parametrize("args,msg", [
-    (["--trigger", "lat>50ms"], "go with --ring"),
+    (["--trigger", "lat>50ms"], "--trigger goes with --ring"),
+    # Given, though its default: a ring option without the ring.
+    (["--after", "5s"], "--after goes with --ring"),
     (["--ring", "10m"], "10min for a time or 10MiB"),
     (["--ring", "10s", "--trigger", "latency>5"], "bad trigger 'latency>5'"),
     (["--ring", "10s", "--trigger", "lat>fast"], "lat takes a time"),
