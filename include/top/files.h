@@ -39,11 +39,12 @@ struct top_file {
 struct top_files;
 
 /* Whose requests count, as top's process rows are chosen: -p (with its
- * descendants), -u (effective uid), -c (in the command name), --cgroup
- * (the submitter's, cgroup2); all with none. */
+ * descendants; with -t, threads' ids too), -u (effective uid), -c (in the
+ * process's name), --cgroup (the submitter's, cgroup2); all with none. */
 struct top_files_who {
 	__u32 pids[16];
 	int npids;
+	bool threads;
 	bool by_uid;
 	__u32 uid;
 	const char *comm;
@@ -60,8 +61,9 @@ struct top_files *top_files_start(const char *cmd, const __u32 *devs, int ndev,
 /* The frame's files, most bytes first, moved into *v (a malloc'd array the
  * caller frees; *n of them) and counting started again; the requests of
  * files beyond TOP_FILES_MAX in *others; in *unjudged those whose
- * submitter could not be told (gone before its user or parent was read,
- * or in flight before the tracer), with `who` choosing.  0 or -ENOMEM. */
+ * submitter could not be told (gone before its name, user or parent was
+ * read, or in flight before the tracer), with `who` choosing.  0 or
+ * -ENOMEM. */
 int top_files_take(struct top_files *tf, struct top_file **v, int *n,
 		   struct top_file *others, __u64 *unjudged);
 

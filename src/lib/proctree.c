@@ -85,12 +85,19 @@ bool proctree_has(struct proctree *t, __u32 tgid)
 
 int proctree_judge(struct proctree *t, __u32 tgid)
 {
+	const struct proctree_seen *s = seen_of(t, tgid);
 	__u32 ppid;
 	char state;
 
-	if (seen_of(t, tgid) || !tgid || is_root(t, tgid) || stat_of(tgid, &state, &ppid))
-		return proctree_has(t, tgid);
-	return -1;
+	if (s)
+		return s->in;
+	if (!tgid || is_root(t, tgid))
+		return remember(t, tgid, tgid != 0);
+	/* Its parent read once: a process gone since is not judged (and
+	 * not remembered), one whose parent is gone is no longer below. */
+	if (!stat_of(tgid, &state, &ppid))
+		return -1;
+	return remember(t, tgid, below_root(t, ppid));
 }
 
 bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid)

@@ -42,7 +42,8 @@ struct top_collector {
 static struct top_files *files_start(const char *cmd, const struct top_opts *o)
 {
 	struct top_files_who who = {
-		.npids = o->npids, .by_uid = o->by_uid, .uid = o->uid, .comm = o->comm,
+		.npids = o->npids, .threads = o->threads, .by_uid = o->by_uid, .uid = o->uid,
+		.comm = o->comm,
 		.by_cgroup = o->by_cgroup, .cgroup = o->cgroup,
 	};
 
@@ -83,6 +84,7 @@ static int collect_files(struct top_collector *s, struct top_frame *f)
 		free(f->files);
 		f->files = NULL;
 		f->nfiles = TOP_FILES_PARTIAL;
+		f->files_unjudged = 0;
 	}
 	return err;
 }

@@ -39,16 +39,17 @@ struct top_files {
 	bool choosing;
 	int roots[16];
 	struct proctree tree;
-	struct uid_seen *uids;	/* this frame's submitters' users */
-	int nuids;
-	unsigned int frame, uids_frame;	/* taken; the frame uids are of */
+	struct proc_seen *procs;	/* this frame's submitters */
+	int nprocs;
+	unsigned int frame, procs_frame;	/* taken; the frame procs are of */
 	__u64 unjudged;
 };
 
-struct uid_seen {
+struct proc_seen {
 	__u32 tgid;
-	__u32 uid;
 	bool gone;
+	__u32 uid;			/* effective */
+	char comm[IOLENS_COMM_LEN];	/* its leader's */
 };
 
 /* At most half full, so that a lookup ends soon. */
@@ -108,58 +109,69 @@ static void add_proc(struct top_file *f, const struct iolens_rq *rq)
 	f->procs[i].bytes = rq->bytes;
 }
 
-/* The effective uid of process tgid, read once a frame: false if it is
- * gone (or no memory to keep it). */
-static bool uid_of(struct top_files *tf, __u32 tgid, __u32 *uid)
+/* Process tgid as /proc says it, read once a frame (a pid may be another
+ * process's by the next): NULL if it is gone (or no memory to keep it). */
+static const struct proc_seen *proc_of(struct top_files *tf, __u32 tgid)
 {
 	unsigned int frame = __atomic_load_n(&tf->frame, __ATOMIC_ACQUIRE);
-	struct uid_seen *u;
+	struct proc_seen *p;
+	struct procstat ps;
 	char path[32];
 
-	/* A pid may be another process's by the next frame. */
-	if (frame != tf->uids_frame) {
-		tf->nuids = 0;
-		tf->uids_frame = frame;
+	if (frame != tf->procs_frame) {
+		tf->nprocs = 0;
+		tf->procs_frame = frame;
 	}
-	u = vec_find(tf->uids, tf->nuids, sizeof(*u), offsetof(struct uid_seen, tgid),
+	p = vec_find(tf->procs, tf->nprocs, sizeof(*p), offsetof(struct proc_seen, tgid),
 		     &tgid, sizeof(tgid));
-	if (!u) {
-		u = vec_add(&tf->uids, &tf->nuids, sizeof(*u));
-		if (!u)
-			return false;
-		u->tgid = tgid;
-		snprintf(path, sizeof(path), "/proc/%u/status", tgid);
-		u->gone = procstat_euid(path, &u->uid) < 0;
-	}
-	*uid = u->uid;
-	return !u->gone;
+	if (p)
+		return p->gone ? NULL : p;
+	p = vec_add(&tf->procs, &tf->nprocs, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->tgid = tgid;
+	snprintf(path, sizeof(path), "/proc/%u/stat", tgid);
+	p->gone = procstat_read(path, &ps) < 0;
+	memcpy(p->comm, ps.comm, sizeof(p->comm));
+	snprintf(path, sizeof(path), "/proc/%u/status", tgid);
+	p->gone = p->gone || procstat_euid(path, &p->uid) < 0;
+	return p->gone ? NULL : p;
 }
 
-/* Whether rq's submitter is one of `who`'s: 1, 0, or -1 where it cannot
- * be told (unknown submitter; gone before its user or parent was read). */
+/* Whether rq's submitter is one of `who`'s, judged as top's process rows
+ * are (by the process's own name, user, cgroup, pid and tree; with -t a
+ * thread's id too): 1, 0, or -1 where it cannot be told (no submitter
+ * known; gone before its name, user or parent was read). */
 static int submitter_chosen(struct top_files *tf, const struct iolens_rq *rq)
 {
 	const struct top_files_who *w = &tf->who;
+	const struct proc_seen *p = NULL;
 	char comm[IOLENS_COMM_LEN + 1] = "";
 	bool in = !w->npids;
-	__u32 uid;
 
 	if (rq->ctx == IOLENS_CTX_NONE)
 		return -1;
-	for (int i = 0; i < w->npids; i++)
-		in |= w->pids[i] == rq->pid;
-	memcpy(comm, rq->comm, IOLENS_COMM_LEN);
-	if ((w->comm && !strstr(comm, w->comm)) || (w->by_cgroup && rq->cgroup != w->cgroup))
+	if (w->by_cgroup && rq->cgroup != w->cgroup)
 		return 0;
+	for (int i = 0; i < w->npids; i++)
+		in |= w->pids[i] == rq->pid || (w->threads && w->pids[i] == rq->tid);
 	if (!in) {
 		int below = proctree_judge(&tf->tree, rq->pid);
 
 		if (below <= 0)
 			return below;
 	}
-	if (w->by_uid && !uid_of(tf, rq->pid, &uid))
-		return -1;
-	return !w->by_uid || uid == w->uid;
+	/* The request carries its thread's name; a process's row has its
+	 * leader's, read from /proc unless the leader submitted it. */
+	if (w->by_uid || (w->comm && !w->threads && rq->tid != rq->pid)) {
+		p = proc_of(tf, rq->pid);
+		if (!p)
+			return -1;
+	}
+	memcpy(comm, p && !w->threads ? p->comm : rq->comm, IOLENS_COMM_LEN);
+	if (w->comm && !strstr(comm, w->comm))
+		return 0;
+	return !w->by_uid || p->uid == w->uid;
 }
 
 /* In the tracer's thread: a request of data, counted for its file. */
@@ -299,7 +311,7 @@ void top_files_stop(struct top_files *tf)
 	block_trace_stop(tf->bt);
 	pthread_mutex_destroy(&tf->lock);
 	proctree_free(&tf->tree);
-	free(tf->uids);
+	free(tf->procs);
 	free(tf->tab);
 	free(tf);
 }
@@ -381,8 +393,8 @@ const char *top_files_unjudged(char *buf, size_t len, __u64 requests)
 	if (!requests)
 		snprintf(buf, len, "%s", "");
 	else
-		snprintf(buf, len, "(%llu requests not shown: their process was gone "
-			 "before it could be told)", (unsigned long long)requests);
+		snprintf(buf, len, "(%llu requests not shown: their submitter could not "
+			 "be told, gone or unknown)", (unsigned long long)requests);
 	return buf;
 }
 
