@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from helpers import (EXT4_SUBMITTERS, IO_START, PCTS, DirectIO, exact_pct, frames_of,
-                     fsync_then_direct_reads, json_lines, lat_reports, line_of, my_comm, run,
-                     wait_idle)
+from helpers import (EXT4_SUBMITTERS, IO_START, PCTS, DirectIO, assert_pct_near, exact_pct,
+                     frames_of, fsync_then_direct_reads, json_lines, lat_reports, line_of,
+                     my_comm, run, wait_idle)
 
 
 def fio(dev, *args):
@@ -54,11 +54,10 @@ def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
         assert sum(b["count"] for b in h["buckets"]) == h["count"]
         assert sum(b["count"] for b in h["log2"]) == h["count"]
         for name, p in PCTS.items():
-            want = exact_pct(values, p)
             if kind == "size":  # bucket bounds: every 4 KiB multiple
-                assert h[name] == want, (kind, name, h[name], want)
+                assert h[name] == exact_pct(values, p), (kind, name, h[name])
             else:
-                assert abs(h[name] - want) <= 0.01 * want, (kind, name, h[name], want)
+                assert_pct_near(values, p, h[name], (kind, name))
     # Queue time is a few us here, where the clock offset of the two
     # tracers is not small: the same requests, and ordered percentiles.
     q = hists["queue"]
