@@ -25,7 +25,6 @@
  */
 #include <ctype.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/container.h"
+#include "lib/smallfile.h"
 
 /* A container's own cgroup: the runtime's prefix, the id and ".scope"
  * (systemd driver), or a bare id in a folder of the runtime's name
@@ -150,21 +150,6 @@ struct name_ent {
 static __thread struct name_ent names[NAME_CACHE];
 static __thread unsigned int names_next;
 
-/* Reads at most len - 1 bytes of path, not following a link there. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = 0, r;
-
-	if (fd < 0)
-		return -1;
-	while (n < (ssize_t)len - 1 && (r = read(fd, buf + n, len - 1 - n)) > 0)
-		n += r;
-	close(fd);
-	buf[n] = 0;
-	return n;
-}
-
 /* The string after `key` in JSON text p, up to its quote, before `stop`
  * (NULL: anywhere), into name. */
 static void json_after(const char *p, const char *key, const char *stop,
@@ -191,7 +176,7 @@ static void file_name(const char *path, size_t max, const char *at, const char *
 
 	if (!buf)
 		return;
-	if (read_small(path, buf, max) > 0) {
+	if (smallfile_read(path, buf, max) > 0) {
 		if (at) {
 			snprintf(want, sizeof(want), at, id);
 			p = strstr(buf, want);

@@ -1,29 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/procstat.h"
-
-/* A file of /proc read into buf, NUL-terminated; -1 if it is gone. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return 0;
-}
+#include "lib/smallfile.h"
 
 int procstat_read(const char *path, struct procstat *ps)
 {
 	char buf[1024], *p, *q;
 	size_t len;
 
-	if (read_small(path, buf, sizeof(buf)))
+	if (smallfile_read(path, buf, sizeof(buf)) < 0)
 		return -1;
 	memset(ps, 0, sizeof(*ps));
 	/* "pid (comm) state ppid ...": comm may hold anything, spaces and
@@ -61,7 +47,7 @@ int procstat_euid(const char *status_path, __u32 *uid)
 {
 	char buf[4096], *p, *end;
 
-	if (read_small(status_path, buf, sizeof(buf)))
+	if (smallfile_read(status_path, buf, sizeof(buf)) < 0)
 		return -1;
 	/* "Uid:\treal\teffective\tsaved\tfs" */
 	p = strstr(buf, "\nUid:");

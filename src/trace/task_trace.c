@@ -29,6 +29,7 @@
 #include "lib/priv.h"
 #include "lib/vec.h"
 #include "trace/mapmem.h"
+#include "lib/smallfile.h"
 
 /* A pass of the iterator comes back in read()s of at most the seq_file
  * buffer, 8 pages (bpf_iter_seq_info); the record buffer starts at room for
@@ -244,27 +245,6 @@ static int bpf_scan(struct task_trace *tt)
 
 /* ---- the /proc fallback ---- */
 
-/* Reads a small file whole, NUL-terminated; its length or -errno. */
-static int slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, len = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)len < size - 1) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return len;
-}
-
 /* /proc/<pid>/io: seven "name: value" lines in struct iolens_ioac order. */
 static int parse_io(const char *path, struct iolens_ioac *io)
 {
@@ -272,7 +252,7 @@ static int parse_io(const char *path, struct iolens_ioac *io)
 	char buf[512], *p = buf;
 	size_t i;
 
-	if (slurp(path, buf, sizeof(buf)) < 0)
+	if (smallfile_read(path, buf, sizeof(buf)) < 0)
 		return -1;
 	for (i = 0; i < sizeof(*io) / sizeof(__u64); i++) {
 		p = strchr(p, ':');
@@ -288,7 +268,7 @@ static void cgroot_find(struct task_trace *tt)
 	char buf[8192], *line, *save;
 	char dev[64], mnt[CG_PATH], type[32];
 
-	if (slurp("/proc/self/mounts", buf, sizeof(buf)) < 0)
+	if (smallfile_read("/proc/self/mounts", buf, sizeof(buf)) < 0)
 		return;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -308,7 +288,7 @@ static __u64 proc_cgroup(struct task_trace *tt, const char *path)
 	struct cg_ent *e;
 	struct stat st;
 
-	if (!tt->cgroot[0] || slurp(path, buf, sizeof(buf)) < 0)
+	if (!tt->cgroot[0] || smallfile_read(path, buf, sizeof(buf)) < 0)
 		return 0;
 	p = strstr(buf, "0::");
 	if (!p)
