@@ -18,14 +18,23 @@ of the rounds (p of iolens's IOPS below fio's, of its CPU per I/O above);
 a row is called worse only at p < 0.05: with 5 rounds a side, iolens's
 run better than fio's in at most 4 of the 25 pairs of a run of each.
 
-The first three rows run both tools with their defaults: iolens places each
-job thread on one CPU (cpus_allowed_policy=split), fio lets the scheduler
-move it (shared).  The last two rows run io_uring QD1 with the same
-placement for both, to show what the placement is worth.
+The first four rows run both tools with their defaults: a single job
+thread is left where the scheduler puts it by both (fio's
+cpus_allowed_policy=shared); several, iolens places each on a CPU of its
+own (split) and fio does not (psync QD1, 2 jobs).  The fifth row pins
+io_uring QD1's one thread for both, to show what pinning costs.
+
+At queue depth 1 the rate hangs on where the scheduler runs the job and
+the loop device's worker: on one CPU they hand over without idling, on two
+each waits for the other with its CPU idle, and waking an idle CPU costs
+an interrupt (in a guest a VM exit).  So each row also gives the CPUs'
+idle entries per I/O (cpuidle's usage counts over all CPUs, POLL left
+out; medians): fewer is the better placement.
 
 usage: tools/bench_load.py [--rounds N] [--runtime SECS] [--iolens PATH] [--only TEXT]
 Needs root and fio; tools/install-deps.sh bench installs them.
 """
+import glob
 import json
 import os
 import statistics
@@ -39,26 +48,27 @@ from benchlib import parse_args, bench_device, p_below  # noqa: E402
 URING_QD1 = ["--ioengine=io_uring", "--iodepth=1"]
 ALL_CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 SPLIT = ["--cpus_allowed=" + ALL_CPUS, "--cpus_allowed_policy=split"]
-SHARED = ["--cpus_allowed_policy=shared"]
 
-# (name, options of both, fio's own, iolens's own)
+# (name, options of both)
 WORKLOADS = [
-    ("io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"], [], []),
-    ("io_uring QD1", URING_QD1, [], []),
-    ("psync QD1", ["--ioengine=psync", "--iodepth=1"], [], []),
-    ("io_uring QD1, both split", URING_QD1, SPLIT, []),
-    ("io_uring QD1, both shared", URING_QD1, [], SHARED),
+    ("io_uring QD32", ["--ioengine=io_uring", "--iodepth=32"]),
+    ("io_uring QD1", URING_QD1),
+    ("psync QD1", ["--ioengine=psync", "--iodepth=1"]),
+    # Several threads: iolens splits them over the CPUs, fio does not.
+    ("psync QD1, 2 jobs", ["--ioengine=psync", "--iodepth=1", "--numjobs=2",
+                           "--group_reporting"]),
+    ("io_uring QD1, both split", URING_QD1 + SPLIT),
     # Each other engine against fio's of the same name.
-    ("libaio QD32", ["--ioengine=libaio", "--iodepth=32"], [], []),
-    ("posixaio QD32", ["--ioengine=posixaio", "--iodepth=32"], [], []),
-    ("sync QD1", ["--ioengine=sync", "--iodepth=1"], [], []),
-    ("vsync QD1", ["--ioengine=vsync", "--iodepth=1"], [], []),
-    ("pvsync QD1", ["--ioengine=pvsync", "--iodepth=1"], [], []),
-    ("pvsync2 QD1", ["--ioengine=pvsync2", "--iodepth=1"], [], []),
-    ("mmap QD1", ["--ioengine=mmap", "--iodepth=1"], [], []),
+    ("libaio QD32", ["--ioengine=libaio", "--iodepth=32"]),
+    ("posixaio QD32", ["--ioengine=posixaio", "--iodepth=32"]),
+    ("sync QD1", ["--ioengine=sync", "--iodepth=1"]),
+    ("vsync QD1", ["--ioengine=vsync", "--iodepth=1"]),
+    ("pvsync QD1", ["--ioengine=pvsync", "--iodepth=1"]),
+    ("pvsync2 QD1", ["--ioengine=pvsync2", "--iodepth=1"]),
+    ("mmap QD1", ["--ioengine=mmap", "--iodepth=1"]),
     # null opens no file: both need its size.
-    ("null QD1", ["--ioengine=null", "--iodepth=1", "--size=1g"], [], []),
-    ("null QD32", ["--ioengine=null", "--iodepth=32", "--size=1g"], [], []),
+    ("null QD1", ["--ioengine=null", "--iodepth=1", "--size=1g"]),
+    ("null QD32", ["--ioengine=null", "--iodepth=32", "--size=1g"]),
 ]
 
 
@@ -68,17 +78,44 @@ def job(dev, runtime, extra):
             "--norandommap", "--output-format=json"] + extra
 
 
+def idle_entries():
+    """Times any CPU went idle, from cpuidle's counts (its POLL state, a
+    spin, left out); None without cpuidle."""
+    states = glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpuidle/state[0-9]*")
+    n = 0
+    for st in states:
+        with open(st + "/name") as f:
+            if f.read().strip() == "POLL":
+                continue
+        with open(st + "/usage") as f:
+            n += int(f.read())
+    return n if states else None
+
+
 def one_run(cmd):
-    """(IOPS, CPU ns per I/O) of one run of cmd."""
+    """(IOPS, CPU ns per I/O, idle entries per I/O or None) of one run of cmd."""
+    idle0 = idle_entries()
     with open(os.devnull, "w") as null:
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=null)
         out = p.stdout.read()
         _, status, ru = os.wait4(p.pid, 0)
+    idle1 = idle_entries()
     if status:
         raise RuntimeError("%s failed: status %d" % (cmd[0], status))
     # fio prints its notes before the JSON.
     r = json.loads(out[out.index(b"{"):])["jobs"][0]["read"]
-    return r["iops"], (ru.ru_utime + ru.ru_stime) * 1e9 / r["total_ios"]
+    n = r["total_ios"]
+    return (r["iops"], (ru.ru_utime + ru.ru_stime) * 1e9 / n,
+            None if idle0 is None else (idle1 - idle0) / n)
+
+
+def median_of(values):
+    values = list(values)
+    return None if None in values else statistics.median(values)
+
+
+def idle_text(v):
+    return "unknown" if v is None else "%.2f" % v
 
 
 def main():
@@ -86,20 +123,19 @@ def main():
 
     rows = []
     with bench_device() as (dev, _):
-        for name, extra, fio_own, iolens_own in WORKLOADS:
+        for name, extra in WORKLOADS:
             if args.only not in name:
                 continue
-            tools = {"fio": ["fio"] + fio_own,
-                     "iolens": [args.iolens, "load"] + iolens_own}
+            tools = {"fio": ["fio"], "iolens": [args.iolens, "load"]}
             one_run(["fio"] + job(dev, 1, extra))  # warm up
             res = {t: [] for t in tools}
             for rnd in range(args.rounds):
                 for t, cmd in tools.items():
                     res[t].append(one_run(cmd + job(dev, args.runtime, extra)))
-                    print("%s round %d %-6s %.0f IOPS %.0f ns CPU/IO" % (
-                        name, rnd + 1, t, *res[t][-1]), file=sys.stderr)
-            med = {t: (statistics.median(r[0] for r in rs),
-                       statistics.median(r[1] for r in rs))
+                    print("%s round %d %-6s %.0f IOPS %.0f ns CPU/IO, idle %s/IO" % (
+                        name, rnd + 1, t, *res[t][-1][:2], idle_text(res[t][-1][2])),
+                        file=sys.stderr)
+            med = {t: tuple(median_of(r[i] for r in rs) for i in range(3))
                    for t, rs in res.items()}
             iops = {t: [r[0] for r in rs] for t, rs in res.items()}
             cpu = {t: [r[1] for r in rs] for t, rs in res.items()}
@@ -110,13 +146,14 @@ def main():
         "4 KiB random reads, O_DIRECT, loop device on tmpfs",
         args.rounds, args.runtime, os.uname().release))
     print("| workload | fio IOPS | iolens IOPS | IOPS ratio | p IOPS below | "
-          "fio CPU/IO | iolens CPU/IO | CPU ratio | p CPU above |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "fio CPU/IO | iolens CPU/IO | CPU ratio | p CPU above | idle/IO fio, iolens |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worse = []
     for name, m, p_iops, p_cpu in rows:
-        (fi, fc), (ii, ic) = m["fio"], m["iolens"]
-        print("| %s | %.0f | %.0f | %.2f | %.3f | %.0f ns | %.0f ns | %.2f | %.3f |" % (
-            name, fi, ii, ii / fi, p_iops, fc, ic, ic / fc, p_cpu))
+        (fi, fc, fh), (ii, ic, ih) = m["fio"], m["iolens"]
+        print("| %s | %.0f | %.0f | %.2f | %.3f | %.0f ns | %.0f ns | %.2f | %.3f | %s, %s |" % (
+            name, fi, ii, ii / fi, p_iops, fc, ic, ic / fc, p_cpu,
+            idle_text(fh), idle_text(ih)))
         worse += ["%s: IOPS below fio's" % name] * (p_iops < 0.05)
         worse += ["%s: CPU per I/O above fio's" % name] * (p_cpu < 0.05)
     print("\nworse than fio at p < 0.05: %s" % ("; ".join(worse) or "none"))

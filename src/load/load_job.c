@@ -704,7 +704,7 @@ static void thread_body(struct load_thread *t)
 
 	/* Placed first: the buffers and the ring are then allocated near
 	 * the CPU that uses them. */
-	if (setup_failed(t, load_cpus_place(t->o, t->job_index), "set its CPUs"))
+	if (setup_failed(t, load_cpus_place(t->o, t->job_index, t->together), "set its CPUs"))
 		return;
 	/* Before the engine: a ring's kernel thread (sqthread_poll) takes
 	 * the priority of the thread that makes it. */

@@ -328,7 +328,7 @@ const struct load_opt load_opt_table[] = {
 	{ "cpus_allowed", T_CPUS, OFF(cpus), NULL, 0, 0, "LIST",
 	  "job threads run on these CPUs, e.g. 0-3,6 (default: all allowed)" },
 	{ "cpus_allowed_policy", T_ENUM, OFF(cpus_policy), cpus_policy_choices,
-	  0, 0, "HOW", "split: one CPU per thread (default); shared: fio's" },
+	  0, 0, "HOW", "split: a CPU per thread; shared: fio's (default: split if several run at once)" },
 	{ "bwavgtime", T_UINT, OFF(bw_avg_ms), NULL, 1, ~0U, "MSEC",
 	  "interval of the bw samples (default 500)" },
 	{ "iopsavgtime", T_UINT, OFF(iops_avg_ms), NULL, 1, ~0U, "MSEC",

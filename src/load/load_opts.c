@@ -34,7 +34,7 @@ void load_opts_init(struct load_job_opts *o)
 	o->batch_complete_min = 1;
 	o->format = LOAD_FMT_NORMAL;
 	o->numjobs = 1;
-	o->cpus_policy = LOAD_CPUS_SPLIT;
+	o->cpus_policy = LOAD_CPUS_DEFAULT;
 	o->bw_avg_ms = 500;
 	o->iops_avg_ms = 500;
 	o->nrfiles = 1;

@@ -177,6 +177,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_flows flows = {};
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
+	int together = 0;
 	int nres = 0;
 	sigset_t block, old;
 	FILE *out = stdout;
@@ -221,6 +222,12 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		rc = 1;
 		goto out;
 	}
+	/* The most job threads that run at once: a wave's (a stonewall job
+	 * starts the next). */
+	for (int i = 0, n = 0; i < js->n; i++) {
+		n = (i && js->v[i].stonewall ? 0 : n) + js->v[i].numjobs;
+		together = n > together ? n : together;
+	}
 	nth = 0;
 	for (int i = 0, wave = 0; i < js->n; i++) {
 		wave += i && js->v[i].stonewall;
@@ -234,6 +241,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 			t->target = tg;
 			t->eng = t->o->ioengine;
 			t->job_index = nth;
+			t->together = together;
 			rc = thread_files(t, &js->v[i], tg);
 			if (!rc)
 				rc = load_iolog_open(t);

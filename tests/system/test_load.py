@@ -308,14 +308,19 @@ def thread_cpus(extra, numjobs, preexec_fn=None):
 
 
 def test_job_threads_placed(iolens):
-    """Default (split): the nth job thread runs on the (n mod count)th CPU
-    the process may use; shared leaves it the whole set, as fio's default;
-    --cpus_allowed narrows the set; the main thread is never placed."""
+    """By default several job threads are split: the nth runs on the
+    (n mod count)th CPU the process may use; a single one keeps the whole
+    set, as shared does and fio's default; --cpus_allowed narrows the set;
+    the main thread is never placed."""
     allowed = sorted(os.sched_getaffinity(0))
     n = len(allowed)
     main, jobs = thread_cpus([], n + 1)
     assert main == allowed
     assert jobs == sorted([[allowed[k % n]] for k in range(n + 1)])
+    main, jobs = thread_cpus([], 1)
+    assert main == allowed and jobs == [allowed]
+    _, jobs = thread_cpus(["--cpus_allowed_policy=split"], 1)
+    assert jobs == [[allowed[0]]]
     main, jobs = thread_cpus(["--cpus_allowed_policy=shared"], 2)
     assert main == allowed and jobs == [allowed, allowed]
     last = str(allowed[-1])
