@@ -77,6 +77,11 @@ __u64 top_files_since(const struct top_files *tf);
  * into buf (not sanitized). */
 const char *top_file_name(const struct top_file *f, char *buf, size_t len);
 
+/* Whether top's filter key shows the file: its name holds `filter`, or a
+ * process behind it has that pid or a name holding it (an empty filter:
+ * every file). */
+bool top_file_matches(const struct top_file *f, const char *filter);
+
 /* The processes behind a file as "comm[pid] comm[pid] +N KiB" into buf of
  * TOP_FILE_PROCS_LEN bytes, the names escaped by lib/sanitize. */
 #define TOP_FILE_PROCS_LEN	(TOP_FILE_PROCS * (SAN_TEXT_MAX(IOLENS_COMM_LEN) + 16) + 32)

@@ -330,6 +330,20 @@ const char *top_file_name(const struct top_file *f, char *buf, size_t len)
 	return rqfile_unnamed(&k, rqfile_kind(&k), buf, len);
 }
 
+bool top_file_matches(const struct top_file *f, const char *filter)
+{
+	char name[4096], pid[16];
+
+	if (!filter || !*filter || strstr(top_file_name(f, name, sizeof(name)), filter))
+		return true;
+	for (int i = 0; i < TOP_FILE_PROCS && f->procs[i].pid; i++) {
+		snprintf(pid, sizeof(pid), "%u", f->procs[i].pid);
+		if (!strcmp(pid, filter) || strstr(f->procs[i].comm, filter))
+			return true;
+	}
+	return false;
+}
+
 const char *top_file_procs(const struct top_file *f, char *buf, size_t len)
 {
 	char b[32];

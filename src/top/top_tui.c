@@ -269,7 +269,7 @@ static const struct tui_key keys[] = {
 	{ 't', 0, "t", "tree", "a tree of processes (of each group's)", key_tree },
 	{ 'g', 0, "g", "group", "rows per process, user, cgroup, container", key_group },
 	{ 'F', 0, "F", "files", "files with the most disk I/O / processes (traces requests)", key_files },
-	{ 'f', '/', "f /", "filter", "filter by pid, name or user (empty: none)", key_filter },
+	{ 'f', '/', "f /", "filter", "filter by pid, name or user; files also by path", key_filter },
 	{ 'i', 0, "i", "ioprio", "set the I/O priority of the process at the cursor", key_ioprio },
 	{ 'k', 0, "k", NULL, "send a signal to the process at the cursor (asks first)", key_send_signal },
 	{ 'D', 0, "D", NULL, "turn delay accounting on (IO>, SWAPIN; root)", key_delays_on },

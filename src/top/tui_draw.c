@@ -317,10 +317,10 @@ static void draw_table(const struct top_frame *f, const struct top_opts *o,
 
 /* The files view (key F): the frame's files, most bytes first, each line
  * cut to the terminal's width (its names escaped by top_files_row()). */
-static void draw_files(const struct top_frame *f, int y, int last)
+static void draw_files(const struct top_frame *f, const char *filter, int y, int last)
 {
 	char row[TOP_FILES_LINE];
-	int w;
+	int w, shown = 0;
 
 	bar(y, CP_HEAD);
 	bar_put(y++, 0, CP_HEAD, top_files_header);
@@ -331,11 +331,16 @@ static void draw_files(const struct top_frame *f, int y, int last)
 	} else if (!f->nfiles) {
 		line(y++, "No file had disk I/O in this frame.");
 	}
-	for (int i = 0; i < f->nfiles && y < last; i++, y++) {
+	for (int i = 0; i < f->nfiles && y < last; i++) {
+		if (!top_file_matches(&f->files[i], filter))
+			continue;
 		top_files_row(row, sizeof(row), &f->files[i], f->secs > 0 ? f->secs : 1);
 		row[san_cols(row, COLS, &w)] = '\0';
-		line(y, row);
+		line(y++, row);
+		shown++;
 	}
+	if (f->nfiles > 0 && !shown && y < last)
+		line(y++, "No file of this frame matches the filter.");
 	if (y < last && *top_files_unjudged(row, sizeof(row), f->files_unjudged))
 		line(y++, row);
 	for (; y < last; y++) {
@@ -514,7 +519,7 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 	if (f->nwb)
 		draw_writeback(f, y++);
 	if (o->files)
-		draw_files(f, y, bottom);
+		draw_files(f, v->filter, y, bottom);
 	else
 		draw_table(f, o, v, y, bottom);
 	if (pane)

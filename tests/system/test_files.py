@@ -335,23 +335,37 @@ def screen():
     yield from made_by(Tmux, Tmux.close)
 
 
+def screen_while_reading(t, paths, pred):
+    """The screen once pred holds of it, the files read over and over
+    until then (20 s at the most)."""
+    end = time.time() + 20
+    s = t.screen()
+    while not pred(s) and time.time() < end:
+        read_direct(paths)
+        s = t.screen()
+    return s
+
+
 def test_top_key_f_shows_the_files(iolens, loop, ext4, screen):
     """In the terminal, F turns the files view on: a file read over and
-    over shows in it, named, with its reader; F again brings the
-    processes back."""
+    over shows in it, named, with its reader; the filter key keeps the
+    files of a path or a reader's pid; F again brings the processes
+    back."""
     paths = direct_reads(ext4, {"hot": MIB})
     t = screen(220, 30)
     t.keys("%s top -d 0.5" % IOLENS, "Enter")
     t.wait_for(lambda s: "COMMAND" in s)
     t.keys("F")
     path = next(iter(paths))
-    end = time.time() + 20
-    s = ""
-    while path not in s and time.time() < end:
-        read_direct(paths)
-        s = t.screen()
+    s = screen_while_reading(t, paths, lambda s: path in s)
     assert "PROCESSES" in s and path in s, s
     line = next(l for l in s.splitlines() if l.endswith(path))
     assert "[%d]" % os.getpid() in line, line
+    t.keys("f", "no-such-file", "Enter")
+    s = screen_while_reading(t, paths, lambda s: "matches the filter" in s)
+    assert "No file of this frame matches the filter." in s and path not in s, s
+    t.keys("f", *["BSpace"] * len("no-such-file"), str(os.getpid()), "Enter")
+    s = screen_while_reading(t, paths, lambda s: path in s)
+    assert path in s and "matches the filter" not in s, s
     t.keys("F")
     t.wait_for(lambda s: "COMMAND" in s and "PROCESSES" not in s)
