@@ -33,6 +33,14 @@ int proctree_judge(struct proctree *t, __u32 tgid);
  * its parent when it was seen (0: unknown). */
 bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid);
 
+/* Forgets what was decided of processes that were gone (reaped) at this
+ * call and at the one before: a reader that runs for long calls it now
+ * and then (a frame, a second), so that the answers kept are of live
+ * processes, and a pid the kernel gives again is judged anew.  A whole
+ * period's grace, so that the records a process left in a ring before it
+ * exited are still read with its answer. */
+void proctree_forget_gone(struct proctree *t);
+
 /* Whether any root process still runs (a zombie does not). */
 bool proctree_alive(const struct proctree *t);
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 struct proctree_seen {
 	__u32 tgid;
 	bool in;
+	bool gone;	/* at the last proctree_forget_gone() */
 };
 
 void proctree_init(struct proctree *t, const int *roots, int nroots)
@@ -72,7 +75,7 @@ static bool remember(struct proctree *t, __u32 tgid, bool in)
 	struct proctree_seen *v = vec_add(&t->seen, &t->nseen, sizeof(*v));
 
 	if (v)
-		*v = (struct proctree_seen){ tgid, in };
+		*v = (struct proctree_seen){ .tgid = tgid, .in = in };
 	return in;
 }
 
@@ -111,6 +114,22 @@ bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid)
 	/* Gone: a root itself, or a child of one of ours. */
 	return remember(t, tgid, below_root(t, tgid) ||
 			(ppid && proctree_has(t, ppid)));
+}
+
+void proctree_forget_gone(struct proctree *t)
+{
+	int keep = 0;
+
+	for (int i = 0; i < t->nseen; i++) {
+		struct proctree_seen *s = &t->seen[i];
+		bool alive = !s->tgid || !kill((pid_t)s->tgid, 0) || errno == EPERM;
+
+		if (alive || !s->gone) {
+			s->gone = !alive;
+			t->seen[keep++] = *s;
+		}
+	}
+	t->nseen = keep;
 }
 
 bool proctree_alive(const struct proctree *t)

@@ -175,6 +175,11 @@ static void on_tick(void *ctx)
 
 	if (s->stuck_ns)
 		scan_stuck(s);
+	if (s->tree.nroots) {
+		pthread_mutex_lock(&s->tree_lock);
+		proctree_forget_gone(&s->tree);
+		pthread_mutex_unlock(&s->tree_lock);
+	}
 	block_trace_stats(s->bt, &c);
 	if (block_trace_dropped(&c) > s->dropped_reported) {
 		fprintf(stderr, "iolens snoop: lost %llu request records: ring buffer full (output too slow?) or hook skipped by the kernel\n",

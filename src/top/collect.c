@@ -307,6 +307,10 @@ int top_collect(struct top_frame *f, void *arg)
 	struct tm tm;
 	__u64 skipped;
 
+	/* -p's answers for processes that have exited: a pid given again
+	 * is another process. */
+	if (s->o->tree)
+		proctree_forget_gone(s->o->tree);
 	/* Processes <-> threads: a new table, whose first frame is empty. */
 	if (s->o->threads != proctable_threads(s->pt)) {
 		proctable_free(s->pt);

@@ -109,19 +109,27 @@ static void add_proc(struct top_file *f, const struct iolens_rq *rq)
 	f->procs[i].bytes = rq->bytes;
 }
 
-/* Process tgid as /proc says it, read once a frame (a pid may be another
- * process's by the next): NULL if it is gone (or no memory to keep it). */
-static const struct proc_seen *proc_of(struct top_files *tf, __u32 tgid)
+/* A new frame taken: what /proc said of processes is read again (a pid
+ * may be another process's by now), and the tree forgets the gone. */
+static void frame_turn(struct top_files *tf)
 {
 	unsigned int frame = __atomic_load_n(&tf->frame, __ATOMIC_ACQUIRE);
+
+	if (frame == tf->procs_frame)
+		return;
+	tf->nprocs = 0;
+	tf->procs_frame = frame;
+	proctree_forget_gone(&tf->tree);
+}
+
+/* Process tgid as /proc says it, read once a frame: NULL if it is gone
+ * (or no memory to keep it). */
+static const struct proc_seen *proc_of(struct top_files *tf, __u32 tgid)
+{
 	struct proc_seen *p;
 	struct procstat ps;
 	char path[32];
 
-	if (frame != tf->procs_frame) {
-		tf->nprocs = 0;
-		tf->procs_frame = frame;
-	}
 	p = vec_find(tf->procs, tf->nprocs, sizeof(*p), offsetof(struct proc_seen, tgid),
 		     &tgid, sizeof(tgid));
 	if (p)
@@ -149,6 +157,7 @@ static int submitter_chosen(struct top_files *tf, const struct iolens_rq *rq)
 	char comm[IOLENS_COMM_LEN + 1] = "";
 	bool in = !w->npids;
 
+	frame_turn(tf);
 	if (rq->ctx == IOLENS_CTX_NONE)
 		return -1;
 	if (w->by_cgroup && rq->cgroup != w->cgroup)
