@@ -36,7 +36,8 @@ bool proctree_has_gone(struct proctree *t, __u32 tgid, __u32 ppid);
 /* Forgets what was decided of processes that were gone (reaped) at this
  * call and at the one before: a reader that runs for long calls it now
  * and then (a frame, a second), so that the answers kept are of live
- * processes, and a pid the kernel gives again is judged anew.  A whole
+ * processes, and a pid the kernel gives again after that is judged anew
+ * (given again within the period, it keeps the old answer).  A whole
  * period's grace, so that the records a process left in a ring before it
  * exited are still read with its answer. */
 void proctree_forget_gone(struct proctree *t);

@@ -7,7 +7,7 @@
 #include "load/load.h"
 
 /* fio's cpus_allowed_policy, and iolens's default, which no option names:
- * split when the run has several job threads, shared with one (see
+ * split where several job threads run at once, shared for one alone (see
  * load_cpus.c). */
 enum load_cpus_policy { LOAD_CPUS_SPLIT, LOAD_CPUS_SHARED, LOAD_CPUS_DEFAULT };
 
@@ -17,7 +17,7 @@ int load_cpus_parse(const char *s, cpu_set_t *set, const char **err);
 
 /* Restricts the calling job thread, the `index`th of the run, as the job's
  * --cpus_allowed and --cpus_allowed_policy say; `together` job threads run
- * at once at the most.  0, or -errno. */
+ * at once with it.  0, or -errno. */
 int load_cpus_place(const struct load_job_opts *o, int index, int together);
 
 #endif

@@ -103,7 +103,7 @@ struct load_thread {
 	const struct load_target *target;	/* its files', one each */
 	const struct load_engine *eng;
 	int job_index;		/* among all threads: seeds the generators */
-	int together;		/* the most job threads that run at once */
+	int together;		/* job threads of its wave, which run at once */
 	struct load_file *files;
 	unsigned int nfiles;
 	struct load_file *f;	/* the file of the next I/O */

@@ -177,7 +177,6 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	struct load_flows flows = {};
 	struct load_disks *disks = NULL;
 	unsigned int nth = 0, started = 0;
-	int together = 0;
 	int nres = 0;
 	sigset_t block, old;
 	FILE *out = stdout;
@@ -222,14 +221,15 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 		rc = 1;
 		goto out;
 	}
-	/* The most job threads that run at once: a wave's (a stonewall job
-	 * starts the next). */
-	for (int i = 0, n = 0; i < js->n; i++) {
-		n = (i && js->v[i].stonewall ? 0 : n) + js->v[i].numjobs;
-		together = n > together ? n : together;
-	}
 	nth = 0;
-	for (int i = 0, wave = 0; i < js->n; i++) {
+	for (int i = 0, wave = 0, together = 0; i < js->n; i++) {
+		/* The job threads of a wave run at once; a stonewall job
+		 * starts the next wave. */
+		if (!i || js->v[i].stonewall) {
+			together = 0;
+			for (int j = i; j < js->n && (j == i || !js->v[j].stonewall); j++)
+				together += js->v[j].numjobs;
+		}
 		wave += i && js->v[i].stonewall;
 		for (unsigned int k = 0; k < js->v[i].numjobs; k++, nth++) {
 			struct load_thread *t = &th[nth];

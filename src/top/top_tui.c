@@ -146,7 +146,8 @@ static void key_threads(struct tui *t)
 
 static void key_filter(struct tui *t)
 {
-	tui_read_line("filter (pid, name or user): ", t->v.filter, sizeof(t->v.filter));
+	tui_read_line(t->o->files ? "filter (pid, name or path): " :
+		      "filter (pid, name or user): ", t->v.filter, sizeof(t->v.filter));
 }
 
 static void key_next_dev(struct tui *t)
@@ -269,7 +270,7 @@ static const struct tui_key keys[] = {
 	{ 't', 0, "t", "tree", "a tree of processes (of each group's)", key_tree },
 	{ 'g', 0, "g", "group", "rows per process, user, cgroup, container", key_group },
 	{ 'F', 0, "F", "files", "files with the most disk I/O / processes (traces requests)", key_files },
-	{ 'f', '/', "f /", "filter", "filter by pid, name or user; files also by path", key_filter },
+	{ 'f', '/', "f /", "filter", "filter: pid, name or user (files: pid, name or path)", key_filter },
 	{ 'i', 0, "i", "ioprio", "set the I/O priority of the process at the cursor", key_ioprio },
 	{ 'k', 0, "k", NULL, "send a signal to the process at the cursor (asks first)", key_send_signal },
 	{ 'D', 0, "D", NULL, "turn delay accounting on (IO>, SWAPIN; root)", key_delays_on },

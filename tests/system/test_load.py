@@ -331,6 +331,39 @@ def test_job_threads_placed(iolens):
     assert main == [allowed[-1]] and jobs == [[allowed[-1]]] * 2
 
 
+def test_lone_thread_of_a_wave_not_placed(iolens):
+    """Two threads, then behind a stonewall one alone: the two are split,
+    the one after them keeps the whole set."""
+    allowed = sorted(os.sched_getaffinity(0))
+    with tempfile.NamedTemporaryFile(prefix=OWN, dir=TMPFS) as f:
+        p = subprocess.Popen([IOLENS, "load", "--filename=" + f.name, "--size=1m",
+                              "--time_based", "--eta=never",
+                              "--name=two", "--numjobs=2", "--runtime=1",
+                              "--name=one", "--stonewall", "--runtime=30"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            # Every job thread is made at the start, the third waiting for
+            # the first two to end.
+            split = sorted([[allowed[k % len(allowed)]] for k in range(2)])
+            seen = {}
+            end = time.time() + 10
+            while time.time() < end and not (3 in seen and 1 in seen):
+                tids = [int(t) for t in os.listdir("/proc/%d/task" % p.pid) if int(t) != p.pid]
+                try:
+                    cpus = sorted(sorted(os.sched_getaffinity(t)) for t in tids)
+                except ProcessLookupError:
+                    continue
+                if len(cpus) == 3 and sorted(split + [allowed]) == cpus or \
+                        (len(cpus) == 1 and 3 in seen):
+                    seen.setdefault(len(cpus), cpus)
+                time.sleep(0.05)
+        finally:
+            p.kill()
+            p.wait()
+    assert seen.get(3) == sorted(split + [allowed]), seen
+    assert seen.get(1) == [allowed], seen
+
+
 def test_cpus_allowed_refused(iolens, tmpfile):
     p = load(["--name=t", "--filename=" + tmpfile, "--size=1m", "--cpus_allowed=0-"])
     refused(p, "--cpus_allowed=0-: want a CPU list")
