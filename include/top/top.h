@@ -192,6 +192,10 @@ void top_frame_free(struct top_frame *f);
  * stacked device it is part of.  Written to buf, which is returned. */
 const char *top_dev_label(const struct top_dev *d, char *buf, size_t len);
 
+/* Whether the filter key's text names a process: its pid, or a part of
+ * its name. */
+bool top_filter_names(__u32 pid, const char *comm, const char *filter);
+
 /* Re-filters and re-sorts `f` after a change of o->sort, o->filter...,
  * and with o->tree_view puts children under their parent. */
 void top_arrange(struct top_frame *f, const struct top_opts *o);

@@ -22,6 +22,7 @@
 #include "lib/units.h"
 #include "lib/vec.h"
 #include "top/files.h"
+#include "top/top.h"
 #include "trace/block_trace.h"
 #include "trace/rqfile.h"
 
@@ -341,15 +342,13 @@ const char *top_file_name(const struct top_file *f, char *buf, size_t len)
 
 bool top_file_matches(const struct top_file *f, const char *filter)
 {
-	char name[4096], pid[16];
+	char name[4096];
 
 	if (!filter || !*filter || strstr(top_file_name(f, name, sizeof(name)), filter))
 		return true;
-	for (int i = 0; i < TOP_FILE_PROCS && f->procs[i].pid; i++) {
-		snprintf(pid, sizeof(pid), "%u", f->procs[i].pid);
-		if (!strcmp(pid, filter) || strstr(f->procs[i].comm, filter))
+	for (int i = 0; i < TOP_FILE_PROCS && f->procs[i].pid; i++)
+		if (top_filter_names(f->procs[i].pid, f->procs[i].comm, filter))
 			return true;
-	}
 	return false;
 }
 

@@ -50,10 +50,17 @@ static bool active(const struct proc_io *d)
 	return false;
 }
 
+bool top_filter_names(__u32 pid, const char *comm, const char *filter)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u", pid);
+	return !strcmp(text, filter) || strstr(comm, filter);
+}
+
 static bool wanted(const struct top_row *r, const struct top_opts *o)
 {
 	const struct proc_ent *e = r->e;
-	char pid[16];
 	bool ok = !o->npids;
 
 	for (int i = 0; i < o->npids; i++)
@@ -66,9 +73,7 @@ static bool wanted(const struct top_row *r, const struct top_opts *o)
 		return false;
 	if (!o->filter || !*o->filter)
 		return true;
-	snprintf(pid, sizeof(pid), "%u", e->id);
-	return !strcmp(pid, o->filter) || strstr(e->comm, o->filter) ||
-	       strstr(r->user, o->filter);
+	return top_filter_names(e->id, e->comm, o->filter) || strstr(r->user, o->filter);
 }
 
 struct id_idx {
