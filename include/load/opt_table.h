@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * load's own: the table of iolens load's options (load_opt_table.c), what
- * load_opts.c parses by.  An option is a row: its fio name, the kind of
+ * load's own: the table of iolens load's options (load_opt_table.c, from
+ * the rows of options.def), what load_opts.c parses by.  An option is a row: its fio name, the kind of
  * value, where it goes in struct load_job_opts, and its help.
  */
 #ifndef IOLENS_LOAD_OPT_TABLE_H
@@ -54,6 +54,5 @@ extern const struct load_opt load_opt_table[];
 extern const size_t load_opt_table_n;
 extern const struct load_opt_alias load_opt_aliases[];
 extern const size_t load_opt_aliases_n;
-extern const struct load_choice load_rw_choices[];
 
 #endif

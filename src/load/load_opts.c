@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The options of iolens load, by the table of load_opt_table.c.  The
+ * The options of iolens load, by the table of load/options.def.  The
  * command line and the job files (load_jobfile.c) both feed it through
  * load_opt_set(), so that both accept exactly the same options.
  */
@@ -627,5 +627,5 @@ static const char *choice_name(const struct load_choice *c, int val)
 
 const char *load_rw_name(int rw)
 {
-	return choice_name(load_rw_choices, rw);
+	return choice_name(find("rw")->choices, rw);
 }
