@@ -2,9 +2,14 @@
 /*
  * mmap: the job's range of each file mapped once per thread, each I/O a
  * memcpy to or from the mapping, so that reads are page faults and writes
- * dirty pages, as fio's mmap engine.  With --direct, as fio's, each write
- * is msync'ed and the pages of every I/O are dropped (MADV_DONTNEED), the
- * nearest a mapping comes to bypassing the page cache.
+ * dirty pages, as fio's mmap engine.  With --direct, as fio's, each I/O's
+ * pages are msync'ed (MS_SYNC), reads too.  Nothing bypasses the page
+ * cache: fio then calls posix_madvise(POSIX_MADV_DONTNEED), which glibc
+ * makes a no-op (Linux's MADV_DONTNEED would drop unwritten changes of a
+ * private mapping), so fio's pages stay mapped and cached, and iolens's do
+ * too.  A real MADV_DONTNEED would unmap them: a fault again on the next
+ * touch, and a TLB flush that interrupts every other CPU the process's
+ * threads last ran on.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -66,13 +71,11 @@ static int mmap_queue(struct load_thread *t, struct load_io *io, long *res)
 		memcpy(io->buf, at, io->len);
 	*res = io->len;
 	if (t->o->direct) {
-		/* Both calls take whole pages only. */
+		/* msync() takes whole pages only. */
 		char *pg = (char *)((uintptr_t)at & ~(uintptr_t)4095);
-		size_t len = at + io->len - pg;
 
-		if (io->dir == LOAD_WRITE && msync(pg, len, MS_SYNC))
+		if (msync(pg, at + io->len - pg, MS_SYNC))
 			*res = -errno;
-		madvise(pg, len, MADV_DONTNEED);
 	}
 	return LOAD_Q_COMPLETED;
 }
