@@ -12,8 +12,8 @@
  * The parts, in src/load/, each with the header of include/load/ that
  * declares what it gives the other parts (load's own; no other layer
  * includes them):
- *   load_args.c     the command line; load_opts.c the option table
- *                   every source of options feeds; load_jobfile.c fio's
+ *   load_args.c     the command line; load_opts.c the options (the
+ *                   rows of options.def) every source of options feeds; load_jobfile.c fio's
  *                   INI job files and the list of jobs; load_shape.c the
  *                   directions and block sizes a job's options mean
  *                   (opts.h)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * load's own: the table of iolens load's options (load_opt_table.c, from
- * the rows of options.def), what load_opts.c parses by.  An option is a row: its fio name, the kind of
- * value, where it goes in struct load_job_opts, and its help.
+ * the rows of load/options.def), what load_opts.c parses by.  An option is
+ * a row: its fio name, the kind of value, where it goes in struct
+ * load_job_opts, and its help.
  */
 #ifndef IOLENS_LOAD_OPT_TABLE_H
 #define IOLENS_LOAD_OPT_TABLE_H
@@ -39,8 +40,8 @@ struct load_opt {
 	const char *name;
 	enum opt_type type;
 	size_t off;
-	const struct load_choice *choices;	/* T_ENUM, T_ENUMS */
-	unsigned int min, max;		/* T_UINT */
+	const struct load_choice *choices;	/* T_ENUM(S), T_RW, T_FSERVICE */
+	unsigned int min, max;		/* T_UINT, T_DIRUINT */
 	const char *arg;		/* for --help */
 	const char *help;
 };

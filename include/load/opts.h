@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * load's own: the option table (load_opts.c), what a job's options mean
- * for its I/O (load_shape.c), and the list of jobs that the command line
- * (load_args.c) and the job files (load_jobfile.c) fill.
+ * load's own: the options (load_opts.c, by the table of options.def), what
+ * a job's options mean for its I/O (load_shape.c), and the list of jobs
+ * that the command line (load_args.c) and the job files (load_jobfile.c)
+ * fill.
  */
 #ifndef IOLENS_LOAD_OPTS_H
 #define IOLENS_LOAD_OPTS_H

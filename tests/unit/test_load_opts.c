@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* load's option table (load/load_opts.c) and its engines (load/engines.c). */
+/* load's options (load_opts.c, by the table of load/options.def) and its
+ * engines (load/engines.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -15,18 +15,21 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include "load/engine.h"
 #include "load/job.h"
 #include "load/load.h"
 #include "load/target.h"
 
-/* Each file's range mapped, page-aligned. */
+/* Each file's range mapped, page-aligned: 4 KiB pages or larger (arm64
+ * and ppc64 kernels have 16 and 64 KiB ones). */
 struct map {
 	struct map_file {
 		char *base;
 		__u64 start, len;
 	} *v;
+	__u64 page;
 };
 
 static int mmap_init(struct load_thread *t)
@@ -35,13 +38,14 @@ static int mmap_init(struct load_thread *t)
 	struct map *m = t->engine_data;
 	int prot = PROT_READ | (t->target->writes ? PROT_WRITE : 0);
 
+	m->page = sysconf(_SC_PAGESIZE);
 	m->v = calloc(t->nfiles, sizeof(*m->v));
 	if (!m->v)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < t->nfiles; i++) {
 		struct map_file *f = &m->v[i];
 
-		f->start = o->offset & ~4095ULL;
+		f->start = o->offset & ~(m->page - 1);
 		f->len = o->offset + t->files[i].size - f->start;
 		f->base = mmap(NULL, f->len, prot, MAP_SHARED, t->files[i].fd, f->start);
 		if (f->base == MAP_FAILED) {
@@ -62,7 +66,8 @@ static int mmap_init(struct load_thread *t)
 
 static int mmap_queue(struct load_thread *t, struct load_io *io, long *res)
 {
-	struct map_file *f = &((struct map *)t->engine_data)->v[io->file];
+	struct map *m = t->engine_data;
+	struct map_file *f = &m->v[io->file];
 	char *at = f->base + (io->offset - f->start);
 
 	if (io->dir == LOAD_WRITE)
@@ -71,8 +76,11 @@ static int mmap_queue(struct load_thread *t, struct load_io *io, long *res)
 		memcpy(io->buf, at, io->len);
 	*res = io->len;
 	if (t->o->direct) {
-		/* msync() takes whole pages only. */
-		char *pg = (char *)((uintptr_t)at & ~(uintptr_t)4095);
+		/* msync() wants a page-aligned address.  On a block device
+		 * with a volatile write cache each call is also a cache flush
+		 * (blkdev_fsync()), a read's as much as a write's, for fio as
+		 * for iolens. */
+		char *pg = (char *)((uintptr_t)at & ~(uintptr_t)(m->page - 1));
 
 		if (msync(pg, at + io->len - pg, MS_SYNC))
 			*res = -errno;
