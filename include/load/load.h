@@ -13,10 +13,10 @@
  * declares what it gives the other parts (load's own; no other layer
  * includes them):
  *   load_args.c     the command line; load_opts.c the options (the
- *                   rows of options.def) every source of options feeds; load_jobfile.c fio's
- *                   INI job files and the list of jobs; load_shape.c the
- *                   directions and block sizes a job's options mean
- *                   (opts.h)
+ *                   rows of options.def) every source of options feeds;
+ *                   load_jobfile.c fio's INI job files and the list of
+ *                   jobs; load_shape.c the directions and block sizes a
+ *                   job's options mean (opts.h)
  *   load_cpus.c     where the job threads run (cpus.h)
  *   load_target.c   opening the file or device, and the safety checks
  *                   before any write (target.h); load_files.c the files
@@ -119,7 +119,8 @@ struct load_bs {
 
 /* fio's random_distribution (load_dist.c). */
 enum load_dist_kind {
-	LOAD_DIST_RANDOM, LOAD_DIST_ZIPF, LOAD_DIST_PARETO, LOAD_DIST_NORMAL, LOAD_DIST_ZONED
+	LOAD_DIST_RANDOM, LOAD_DIST_ZIPF, LOAD_DIST_PARETO, LOAD_DIST_NORMAL,
+	LOAD_DIST_ZONED
 };
 
 #define LOAD_MAX_DIST_ZONES 16
@@ -386,7 +387,9 @@ struct load_dir_stats {
 /* fio's latency distribution (io_u_lat_n, _u, _m): I/Os by clat, ten
  * buckets of ns below 1 us, ten of us below 1 ms, then twelve of ms; each
  * named by its upper end, "2" holding 0 and 1 (load_stats.c). */
-enum { LOAD_LAT_NS = 0, LOAD_LAT_US = 10, LOAD_LAT_MS = 20, LOAD_LAT_BUCKETS = 32 };
+enum {
+	LOAD_LAT_NS = 0, LOAD_LAT_US = 10, LOAD_LAT_MS = 20, LOAD_LAT_BUCKETS = 32
+};
 
 /* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64. */
 #define LOAD_DEPTH_BUCKETS 7

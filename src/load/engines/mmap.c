@@ -8,8 +8,8 @@
  * makes a no-op (Linux's MADV_DONTNEED would drop unwritten changes of a
  * private mapping), so fio's pages stay mapped and cached, and iolens's do
  * too.  A real MADV_DONTNEED would unmap them: a fault again on the next
- * touch, and a TLB flush that interrupts every other CPU the process's
- * threads last ran on.
+ * touch, and a TLB flush that may interrupt every other CPU the process's
+ * threads last ran on (x86 skips a CPU in lazy TLB mode for some).
  */
 #include <errno.h>
 #include <stdint.h>
