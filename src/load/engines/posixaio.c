@@ -2,13 +2,15 @@
 /*
  * posixaio: POSIX AIO of the C library (aio_read/aio_write, aio_suspend),
  * the engine of fio's best-known tutorials.  As fio's, each I/O is issued
- * when it is queued (POSIX has no batch submit), and a reap looks at every
- * slot in flight with aio_error(), in the slots' order, then sleeps in
- * aio_suspend() on the first 8 still running, until at least `min` are
- * done.  glibc runs the I/O on threads of its own.
+ * when it is queued (POSIX has no batch submit), and a reap looks at the
+ * slots in flight with aio_error(), in the slots' order, up to `max`
+ * completions, then sleeps in aio_suspend() on the first 8 still running,
+ * until at least `min` are done.  glibc runs the I/O on threads of its
+ * own.
  */
 #include <aio.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include "lib/clock.h"
@@ -22,7 +24,7 @@
 struct paio {
 	struct aiocb *cbs;		/* one per slot */
 	bool *busy;			/* the slot's request is in flight */
-	const struct aiocb **wait;	/* aio_suspend's list */
+	const struct aiocb *wait[SUSPEND_MAX];	/* aio_suspend's list */
 	unsigned int n;			/* requests in flight */
 	unsigned int nwait;
 };
@@ -57,6 +59,8 @@ static int paio_queue(struct load_thread *t, struct load_io *io, long *res)
  * on the oldest would wake the job at every completion; the first slots
  * are of every age, and the first of them to finish lets a few older ones
  * finish too (fio: about one wake per four completions at depth 32).
+ * With several files, the 8 may all be of one file while another's are
+ * done: as fio's, that reap waits for one of the 8.
  */
 static unsigned int paio_collect(struct load_thread *t, struct paio *p, unsigned int max)
 {
@@ -120,9 +124,10 @@ static void paio_exit(struct load_thread *t)
 	while (p->n) {
 		for (unsigned int i = 0; i < t->nfiles; i++)
 			aio_cancel(t->files[i].fd, NULL);
-		/* aio_suspend failing for good: nothing more to wait for. */
+		/* aio_suspend cannot wait: the next reap looks again, until
+		 * glibc's threads have let go of every buffer. */
 		if (paio_reap(t, p->n, p->n, 0) < 0)
-			break;
+			sched_yield();
 	}
 }
 
@@ -130,7 +135,6 @@ const struct load_engine load_engine_posixaio = {
 	.name = "posixaio", .help = "POSIX AIO (aio_read/aio_write, aio_suspend)",
 	.own_threads = true,
 	.priv_size = sizeof(struct paio),
-	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, busy),
-		   LOAD_SLOTS(struct paio, wait) },
+	.slots = { LOAD_SLOTS(struct paio, cbs), LOAD_SLOTS(struct paio, busy) },
 	.queue = paio_queue, .reap = paio_reap, .exit = paio_exit,
 };
