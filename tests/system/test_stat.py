@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from helpers import OPS, DirectIO, Loop, Stat, TraceInstance, line_of, run, totals
+from helpers import OPS, Background, DirectIO, Loop, Stat, TraceInstance, line_of, run, totals
 
 
 def fio(dev, *args):
@@ -69,10 +69,11 @@ def test_stat_by_hwq_adds_up_to_the_disk(iolens, loop):
     and byte the disk's line counts (reads, writes, a flush), with a depth
     and an await; in text, a line for it under the table."""
     st = Stat(iolens, ["--by", "hwq", "-d", loop.name])
-    text = subprocess.Popen([iolens, "stat", "-y", "--by", "hwq", "-d", loop.name, "1", "1"],
-                            stdout=subprocess.PIPE, text=True)
+    # Its first report says it is attached (a fixed sleep was too short
+    # for a loaded CI machine: the I/O fell before its interval).
+    text = Background(["stat", "-y", "--by", "hwq", "-d", loop.name, "0.5"], iolens)
     try:
-        time.sleep(0.3)
+        text.wait_for("Device")
         io = DirectIO(loop.dev)
         for i in range(30):
             io.read(i * 8192, 4096)
@@ -81,11 +82,10 @@ def test_stat_by_hwq_adds_up_to_the_disk(iolens, loop):
         os.fsync(io.fd)
         io.close()
         d1, reps = st.stop_when_idle(loop)
-        out, _ = text.communicate(timeout=30)
+        out = text.stop()
     finally:
         st.kill()
-        if text.poll() is None:
-            text.kill()
+        text.kill()
     disk = {"ios": 0, "bytes": 0}
     q = dict(disk)
     for r in reps:
