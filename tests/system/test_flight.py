@@ -100,8 +100,14 @@ def test_ring_saves_the_span_around_a_slow_request(iolens, faulty, tracer, tmp_p
     assert all(lo <= t <= hi for t in got.values())     # by its own clock
     assert set(got) <= set(done)
     seen = {key(r) for r in all_recs if r["ts_complete"]}
-    skew = max(abs(t - done[k]) for k, t in got.items() if k in seen)
-    assert skew < 10**6
+    # The two tracers' programs run one after the other on the completion;
+    # nearly always within microseconds (p50 0.5 us, p99 2.5 us here), but
+    # a preemption or the host's steal between them can part them by more
+    # than a millisecond (1.8 ms once in CI, under the sanitizers).  So the
+    # bulk of requests must agree closely, the worst only roughly.
+    skews = sorted(abs(t - done[k]) for k, t in got.items() if k in seen)
+    skew = skews[-1]
+    assert skews[len(skews) * 99 // 100] < 50 * 10**3 and skew < 100 * 10**6
     # None missing: a request the full record saw complete inside the
     # span by more than the two clocks' skew is in the file.
     inside = {k for k, t in done.items() if lo + skew < t < hi - skew}
