@@ -126,8 +126,13 @@ def disks_qemu_opts(where):
         opts.append(device % drive)
     return " ".join(opts)
 
-# Seconds a guest may take: about 4 minutes when all is well.
-GUEST_TIMEOUT = 900
+# Seconds a guest may take in all, and without a line of the tests'
+# output.  All is well in 4 to 25 minutes, as the host's TCG is fast:
+# three guests side by side took 457 s on the hosts of 2026-11, and one
+# guest alone 893 s on that of 2026-12-01 (three: about 1,500 s each).  A
+# hung guest falls silent: its slowest test takes under a minute there.
+GUEST_TIMEOUT = 2400
+GUEST_QUIET = 300
 
 
 def fetch(release, package):
@@ -153,9 +158,12 @@ def fetch(release, package):
 
 
 def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
-         qemu_opts=None, append=None, out=sys.stdout):
+         qemu_opts=None, append=None, out=sys.stdout, quiet=None):
     """Runs `script` (shell) in a guest of that kernel, its output going to
     `out` as it comes (and to `lines`, a list, when given): its exit code.
+    The guest is killed after `timeout` s, or `quiet` s without a line of
+    the script's (the kernel's own do not count: a hung driver may go on
+    logging).
     -v: Debian's qemu gives the guest no script I/O port, so the script's
     output and exit code come on the console, among the kernel's messages
     (left out here).  The script goes in a file under /tmp, which the guest
@@ -191,9 +199,23 @@ def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
         except ProcessLookupError:
             pass
     # A hung guest prints nothing: the clock must not wait for its next line.
-    timer = threading.Timer(timeout, kill)
-    timer.start()
     t0 = time.monotonic()
+    heard = [t0]
+    why = []
+    ended = threading.Event()
+
+    def watch():
+        while not ended.wait(1):
+            now = time.monotonic()
+            if now - t0 >= timeout:
+                why.append("timed out after %d s" % timeout)
+            elif quiet and now - heard[0] >= quiet:
+                why.append("nothing from the script for %d s, at %d s" % (quiet, now - t0))
+            if why:
+                kill()
+                return
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     try:
         for line in p.stdout:
             m = re.search(r"iolens-matrix-exit=(\d+)", line)
@@ -202,6 +224,7 @@ def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
             elif re.match(r"\[\s*\d+\.\d+\]", line):
                 kernel.append(line)
             else:
+                heard[0] = time.monotonic()
                 out.write(line)
                 out.flush()
                 if lines is not None:
@@ -209,12 +232,13 @@ def boot(vng, vmlinuz, script, timeout, qemu_cpus="1", memory="2G", lines=None,
             if line.startswith("PANIC") or "Kernel panic" in line:
                 break
     finally:
-        timer.cancel()
+        ended.set()
+        watcher.join()
         kill()
         p.wait()
         os.unlink(f.name)
-    if rc == 255 and time.monotonic() - t0 >= timeout:
-        print("==== timed out after %d s" % timeout, file=out)
+    if rc == 255 and why:
+        print("==== %s" % why[0], file=out)
     if rc == 255:
         print("==== no exit code from the guest; its kernel's last words:", file=out)
         out.writelines(kernel)
@@ -227,7 +251,9 @@ def run_kernel(vng, iolens, release, package, out):
     vmlinuz = fetch(release, package)
     script = (
         # A guest that hangs says where: its blocked tasks' stacks on
-        # the console a minute before the host gives up on it.
+        # the console a minute before the host gives up on it.  One that
+        # falls silent is killed sooner; the kernel's own hung-task
+        # warnings (after 120 s in Debian's) are among its last words.
         "(sleep %d; echo w > /proc/sysrq-trigger) & W=$! && "
         "cd %s && export IOLENS=%s CI=true PYTHONDONTWRITEBYTECODE=1 "
         # /tmp is the host's, over 9p, which keeps no unlinked file open:
@@ -248,7 +274,7 @@ def run_kernel(vng, iolens, release, package, out):
     t0 = time.monotonic()
     print("==== %s" % release, file=out, flush=True)
     try:
-        rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT, out=out,
+        rc = boot(vng, vmlinuz, script, timeout=GUEST_TIMEOUT, quiet=GUEST_QUIET, out=out,
                   qemu_opts=disks_qemu_opts(disks), append=KERNEL_ARGS)
     finally:
         shutil.rmtree(disks, ignore_errors=True)
