@@ -127,10 +127,11 @@ def disks_qemu_opts(where):
     return " ".join(opts)
 
 # Seconds a guest may take in all, and without a line of the tests'
-# output.  All is well in 4 to 25 minutes, as the host's TCG is fast:
+# output.  All is well in 4 to 25 minutes, by how fast the host's TCG is:
 # three guests side by side took 457 s on the hosts of 2026-11, and one
-# guest alone 893 s on that of 2026-12-01 (three: about 1,500 s each).  A
-# hung guest falls silent: its slowest test takes under a minute there.
+# guest alone 893 s on that of 2026-12-01 (three: the 6.1-rt one
+# 1,263 s).  A hung guest falls silent: its slowest test takes under a
+# minute there.
 GUEST_TIMEOUT = 2400
 GUEST_QUIET = 300
 
