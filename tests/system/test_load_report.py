@@ -278,6 +278,11 @@ def test_one_consumer_reads_fio_and_iolens(iolens, loop, name):
     assert 0 <= disk["util"] <= 100
 
 
+# fio's bandwidth line, its unit and mean caught.
+BW_LINE = (r"\n   bw \(  ([KM]iB)/s\): min=\s*\d+, max=\s*\d+, per=\d+\.\d\d%, "
+           r"avg=\s*(\d+\.\d\d), stdev=\s*\d+\.\d\d, samples=\d+\n")
+
+
 def test_text_has_fios_lines(iolens, loop):
     args = shape(loop.dev, "randread", "io_uring", 8,
                  ["--size=16m", "--time_based", "--runtime=2"])
@@ -286,8 +291,7 @@ def test_text_has_fios_lines(iolens, loop):
     theirs = subprocess.run(["fio"] + args, capture_output=True, text=True)
     assert theirs.returncode == 0, theirs.stderr
     patterns = [
-        r"\n   bw \(  KiB/s\): min=\s*\d+, max=\s*\d+, per=\d+\.\d\d%, "
-        r"avg=\s*\d+\.\d\d, stdev=\s*\d+\.\d\d, samples=\d+\n",
+        BW_LINE,
         r"\n   iops        : min=\s*\d+, max=\s*\d+, avg=\s*\d+\.\d\d, "
         r"stdev=\s*\d+\.\d\d, samples=\d+\n",
         r"\n  cpu          : usr=\d+\.\d\d%, sys=\d+\.\d\d%, ctx=\d+, "
@@ -298,8 +302,13 @@ def test_text_has_fios_lines(iolens, loop):
         r"ticks=\d+/\d+, in_queue=\d+, util=\d+\.\d\d%%\n" % loop.name,
     ]
     for pat in patterns:
-        assert re.search(pat, theirs.stdout), ("fio", pat)
+        assert re.search(pat, theirs.stdout), ("fio", pat, theirs.stdout)
         assert re.search(pat, ours.stdout), (pat, ours.stdout)
+    # fio's unit is MiB/s where the mean passes 1 GiB/s, which a loop
+    # device does at about 256k IOPS of 4 KiB.
+    for out in theirs.stdout, ours.stdout:
+        unit, avg = re.search(BW_LINE, out).groups()
+        assert (unit == "MiB") == (float(avg) * (1024 if unit == "MiB" else 1) > 1024 * 1024), out
     # The text's samples are the JSON's.
     m = re.search(r"samples=(\d+)", ours.stdout)
     assert abs(int(m.group(1)) - 2000 // SAMPLE_MS) <= 1
