@@ -155,7 +155,7 @@ def throttled(loop):
 # throttled cgroup: about 25 of each 40 ms are spent waiting.  The
 # throttle's period is long against the loop's own time, which a TCG guest
 # stretches: at 100 reads a second, 5 ms apart, the thread waited 16% and
-# 19% of the time in the 6.1-rt guest beside two others (CI, 2026-12-01),
+# 19% of the time in the 6.1-rt guest beside two others (CI, 2026-12),
 # and 57% to 71% in each of the three guests at 25 a second, 15 ms apart.
 READER = r"""
 import mmap, os, random, sys, time
