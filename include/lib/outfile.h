@@ -5,8 +5,9 @@
  * write may be a planted symbolic link or hard link to a file of root's.
  * What is written to is a file the caller made, or one that already was
  * the caller's: a regular file it owns with no other name, a character
- * device (only root makes those), a FIFO or socket it owns.  A symbolic
- * link is followed only when the caller owns it (/dev/disk/by-id/...).
+ * device (only root makes those), a FIFO or socket it owns; never a file
+ * of a pseudo file system (/proc/sys/kernel/core_pattern).  Links anywhere
+ * in the path are followed by lib/safepath.h's rule (/dev/disk/by-id/...).
  */
 #ifndef IOLENS_OUTFILE_H
 #define IOLENS_OUTFILE_H

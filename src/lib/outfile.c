@@ -9,9 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/outfile.h"
-
-/* As the kernel's MAXSYMLINKS would stop a path that loops. */
-#define LINKS_MAX 8
+#include "lib/safepath.h"
 
 static int __attribute__((format(printf, 3, 4)))
 refuse(char *why, size_t len, const char *fmt, ...)
@@ -37,9 +35,14 @@ static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
 		      char *why, size_t len)
 {
 	uid_t me = geteuid();
+	const char *pseudo;
 
 	if (fstat(fd, st))
 		return failed(errno, why, len);
+	/* /proc/sys/kernel/core_pattern is a file. */
+	if (!S_ISCHR(st->st_mode) && (pseudo = safepath_pseudo_fs(fd)))
+		return refuse(why, len, "refusing to write: a file of %s, not of a real file system",
+			      pseudo);
 	if (S_ISREG(st->st_mode) && !created) {
 		if (st->st_uid != me)
 			return refuse(why, len, "refusing to write: the file is owned by uid %u, not by you (remove it or give another name)",
@@ -63,89 +66,25 @@ static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
 	return 0;
 }
 
-static int open_depth(const char *path, int flags, unsigned int how,
-		      struct stat *st, char *why, size_t len, int depth);
-
-/* `path` is a symbolic link: followed if the caller owns it, as udev's
- * /dev/disk/by-id are root's; one another user planted is not.  The link
- * is read through the fd its owner was checked on, so it cannot change
- * in between. */
-static int follow(const char *path, int flags, unsigned int how,
-		  struct stat *st, char *why, size_t len, int depth)
-{
-	char target[4096], next[8192];
-	const char *slash;
-	struct stat ls;
-	ssize_t n;
-	int lfd;
-
-	lfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (lfd < 0)
-		return failed(errno, why, len);
-	if (fstat(lfd, &ls) || !S_ISLNK(ls.st_mode)) {
-		close(lfd);
-		return failed(ELOOP, why, len);
-	}
-	if (ls.st_uid != geteuid()) {
-		close(lfd);
-		return refuse(why, len, "refusing to write: a symbolic link owned by uid %u, not by you (give the file it points to)",
-			      (unsigned int)ls.st_uid);
-	}
-	n = readlinkat(lfd, "", target, sizeof(target) - 1);
-	close(lfd);
-	if (n < 0)
-		return failed(errno, why, len);
-	target[n] = '\0';
-	slash = strrchr(path, '/');
-	if (target[0] == '/' || !slash)
-		snprintf(next, sizeof(next), "%s", target);
-	else
-		snprintf(next, sizeof(next), "%.*s%s", (int)(slash - path + 1), path, target);
-	return open_depth(next, flags, how, st, why, len, depth + 1);
-}
-
-static int open_depth(const char *path, int flags, unsigned int how,
-		      struct stat *st, char *why, size_t len, int depth)
-{
-	int base = flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	struct stat ls;
-	int fd;
-
-	if (depth > LINKS_MAX)
-		return failed(ELOOP, why, len);
-	/* Three rounds: another process may make or remove it meanwhile. */
-	for (int round = 0; round < 3; round++) {
-		bool created = false;
-
-		fd = open(path, base);
-		if (fd < 0 && errno == ENOENT) {
-			fd = open(path, base | O_CREAT | O_EXCL, 0644);
-			created = fd >= 0;
-			if (fd < 0 && errno == EEXIST)
-				continue;
-		}
-		if (fd < 0 && errno == ELOOP && !lstat(path, &ls) && S_ISLNK(ls.st_mode))
-			return follow(path, flags, how, st, why, len, depth);
-		if (fd < 0)
-			return failed(errno, why, len);
-		if (check_kind(fd, created, how, st, why, len)) {
-			int err = errno;
-
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		return fd;
-	}
-	return failed(EEXIST, why, len);
-}
-
 int outfile_open(const char *path, int flags, unsigned int how,
 		 struct stat *st, char *why, size_t len)
 {
+	int base = flags | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	struct stat own;
+	bool created;
+	int fd;
 
-	return open_depth(path, flags, how, st ? st : &own, why, len, 0);
+	fd = safepath_open(path, base, 0644, &created, why, len);
+	if (fd < 0)
+		return -1;
+	if (check_kind(fd, created, how, st ? st : &own, why, len)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
 }
 
 int outfile_still_there(const char *path, const struct stat *was,

@@ -19,6 +19,8 @@
 #include <zlib.h>
 #include "lib/gzpar.h"
 #include "lib/outfile.h"
+#include "lib/safepath.h"
+#include "lib/sanitize.h"
 #include "lib/tracefile.h"
 #include "lib/tracerec.h"
 
@@ -132,10 +134,15 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	 * hardly improves at higher levels for these records anyway. */
 	w->f = fd < 0 ? NULL : gzpar_fdopen(fd, 1, workers);
 	if (!w->f) {
-		set_err(err, errlen, "cannot create %s: %s", path,
-			fd < 0 ? why : strerror(errno));
+		char shown[512];
+		int e = errno;
+
+		/* errno stays: EPERM is a refusal (exit 2). */
+		set_err(err, errlen, "cannot create %s: %s",
+			san_text_buf(shown, sizeof(shown), path), fd < 0 ? why : strerror(e));
 		free(w->path);
 		free(w);
+		errno = e;
 		return NULL;
 	}
 
@@ -467,6 +474,7 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 {
 	unsigned char p[MAX_PAYLOAD];
 	unsigned char magic[MAGIC_LEN + 4];
+	char why[200];
 	struct buf b = { magic + MAGIC_LEN };
 	struct trace_reader *r;
 	unsigned int type;
@@ -479,14 +487,16 @@ struct trace_reader *trace_open(const char *path, struct trace_header *h,
 		set_err(err, errlen, "%s", strerror(errno));
 		return NULL;
 	}
-	/* Open the file ourselves for errno and to tell an empty file apart. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		set_err(err, errlen, "%s", strerror(errno));
+	/* Open the file ourselves for errno and to tell an empty file apart;
+	 * through no link another user planted, and never waiting on a FIFO
+	 * of theirs (lib/safepath.h). */
+	fd = safepath_open_input(path, true, why, sizeof(why));
+	if (fd < 0) {
+		set_err(err, errlen, "%s", why);
 		goto fail_fd;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		set_err(err, errlen, "%s", strerror(EISDIR));
+	if (fstat(fd, &st)) {
+		set_err(err, errlen, "%s", strerror(errno));
 		goto fail_fd;
 	}
 	if (S_ISREG(st.st_mode) && st.st_size == 0) {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/log.h"
+#include "lib/outfile.h"
 #include "load/engine.h"
 #include "load/iolog.h"
 #include "load/job.h"
@@ -40,7 +41,7 @@ static const char *prefix_of(const struct load_job_opts *o, int k)
 int load_iolog_open(struct load_thread *t)
 {
 	const struct load_job_opts *o = t->o;
-	char name[4096], shown[128];
+	char name[4096], shown[128], why[200];
 
 	for (int k = 0; k < LOAD_LOG_KINDS; k++) {
 		const char *pre = prefix_of(o, k);
@@ -56,12 +57,13 @@ int load_iolog_open(struct load_thread *t)
 			return 1;
 		}
 		/* Replaced as fio replaces it, but never through a link
-		 * someone planted where the log goes. */
-		fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+		 * someone planted anywhere on the way, nor into a FIFO
+		 * nobody reads. */
+		fd = outfile_open(name, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
 		t->log[k].f = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!t->log[k].f) {
 			pr_err("%s: %s", log_excerpt(name, shown, sizeof(shown)),
-			       errno == ELOOP ? "a symbolic link: not written through" : strerror(errno));
+			       fd < 0 ? why : strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			return 1;

@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <unistd.h>
 #include "load/load.h"
 #include "lib/log.h"
+#include "lib/safepath.h"
+#include "lib/sanitize.h"
 #include "load/opts.h"
 #include "load/buf.h"
 #include "load/prio.h"
@@ -135,20 +138,27 @@ int load_jobs_group(struct load_jobs *js)
 #define JOBFILE_MAX (1 << 20)
 
 /* The whole file, NUL-terminated, its length in *lenp; NULL with errno
- * (EFBIG: over JOBFILE_MAX). */
-static char *read_all(const char *path, size_t *lenp)
+ * (EFBIG: over JOBFILE_MAX) and the reason in why.  Root runs job files
+ * other users wrote: no link of theirs is followed to a file of root's,
+ * and a FIFO of theirs is not waited on (lib/safepath.h). */
+static char *read_all(const char *path, size_t *lenp, char *why, size_t wlen)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
-	FILE *f = fopen(path, "re");
+	int fd = safepath_open_input(path, true, why, wlen);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	size_t n;
 
 	if (!f || !buf) {
-		int err = f ? ENOMEM : errno;
+		int err = fd < 0 ? errno : ENOMEM;
 
 		free(buf);
 		if (f)
 			fclose(f);
+		else if (fd >= 0)
+			close(fd);
+		if (fd >= 0)
+			snprintf(why, wlen, "%s", strerror(err));
 		errno = err;
 		return NULL;
 	}
@@ -322,16 +332,18 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 {
 	struct load_job_opts *cur = NULL;
 	bool first_job = true;
-	char *text, *line, *next, *nul, where[512], shown[LOG_EXCERPT_LEN];
+	char *text, *line, *next, *nul, where[1100], shown[LOG_EXCERPT_LEN], why[200];
+	char named[1024];
+	/* The path as messages echo it: no control byte, and not 1 MB. */
+	const char *name = san_text_buf(named, sizeof(named), path);
 	int lineno = 0, rc;
 	size_t len;
 
-	text = read_all(path, &len);
+	text = read_all(path, &len, why, sizeof(why));
 	if (!text && errno == EFBIG)
-		return usage_err(CMD, "%s: over %d MiB: not a job file", path, JOBFILE_MAX >> 20);
+		return usage_err(CMD, "%s: over %d MiB: not a job file", name, JOBFILE_MAX >> 20);
 	if (!text)
-		return usage_err(CMD, "%s: cannot read the job file: %s", path,
-				 strerror(errno));
+		return usage_err(CMD, "%s: cannot read the job file: %s", name, why);
 	/* Text ends at a NUL for the C string functions below: whatever came
 	 * after it would be dropped without a word. */
 	nul = memchr(text, '\0', len);
@@ -339,7 +351,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 		for (char *p = text; p < nul; p++)
 			lineno += *p == '\n';
 		free(text);
-		return usage_err(CMD, "%s:%d: a NUL byte: not a text job file", path, lineno + 1);
+		return usage_err(CMD, "%s:%d: a NUL byte: not a text job file", name, lineno + 1);
 	}
 	if (load_jobs_keep(js, text)) {
 		pr_err("out of memory");
@@ -355,7 +367,7 @@ int load_jobfile_read(struct load_jobs *js, const char *path, int index)
 		if (next)
 			*next++ = '\0';
 		lineno++;
-		snprintf(where, sizeof(where), "%s:%d", path, lineno);
+		snprintf(where, sizeof(where), "%s:%d", name, lineno);
 		/* fio's strip_blank_end(): a comment may follow anything. */
 		cut = strpbrk(line, ";#");
 		if (cut)

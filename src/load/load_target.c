@@ -25,6 +25,7 @@
 #include "load/load.h"
 #include "lib/log.h"
 #include "lib/outfile.h"
+#include "lib/safepath.h"
 #include "load/opts.h"
 #include "load/target.h"
 #include "load/verify.h"
@@ -262,9 +263,9 @@ static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 	char what[PATH_MAX];
 	int fd, rc;
 
-	fd = open(o->filename, O_RDONLY | O_CLOEXEC);
+	fd = safepath_open(o->filename, O_RDONLY | O_CLOEXEC, 0, NULL, what, sizeof(what));
 	if (fd < 0) {
-		pr_err("%s: %s", o->filename, strerror(errno));
+		pr_err("%s: %s", o->filename, what);
 		return FAILED;
 	}
 	if (ioctl(fd, BLKGETSIZE64, &t->dev_size) ||
@@ -429,7 +430,7 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	if (fd < 0 && !t->writes && (errno == EACCES || errno == EPERM)) {
 		if (errno == EACCES)
 			snprintf(why, sizeof(why), "%s", strerror(errno));
-		fd = open(o->filename, O_RDONLY | O_CLOEXEC);
+		fd = safepath_open(o->filename, O_RDONLY | O_CLOEXEC, 0, NULL, why, sizeof(why));
 		ro = true;
 		if (fd >= 0 && fstat(fd, &st)) {
 			close(fd);
@@ -520,6 +521,48 @@ static int check_link(const struct load_job_opts *o)
 	return FAILED;
 }
 
+/*
+ * What --filename names, found as root opens anything a user may have
+ * prepared (lib/safepath.h): through no link of another user's, and a
+ * block device or a regular file of a real file system, never a file of
+ * procfs, sysfs and the like (/proc/sys/kernel/core_pattern, /proc/PID/mem,
+ * a queue setting) nor a file under /dev.  0 with its stat in *st, or
+ * st->st_mode 0 if it is not there; REFUSED or FAILED after one line.
+ */
+static int lookup(const struct load_job_opts *o, struct stat *st)
+{
+	const char *pseudo;
+	char why[200];
+	int fd;
+
+	memset(st, 0, sizeof(*st));
+	fd = safepath_open(o->filename, O_PATH | O_CLOEXEC, 0, NULL, why, sizeof(why));
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0) {
+		fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
+		return errno == EPERM ? REFUSED : FAILED;
+	}
+	if (fstat(fd, st)) {
+		pr_err("%s: %s", o->filename, strerror(errno));
+		close(fd);
+		return FAILED;
+	}
+	pseudo = S_ISBLK(st->st_mode) ? NULL : safepath_pseudo_fs(fd);
+	close(fd);
+	if (pseudo) {
+		fprintf(stderr, "iolens load: %s: a file of %s: load drives block devices and files of real file systems\n",
+			o->filename, pseudo);
+		return REFUSED;
+	}
+	if (!S_ISBLK(st->st_mode) && !S_ISREG(st->st_mode)) {
+		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
+			o->filename);
+		return REFUSED;
+	}
+	return 0;
+}
+
 int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 {
 	char shown[PATH_MAX + 16];
@@ -582,7 +625,9 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	} else if (!o->filename) {
 		fprintf(stderr, "iolens load: job '%s': no --filename\n", o->name);
 		return REFUSED;
-	} else if (stat(o->filename, &st) == 0 && S_ISBLK(st.st_mode)) {
+	} else if ((rc = lookup(o, &st))) {
+		return rc;
+	} else if (S_ISBLK(st.st_mode)) {
 		t->is_blkdev = true;
 		rc = t->writes ? check_link(o) : 0;
 		if (!rc)
@@ -597,15 +642,11 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		fprintf(stderr, "iolens load: %s: trims need a block device (BLKDISCARD)\n",
 			o->filename);
 		return REFUSED;
-	} else if (stat(o->filename, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
-			o->filename);
-		return REFUSED;
-	} else if (!o->allow_file_create && stat(o->filename, &st)) {
+	} else if (!o->allow_file_create && !st.st_mode) {
 		fprintf(stderr, "iolens load: %s: %s, and --allow_file_create=0\n",
-			o->filename, strerror(errno));
+			o->filename, strerror(ENOENT));
 		return REFUSED;
-	} else if (o->create_on_open && lstat(o->filename, &st) && errno == ENOENT) {
+	} else if (o->create_on_open && !st.st_mode) {
 		rc = prepare_absent(o, t);
 	} else {
 		rc = prepare_file(o, t);
@@ -652,13 +693,15 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 int load_target_claim(const struct load_job_opts *o, const struct load_target *t,
 		      int *fd)
 {
+	char why[200];
+
 	*fd = -1;
 	/* O_EXCL on a block device: the kernel refuses it while mounted or
 	 * claimed, and keeps others from mounting it while we write.  The
 	 * claim is per open file, so one open holds it for all threads. */
 	if (!t->is_blkdev || !t->writes)
 		return 0;
-	*fd = open(o->filename, O_RDONLY | O_EXCL | O_CLOEXEC);
+	*fd = safepath_open(o->filename, O_RDONLY | O_EXCL | O_CLOEXEC, 0, NULL, why, sizeof(why));
 	if (*fd >= 0)
 		return 0;
 	if (errno == EBUSY) {
@@ -666,7 +709,7 @@ int load_target_claim(const struct load_job_opts *o, const struct load_target *t
 			o->filename);
 		return 2;
 	}
-	pr_err("%s: %s", o->filename, strerror(errno));
+	pr_err("%s: %s", o->filename, why);
 	return 1;
 }
 
@@ -677,15 +720,26 @@ int load_target_open(const struct load_job_opts *o, const struct load_target *t,
 	 * O_CREAT then, and its reads find the end of an empty file). */
 	bool writes = t->writes || t->create_at_open;
 	int flags = O_CLOEXEC | (writes ? O_RDWR : O_RDONLY), fd;
+	struct stat st;
 
 	if (o->direct)
 		flags |= O_DIRECT;
-	/* Checked again: the name may have been replaced since prepare. */
+	/* Checked again: the name may have been replaced since prepare,
+	 * by a FIFO too, which must not block the open. */
 	if (writes)
-		return outfile_open(o->filename, flags, OUTFILE_BLKDEV, NULL, why, len);
-	fd = open(o->filename, flags);
+		fd = outfile_open(o->filename, flags, OUTFILE_BLKDEV, &st, why, len);
+	else
+		fd = safepath_open(o->filename, flags | O_NONBLOCK, 0, NULL, why, len);
 	if (fd < 0)
-		snprintf(why, len, "%s", strerror(errno));
+		return -1;
+	if (fstat(fd, &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) ||
+	    (S_ISREG(st.st_mode) && safepath_pseudo_fs(fd)) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		snprintf(why, len, "no longer a regular file or a block device of a real file system");
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
 	return fd;
 }
 

@@ -142,6 +142,9 @@ int record_run(const struct record_opts *o)
 			       err, sizeof(err));
 	if (!r->w) {
 		fprintf(stderr, "iolens record: %s\n", err);
+		/* A path refused (lib/outfile.h) is bad input. */
+		if (errno == EPERM)
+			ret = 2;
 		goto out;
 	}
 	/* Also the signal for scripts that the tracer is attached. */

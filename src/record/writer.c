@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A trace file being written by record (include/record/writer.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +207,10 @@ struct rec_writer *rec_writer_open(const char *path, const struct trace_header *
 	w->stacks = stacks;
 	w->w = trace_create(path, h, workers, err, errlen);
 	if (!w->w) {
+		int e = errno;
+
 		free(w);
+		errno = e;
 		return NULL;
 	}
 	if (trigger && trace_write_trigger(w->w, trigger)) {

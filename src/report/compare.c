@@ -465,14 +465,19 @@ int compare_run(const struct report_opts *o)
 			goto done;
 	}
 	if (outpath && strcmp(outpath, "-")) {
-		char why[200];
+		char why[200], shown[512];
 		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
 
 		out = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!out && fd >= 0)
 			close(fd);
 		if (!out) {
-			pr_err("cannot write %s: %s", outpath, fd < 0 ? why : "out of memory");
+			fprintf(stderr, "iolens report: cannot write %s: %s\n",
+				san_text_buf(shown, sizeof(shown), outpath),
+				fd < 0 ? why : "out of memory");
+			/* A path refused (lib/outfile.h) is bad input. */
+			if (fd < 0 && errno == EPERM)
+				ret = 2;
 			goto done;
 		}
 	}

@@ -456,16 +456,21 @@ int report_run(const struct report_opts *o)
 	/* Opened only now, so a bad input leaves no empty output behind. */
 	r.out = stdout;
 	if (outpath && strcmp(outpath, "-")) {
-		char why[200];
+		char why[200], shown[512];
 		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
 
 		r.out = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!r.out) {
-			pr_err("cannot create %s: %s", outpath, fd < 0 ? why : strerror(errno));
+			int e = errno;
+
+			fprintf(stderr, "iolens %s: cannot create %s: %s\n", CMD,
+				san_text_buf(shown, sizeof(shown), outpath),
+				fd < 0 ? why : strerror(e));
 			if (fd >= 0)
 				close(fd);
 			trace_close(tr);
-			return 1;
+			/* A path refused (lib/outfile.h) is bad input. */
+			return fd < 0 && e == EPERM ? 2 : 1;
 		}
 	}
 

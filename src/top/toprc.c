@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "lib/outfile.h"
+#include "lib/safepath.h"
+#include "lib/sanitize.h"
 #include "top/top.h"
 
 #define RC_MAX	4096	/* the file is a few lines: more is not ours */
@@ -54,6 +56,7 @@ static int rc_owner(uid_t *uid)
  * 0 with *f NULL if there is none to read, -1 after saying why not. */
 static int rc_open(const char *path, FILE **f)
 {
+	char why[200], shown[256];
 	struct stat st;
 	uid_t owner;
 	int fd;
@@ -61,17 +64,20 @@ static int rc_open(const char *path, FILE **f)
 	*f = NULL;
 	if (rc_owner(&owner))
 		return 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	/* No link another user planted on the way, and never a FIFO
+	 * (lib/safepath.h). */
+	fd = safepath_open_input(path, false, why, sizeof(why));
 	if (fd < 0) {
 		/* None, or a HOME that is not ours (sudo -u keeps root's). */
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
 			return 0;
 		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
-			path, strerror(errno));
+			san_text_buf(shown, sizeof(shown), path), why);
 		return -1;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "iolens top: %s is not a regular file; default columns\n", path);
+	if (fstat(fd, &st)) {
+		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
+			san_text_buf(shown, sizeof(shown), path), strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -90,6 +96,7 @@ static int rc_open(const char *path, FILE **f)
 int top_rc_load(struct top_opts *o)
 {
 	char path[4096], buf[RC_MAX + 1], bad[64], *line, *save;
+	char shown[256], badshown[SAN_TEXT_MAX(64)];
 	int cols[TOP_MAX_COLS], n, lineno = 0;
 	size_t len;
 	FILE *f;
@@ -103,7 +110,7 @@ int top_rc_load(struct top_opts *o)
 	fclose(f);
 	if (len > RC_MAX) {
 		fprintf(stderr, "iolens top: %s is over %d bytes, not a toprc; default columns\n",
-			path, RC_MAX);
+			san_text_buf(shown, sizeof(shown), path), RC_MAX);
 		return -1;
 	}
 	buf[len] = '\0';
@@ -113,8 +120,10 @@ int top_rc_load(struct top_opts *o)
 			continue;
 		n = top_cols_parse(line + 8, cols, bad, sizeof(bad));
 		if (n < 0) {
+			/* Another user's file, when root runs with its HOME. */
 			fprintf(stderr, "iolens top: %s:%d: unknown or repeated column '%s'; default columns\n",
-				path, lineno, bad);
+				san_text_buf(shown, sizeof(shown), path), lineno,
+				san_text_buf(badshown, sizeof(badshown), bad));
 			return -1;
 		}
 		memcpy(o->cols, cols, n * sizeof(*cols));

@@ -64,8 +64,17 @@ def test_job_file_with_a_nul_byte(iolens, job_file, tmp_path):
 
 def test_load_of_a_device_as_a_job_file(iolens):
     """`iolens load /dev/zero` read the device as a job file without end
-    (3 GB in 6 s): refused past 1 MiB."""
-    one_line(run(["load", "/dev/zero"], timeout=10), "/dev/zero: over 1 MiB: not a job file")
+    (3 GB in 6 s): a job file is a regular file, and one is read only up to
+    1 MiB."""
+    one_line(run(["load", "/dev/zero"], timeout=10),
+             "/dev/zero: cannot read the job file: a character device, not a regular file")
+
+
+def test_load_of_a_huge_job_file(iolens, tmp_path):
+    """A job file is a few kilobytes: one of 2 MiB is refused unread."""
+    big = tmp_path / "big.fio"
+    big.write_bytes(b"#" * (2 << 20))
+    one_line(run(["load", str(big)], timeout=10), "big.fio: over 1 MiB: not a job file")
 
 
 def test_echoed_input_cut_and_escaped(iolens, job_file):

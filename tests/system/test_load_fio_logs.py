@@ -124,14 +124,14 @@ def test_fio2gnuplot_reads_them(iolens, runs):
     assert got["iolens"] == got["fio"]
 
 
-def test_a_link_where_a_log_goes_is_not_followed(iolens, tmp_path):
-    """Root writes its logs where it runs: a symbolic link planted in their
-    place is refused, one line, and what it points at is left alone."""
+def test_a_link_where_a_log_goes_is_not_followed(iolens, plain_user, tmp_path):
+    """Root writes its logs where it runs: a symbolic link another user
+    planted in their place, in that user's folder, is refused, one line,
+    and what it points at is left alone."""
     victim = tmp_path / "victim"
     victim.write_text("keep")
-    where = tmp_path / "run"
-    where.mkdir()
-    os.symlink(victim, where / "L_lat.1.log")
+    where = plain_user.home
+    plain_user.run("ln", "-s", str(victim), os.path.join(where, "L_lat.1.log"))
     p = run_in([IOLENS, "load"] + JOB + ["--write_lat_log=L"], where)
     assert p.returncode == 1 and p.stdout == "", p.stderr
     lines = p.stderr.strip().splitlines()
