@@ -9,23 +9,29 @@
  * Common to all: the output is valid UTF-8 with no byte below 0x20 and no
  * DEL.  Printable ASCII and valid UTF-8 (RFC 3629: no overlong forms, no
  * surrogates, nothing above U+10FFFF) are kept; a byte of invalid UTF-8 is
- * shown as the four characters \xNN, as journalctl and ps show them, so
- * one name reads the same in every format.
+ * shown as the four characters \xNN, as journalctl and ps show them, and
+ * a backslash of the name as two, so one name reads the same in every
+ * format and no two names read the same in any (processes "c\x01d" and
+ * "c\\x01d" are two series): what a reader of the format gets back is
+ * the name with \ doubled and \xNN for each byte the format cannot carry.
+ * tests/fuzz/fuzz_sanitize.c decodes every kind back to its input.
  *
  *   san_text   terminal text: C0 controls, DEL and C1 controls (U+0080 to
- *              U+009F, byte by byte) as \xNN too, a backslash as \\ so an
- *              escape is never ambiguous.  Nothing moves a cursor.
+ *              U+009F, byte by byte) as \xNN too.  Nothing moves a cursor.
  *   san_json   the content of a JSON string (without its quotes): controls
- *              as \n \r \t or \u00XX, " and \ escaped; an invalid byte as
- *              the text \xNN (JSON "\\xNN").
+ *              as \n \r \t or \u00XX, " escaped; an invalid byte as the
+ *              text \xNN (JSON "\\xNN"), a backslash as the text \\ (JSON
+ *              "\\\\").
  *   san_csv    a whole CSV field, always quoted (RFC 4180, "" for "); the
- *              controls and invalid bytes as \xNN, \ as \\; a field that
- *              starts with = + - @ TAB or CR gets a leading ' (OWASP's
- *              advice against formula injection).
- *   (HTML)     san_fputs_html(): terminal text, then & < > " ' as entities.
+ *              controls and invalid bytes as \xNN; a field that starts
+ *              with = + - @ TAB or CR gets a leading ' (OWASP's advice
+ *              against formula injection), and so does one that starts
+ *              with ', so the prefix is always the one to take off.
+ *   (HTML)     san_fputs_html(): terminal text, U+FFFE and U+FFFF (not
+ *              XML characters) as \xNN too, then & < > " ' as entities.
  *   san_label  the content of a Prometheus label value (without quotes):
- *              the exposition format's \\ \" \n, other controls and
- *              invalid bytes as \\xNN.
+ *              the exposition format's \\ \" \n of the text above, other
+ *              controls and invalid bytes as \\xNN.
  *
  * Each writes at most SAN_*_MAX(n) bytes for n bytes in, without a NUL,
  * and returns how many: a caller that reserved the bound checks nothing

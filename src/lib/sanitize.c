@@ -86,10 +86,11 @@ INLINE char *put_ctl(char *o, unsigned char c, enum san_kind k)
 }
 
 /*
- * The engine of all four kinds, specialized for each by inlining.  The
+ * The engine of all five kinds, specialized for each by inlining.  The
  * rules of each are the header's; here only what is not obvious: a C1
  * control in JSON is the \u0080..\u009f escape (one character, as text
- * and CSV show its two bytes), and the CSV field's quotes and ' prefix.
+ * and CSV show its two bytes), the CSV field's quotes and ' prefix, and
+ * HTML is text but for the two characters XML does not have.
  */
 INLINE size_t san_kind(char *out, const char *str, size_t n, enum san_kind k)
 {
@@ -99,7 +100,9 @@ INLINE size_t san_kind(char *out, const char *str, size_t n, enum san_kind k)
 
 	if (k == SAN_CSV) {
 		*o++ = '"';
-		if (n && s[0] && strchr("=+-@\t\r", s[0]))
+		/* A name that starts with ' gets one too: the prefix is
+		 * always the one to take off. */
+		if (n && s[0] && strchr("=+-@\t\r'", s[0]))
 			*o++ = '\'';
 	}
 	while (i < n) {
@@ -117,6 +120,10 @@ INLINE size_t san_kind(char *out, const char *str, size_t n, enum san_kind k)
 		if (c >= 0x80) {
 			size_t len = utf8_len(s + i, n - i);
 
+			/* XML has no U+FFFE or U+FFFF (its Char production). */
+			if (k == SAN_HTML && len == 3 && c == 0xef && s[i + 1] == 0xbf &&
+			    s[i + 2] >= 0xbe)
+				len = 0;
 			if (len) {
 				memcpy(o, s + i, len);
 				o += len;
@@ -134,12 +141,16 @@ INLINE size_t san_kind(char *out, const char *str, size_t n, enum san_kind k)
 			}
 			o = put_x(o, c, k == SAN_JSON || k == SAN_LABEL);
 		} else if (c == '"') {
-			if (k != SAN_TEXT)
+			if (k != SAN_TEXT && k != SAN_HTML)
 				*o++ = k == SAN_CSV ? '"' : '\\';
 			*o++ = '"';
 		} else if (c == '\\') {
-			*o++ = '\\';
-			*o++ = '\\';
+			/* The escape character escaped in the name itself,
+			 * then as the format writes a backslash. */
+			int reps = k == SAN_JSON || k == SAN_LABEL ? 4 : 2;
+
+			memset(o, '\\', reps);
+			o += reps;
 		} else {
 			o = put_ctl(o, c, k);
 		}
@@ -227,7 +238,7 @@ static void san_fputs(FILE *f, const char *s, enum san_kind k)
 		for (int b = 0; take < n && b < 3 && (s[take] & 0xc0) == 0x80; b++)
 			take--;
 		if (k == SAN_HTML)
-			put_html(f, out, san_text(out, s, take));
+			put_html(f, out, san_kind(out, s, take, SAN_HTML));
 		else
 			fwrite(out, 1, k == SAN_TEXT ? san_text(out, s, take) :
 				       k == SAN_JSON ? san_json(out, s, take) :

@@ -24,7 +24,9 @@ from helpers import IOLENS, OWN, TMPFS, free_port, line_of, need
 
 # prctl-renamed comms, from the issue.
 COMMS = [b"\x1b[2J\x1b[31mX", b"\x1b]0;pw\x07", b'a\nb,c"d\\e', b'q"}{\r',
-         b"\xff\xfe\xc3(", b"=1+1", b"=cmd|'/C calc'", b"@SUM(1+1)"]
+         b"\xff\xfe\xc3(", b"=1+1", b"=cmd|'/C calc'", b"@SUM(1+1)",
+         # Issue 46: one exported the other's labels; and the CSV guard.
+         b"c\x01d", b"c\\x01d", b"'=1"]
 # An executable file's name becomes its comm at exec.
 EXEC_NAME = b"\x1b[41mNAME"
 # A cgroup of the blkio (io) hierarchy made by the test, with ESC and CR
@@ -59,19 +61,21 @@ def san_text(b):
 
 
 def san_json(b):
-    """What json.loads reads back: the name, an invalid byte as \\xNN."""
-    return "".join(chr(c) if c < 0x80 else esc(c) for c in b)
+    """What json.loads reads back: the name, an invalid byte as \\xNN and
+    a backslash as two (so the two never meet)."""
+    return "".join("\\\\" if c == 0x5c else chr(c) if c < 0x80 else esc(c) for c in b)
 
 
 def san_csv(b):
     """What the csv module reads back from lib/sanitize's field."""
     t = san_text(b)
-    return "'" + t if b[:1] in (b"=", b"+", b"-", b"@", b"\t", b"\r") else t
+    return "'" + t if b[:1] in (b"=", b"+", b"-", b"@", b"\t", b"\r", b"'") else t
 
 
 def san_label(b):
-    """The label value as it stands, escaped, in the exposition."""
-    return "".join({0x5c: "\\\\", 0x22: '\\"', 0x0a: "\\n"}.get(c) or
+    """The label value as it stands, escaped, in the exposition: the text
+    above with the format's escapes."""
+    return "".join({0x5c: "\\\\\\\\", 0x22: '\\"', 0x0a: "\\n"}.get(c) or
                    (chr(c) if 0x20 <= c < 0x7f else "\\" + esc(c)) for c in b)
 
 
@@ -258,3 +262,7 @@ def test_serve_labels_promtool(iolens, loop, hostile):
     for w in hostile:
         assert 'comm="%s"' % san_label(w.name) in text, w.name
     assert san_label(CGROUP) in text
+    # No two series with the same name and labels (c\x01d and c\\x01d were).
+    series = [line.rsplit(" ", 1)[0] for line in text.splitlines()
+              if line and not line.startswith("#")]
+    assert len(series) == len(set(series)), [x for x in series if series.count(x) > 1][:4]

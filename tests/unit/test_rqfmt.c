@@ -100,7 +100,7 @@ static void test_escapes(void **state)
 	json_of(&rq, &n, 0);
 	assert_field("comm", "\"kworker/\\\"x\\\"\"");
 	assert_field("dev", "\"sd\\\"a\"");
-	assert_field("cgroup", "\"/a\\\\b\\n\\t\\r\\u0001\\u007f\xc3\xa9\"");
+	assert_field("cgroup", "\"/a\\\\\\\\b\\n\\t\\r\\u0001\\u007f\xc3\xa9\"");
 	assert_field("io_cgroup", "null");
 	/* Not seen at submission: no submitter. */
 	rq.ctx = IOLENS_CTX_NONE;

@@ -19,8 +19,14 @@ static const struct want names[] = {
 	  "\"\\x1b[2J\\x1b[31mX\"", "\\\\x1b[2J\\\\x1b[31mX" },
 	{ "\x1b]0;pw\a", "\\x1b]0;pw\\x07", "\\u001b]0;pw\\u0007",
 	  "\"\\x1b]0;pw\\x07\"", "\\\\x1b]0;pw\\\\x07" },
-	{ "a\nb,c\"d\\e", "a\\x0ab,c\"d\\\\e", "a\\nb,c\\\"d\\\\e",
-	  "\"a\\x0ab,c\"\"d\\\\e\"", "a\\nb,c\\\"d\\\\e" },
+	{ "a\nb,c\"d\\e", "a\\x0ab,c\"d\\\\e", "a\\nb,c\\\"d\\\\\\\\e",
+	  "\"a\\x0ab,c\"\"d\\\\e\"", "a\\nb,c\\\"d\\\\\\\\e" },
+	/* Issue 46: a literal backslash and the escape of a byte read
+	 * apart in every kind ("c\x01d" against c, 0x01, d above). */
+	{ "c\\x01d", "c\\\\x01d", "c\\\\\\\\x01d", "\"c\\\\x01d\"", "c\\\\\\\\x01d" },
+	{ "c\x01" "d", "c\\x01d", "c\\u0001d", "\"c\\x01d\"", "c\\\\x01d" },
+	/* A leading ' is guarded too: "'=1" is not "=1". */
+	{ "'=1", "'=1", "'=1", "\"''=1\"", "'=1" },
 	{ "q\"}{\r", "q\"}{\\x0d", "q\\\"}{\\r", "\"q\"\"}{\\x0d\"", "q\\\"}{\\\\x0d" },
 	{ "\xff\xfe\xc3(", "\\xff\\xfe\\xc3(", "\\\\xff\\\\xfe\\\\xc3(",
 	  "\"\\xff\\xfe\\xc3(\"", "\\\\xff\\\\xfe\\\\xc3(" },
