@@ -12,7 +12,10 @@
 #ifndef IOLENS_OUTFILE_H
 #define IOLENS_OUTFILE_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 enum {
@@ -32,8 +35,29 @@ int outfile_open(const char *path, int flags, unsigned int how,
 int outfile_still_there(const char *path, const struct stat *was,
 			char *why, size_t len);
 
-/* A new file next to `path` (PATH.PID.N, O_EXCL), to be renamed over it
- * when whole: its fd and name in tmp, or -1 with errno. */
-int outfile_tmp(const char *path, char *tmp, size_t tmplen);
+/*
+ * An output written whole or not at all: made as a new file beside its
+ * name (.NAME.PID.N) and renamed over it by outfile_end() once complete,
+ * so that a write error (ENOSPC) or a kill leaves no file that looks
+ * whole.  A device, a FIFO or socket of the caller's, or /dev/stdout, is
+ * written in place; "-" or NULL is standard output.
+ */
+struct outfile {
+	FILE *f;		/* what to write to */
+	const char *path;	/* as given; NULL for standard output */
+	int dirfd;		/* the folder of a new file, or -1 */
+	char name[NAME_MAX + 1], tmp[NAME_MAX + 1];
+};
+
+/* o set up for path, which must not name one of the files of `inputs`
+ * (NULL-terminated, or NULL): 0, or -1 with errno (EPERM: refused, a
+ * usage error) after one line "iolens CMD: cannot write PATH: why" if
+ * cmd is not NULL. */
+int outfile_begin(struct outfile *o, const char *cmd, const char *path,
+		  const char *const *inputs);
+
+/* Flushed, closed and, if ok, put in place: 0, or -1 after the same line;
+ * on failure or !ok nothing new is left under the name. */
+int outfile_end(struct outfile *o, const char *cmd, bool ok);
 
 #endif

@@ -8,6 +8,7 @@
 #define IOLENS_LOAD_REPORT_H
 
 #include <stdio.h>
+#include "lib/outfile.h"
 #include "load/load.h"
 
 struct json;
@@ -35,13 +36,13 @@ void load_num2str(char *buf, size_t len, double v, int base,
 extern const char *const load_iops_units[];
 extern const char *const load_bin_units[];
 
-/* Where reports go, *f: --output, else stdout.  0, or 1 after one line
- * (*f is then stdout). */
-int load_output_open(const struct load_job_opts *global, FILE **f);
+/* Where reports go, out->f: --output (whole or not at all, lib/outfile.h),
+ * else stdout.  0, or 1 after one line. */
+int load_output_open(const struct load_job_opts *global, struct outfile *out);
 
-/* Closes what load_output_open() opened: 1 (after one line) if the report
- * could not be written, else 0. */
-int load_output_close(FILE *f, const struct load_job_opts *global);
+/* Closes what load_output_open() opened (nothing if it did not): 1 (after
+ * one line) if the report could not be written, else 0. */
+int load_output_close(struct outfile *out);
 
 void load_report_normal(FILE *f, const struct load_result *r, int n,
 			struct load_disks *disks);

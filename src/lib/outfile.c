@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "lib/outfile.h"
 #include "lib/safepath.h"
+#include "lib/sanitize.h"
 
 static int __attribute__((format(printf, 3, 4)))
 refuse(char *why, size_t len, const char *fmt, ...)
@@ -30,20 +31,13 @@ static int failed(int err, char *why, size_t len)
 	return -1;
 }
 
-/* What `fd` opened is one the caller may write: see lib/outfile.h. */
-static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
-		      char *why, size_t len)
+/* A file that is there, of stat *st, is one the caller may write: see
+ * lib/outfile.h. */
+static int check_stat(const struct stat *st, unsigned int how, char *why, size_t len)
 {
 	uid_t me = geteuid();
-	const char *pseudo;
 
-	if (fstat(fd, st))
-		return failed(errno, why, len);
-	/* /proc/sys/kernel/core_pattern is a file. */
-	if (!S_ISCHR(st->st_mode) && (pseudo = safepath_pseudo_fs(fd)))
-		return refuse(why, len, "refusing to write: a file of %s, not of a real file system",
-			      pseudo);
-	if (S_ISREG(st->st_mode) && !created) {
+	if (S_ISREG(st->st_mode)) {
 		if (st->st_uid != me)
 			return refuse(why, len, "refusing to write: the file is owned by uid %u, not by you (remove it or give another name)",
 				      (unsigned int)st->st_uid);
@@ -56,7 +50,26 @@ static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
 	} else if ((S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) && st->st_uid != me) {
 		return refuse(why, len, "refusing to write: a FIFO owned by uid %u, not by you",
 			      (unsigned int)st->st_uid);
+	} else if (S_ISDIR(st->st_mode)) {
+		return failed(EISDIR, why, len);
 	}
+	return 0;
+}
+
+/* What `fd` opened is one the caller may write: see lib/outfile.h. */
+static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
+		      char *why, size_t len)
+{
+	const char *pseudo;
+
+	if (fstat(fd, st))
+		return failed(errno, why, len);
+	/* /proc/sys/kernel/core_pattern is a file. */
+	if (!S_ISCHR(st->st_mode) && (pseudo = safepath_pseudo_fs(fd)))
+		return refuse(why, len, "refusing to write: a file of %s, not of a real file system",
+			      pseudo);
+	if (!created && check_stat(st, how, why, len))
+		return -1;
 	/* O_NONBLOCK was for the open alone (a FIFO nobody reads). */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		return failed(errno, why, len);
@@ -105,16 +118,156 @@ int outfile_still_there(const char *path, const struct stat *was,
 	return 0;
 }
 
-int outfile_tmp(const char *path, char *tmp, size_t tmplen)
+/* Whether path (an input) is the file *st describes. */
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat in;
+
+	return !stat(path, &in) && in.st_dev == st->st_dev && in.st_ino == st->st_ino;
+}
+
+/* Standard output, or what is there written in place: a device, a FIFO
+ * or socket of the caller's, a pipe named by /dev/stdout. */
+static int begin_in_place(struct outfile *o, const char *path, char *why, size_t len)
+{
+	int fd = outfile_open(path, O_WRONLY, OUTFILE_TRUNC, NULL, why, len);
+
+	o->f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (o->f)
+		return 0;
+	if (fd >= 0)
+		close(fd);
+	return failed(fd < 0 ? errno : ENOMEM, why, len);
+}
+
+static int begin(struct outfile *o, const char *path, const char *const *inputs,
+		 char *why, size_t len)
 {
 	static unsigned int seq;
+	const char *pseudo;
+	struct safepath sp;
+	struct stat st;
 	int fd = -1;
 
-	for (int i = 0; i < 16 && fd < 0; i++) {
-		snprintf(tmp, tmplen, "%s.%d.%u", path, (int)getpid(), seq++);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
+	memset(o, 0, sizeof(*o));
+	o->f = stdout;
+	o->dirfd = -1;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	o->path = path;
+	if (safepath_resolve(path, &sp, why, len))
+		return -1;
+	if (!fstatat(sp.dirfd, sp.last, &st, AT_SYMLINK_NOFOLLOW) || sp.magic) {
+		if (sp.magic && fstatat(sp.dirfd, sp.last, &st, 0))
+			memset(&st, 0, sizeof(st));
+		for (const char *const *in = inputs; in && *in; in++) {
+			if (!same_file(*in, &st))
+				continue;
+			close(sp.dirfd);
+			return refuse(why, len, "refusing to write over an input of this command (give another name)");
+		}
+		if (sp.magic || !S_ISREG(st.st_mode)) {
+			close(sp.dirfd);
+			return begin_in_place(o, path, why, len);
+		}
+		if (check_stat(&st, 0, why, len)) {
+			close(sp.dirfd);
 			return -1;
+		}
 	}
-	return fd;
+	pseudo = safepath_pseudo_fs(sp.dirfd);
+	if (pseudo) {
+		close(sp.dirfd);
+		return refuse(why, len, "refusing to make a file in %s", pseudo);
+	}
+	for (int i = 0; i < 16 && fd < 0; i++) {
+		snprintf(o->tmp, sizeof(o->tmp), ".%.200s.%d.%u", sp.last, (int)getpid(), seq++);
+		fd = openat(sp.dirfd, o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	o->f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!o->f) {
+		int err = fd < 0 ? errno : ENOMEM;
+
+		if (fd >= 0) {
+			close(fd);
+			unlinkat(sp.dirfd, o->tmp, 0);
+		}
+		close(sp.dirfd);
+		return failed(err, why, len);
+	}
+	o->dirfd = sp.dirfd;
+	strcpy(o->name, sp.last);
+	return 0;
+}
+
+static int end(struct outfile *o, bool ok, char *why, size_t len)
+{
+	int err = 0;
+
+	if (!o->f)
+		return 0;
+	if (fflush(o->f) || ferror(o->f))
+		err = errno ? errno : EIO;
+	/* Where it is renamed into place: on the disk first, so that no
+	 * crash leaves an empty file under the name. */
+	if (!err && o->dirfd >= 0 && fsync(fileno(o->f)))
+		err = errno;
+	if (o->f != stdout && fclose(o->f) && !err)
+		err = errno;
+	o->f = NULL;
+	if (o->dirfd >= 0) {
+		if (err || !ok || renameat(o->dirfd, o->tmp, o->dirfd, o->name)) {
+			if (!err && ok)
+				err = errno;
+			unlinkat(o->dirfd, o->tmp, 0);
+		}
+		close(o->dirfd);
+		o->dirfd = -1;
+	}
+	if (err)
+		return failed(err, why, len);
+	return 0;
+}
+
+/* One line, as every command says a failure; the name as text. */
+static void say(const char *cmd, const char *path, const char *why)
+{
+	char shown[512];
+
+	fprintf(stderr, "iolens %s: cannot write %s: %s\n", cmd,
+		path ? san_text_buf(shown, sizeof(shown), path) : "standard output", why);
+}
+
+int outfile_begin(struct outfile *o, const char *cmd, const char *path,
+		  const char *const *inputs)
+{
+	char why[200];
+
+	if (!begin(o, path, inputs, why, sizeof(why)))
+		return 0;
+	if (cmd) {
+		int err = errno;
+
+		say(cmd, path, why);
+		errno = err;
+	}
+	return -1;
+}
+
+int outfile_end(struct outfile *o, const char *cmd, bool ok)
+{
+	char why[200];
+
+	if (!end(o, ok, why, sizeof(why)))
+		return 0;
+	if (cmd) {
+		int err = errno;
+
+		say(cmd, o->path, why);
+		errno = err;
+	}
+	return -1;
 }

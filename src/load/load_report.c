@@ -584,29 +584,14 @@ void load_report_json(FILE *f, const struct load_result *r, int n,
 	json_newline(&j);
 }
 
-int load_output_open(const struct load_job_opts *global, FILE **f)
+int load_output_open(const struct load_job_opts *global, struct outfile *out)
 {
-	char why[200];
-	int fd;
-
-	*f = stdout;
-	if (!global->output)
-		return 0;
-	fd = outfile_open(global->output, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
-	*f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (*f)
-		return 0;
-	pr_err("%s: %s", global->output, fd < 0 ? why : strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	*f = stdout;
-	return 1;
+	/* Its job files are not among what it may replace. */
+	return outfile_begin(out, "load", global->output, NULL) ? 1 : 0;
 }
 
-int load_output_close(FILE *f, const struct load_job_opts *global)
+int load_output_close(struct outfile *out)
 {
-	if (f == stdout || !fclose(f))
-		return 0;
-	pr_err("%s: %s", global->output, strerror(errno));
-	return 1;
+	/* Kept when a job failed, as fio's: the report says what failed. */
+	return outfile_end(out, "load", true) ? 1 : 0;
 }

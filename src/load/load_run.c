@@ -179,6 +179,7 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	unsigned int nth = 0, started = 0;
 	int nres = 0;
 	sigset_t block, old;
+	struct outfile of = { .dirfd = -1 };
 	FILE *out = stdout;
 
 	for (int i = 0; i < js->n; i++)
@@ -211,9 +212,10 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	}
 	if (rc)
 		goto out;
-	rc = load_output_open(&js->global, &out);
+	rc = load_output_open(&js->global, &of);
 	if (rc)
 		goto out;
+	out = of.f;
 	th = calloc(nth, sizeof(*th));
 	res = calloc(nth, sizeof(*res));
 	if (!th || !res) {
@@ -325,7 +327,7 @@ out:
 	}
 	for (int i = 0; i < nclaimed; i++)
 		close(claimed[i]);
-	rc |= load_output_close(out, &js->global);
+	rc |= load_output_close(&of);
 	load_gate_free(&gate);
 	load_flows_free(&flows);
 	free(th);

@@ -433,6 +433,7 @@ static void report_json(FILE *f, const struct sweep *sw)
 int load_sweep_run(struct load_jobs *js)
 {
 	struct sweep sw = {};
+	struct outfile of = { .dirfd = -1 };
 	FILE *out = stdout;
 	int rc, claim = -1;
 
@@ -451,9 +452,10 @@ int load_sweep_run(struct load_jobs *js)
 		rc = 1;
 		goto out;
 	}
-	rc = load_output_open(&js->global, &out);
+	rc = load_output_open(&js->global, &of);
 	if (rc)
 		goto out;
+	out = of.f;
 	stop_catch();
 	if (sw.zones) {
 		rc = sweep_zones(&sw);
@@ -470,7 +472,7 @@ int load_sweep_run(struct load_jobs *js)
 			report_text(out, &sw);
 	}
 out:
-	rc |= load_output_close(out, &js->global);
+	rc |= load_output_close(&of);
 	if (claim >= 0)
 		close(claim);
 	free(sw.steps);

@@ -449,8 +449,9 @@ void compare_json(FILE *f, const struct compare_side *side)
 int compare_run(const struct report_opts *o)
 {
 	struct compare_side side[2] = { { .path = o->path }, { .path = o->compare } };
+	const char *inputs[] = { o->path, o->compare, NULL };
 	const char *outpath = o->outpath;
-	FILE *out = stdout;
+	struct outfile out;
 	int ret = 1;
 
 	for (int i = 0; i < 2; i++) {
@@ -464,29 +465,14 @@ int compare_run(const struct report_opts *o)
 		if (read_side(&side[i], 'A' + i, true))
 			goto done;
 	}
-	if (outpath && strcmp(outpath, "-")) {
-		char why[200], shown[512];
-		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
-
-		out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!out && fd >= 0)
-			close(fd);
-		if (!out) {
-			fprintf(stderr, "iolens report: cannot write %s: %s\n",
-				san_text_buf(shown, sizeof(shown), outpath),
-				fd < 0 ? why : "out of memory");
-			/* A path refused (lib/outfile.h) is bad input. */
-			if (fd < 0 && errno == EPERM)
-				ret = 2;
-			goto done;
-		}
+	if (outfile_begin(&out, "report", outpath, inputs)) {
+		/* A path refused (lib/outfile.h) is bad input. */
+		if (errno == EPERM)
+			ret = 2;
+		goto done;
 	}
-	o->fmt->compare(out, side);
-	ret = fflush(out) ? 1 : 0;
-	if (ret)
-		pr_err("writing the comparison failed");
-	if (out != stdout)
-		fclose(out);
+	o->fmt->compare(out.f, side);
+	ret = outfile_end(&out, "report", true) ? 1 : 0;
 	/* A damaged trace was compared as far as it went: said, exit 1. */
 	if (!ret && (!side[0].complete || !side[1].complete))
 		ret = 1;

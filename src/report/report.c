@@ -405,7 +405,10 @@ int report_run(const struct report_opts *o)
 	};
 	struct trace_reader *tr = NULL;
 	const char *outpath = o->outpath;
+	const char *inputs[] = { o->path, NULL };
+	struct outfile out;
 	char err[256] = "";
+	bool whole = true;
 	int ret, status;
 
 	/* Cgroup and file names come from the file, never from this
@@ -454,29 +457,17 @@ int report_run(const struct report_opts *o)
 	}
 
 	/* Opened only now, so a bad input leaves no empty output behind. */
-	r.out = stdout;
-	if (outpath && strcmp(outpath, "-")) {
-		char why[200], shown[512];
-		int fd = outfile_open(outpath, O_WRONLY, OUTFILE_TRUNC, NULL, why, sizeof(why));
-
-		r.out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (!r.out) {
-			int e = errno;
-
-			fprintf(stderr, "iolens %s: cannot create %s: %s\n", CMD,
-				san_text_buf(shown, sizeof(shown), outpath),
-				fd < 0 ? why : strerror(e));
-			if (fd >= 0)
-				close(fd);
-			trace_close(tr);
-			/* A path refused (lib/outfile.h) is bad input. */
-			return fd < 0 && e == EPERM ? 2 : 1;
-		}
+	if (outfile_begin(&out, CMD, outpath, inputs)) {
+		trace_close(tr);
+		/* A path refused (lib/outfile.h) is bad input. */
+		return errno == EPERM ? 2 : 1;
 	}
+	r.out = out.f;
 
 	if (r.fmt->open(&r)) {
 		pr_err("out of memory");
 		trace_close(tr);
+		outfile_end(&out, NULL, false);
 		report_free(&r);
 		return 1;
 	}
@@ -488,17 +479,12 @@ int report_run(const struct report_opts *o)
 	if (status >= 0 && r.fmt->close(&r, status, err)) {
 		pr_err("out of memory");
 		ret = 1;
+		whole = false;
 	}
 
-	if (fflush(r.out) || ferror(r.out)) {
-		pr_err("%s: write error: %s", outpath ? outpath : "standard output",
-		       strerror(errno));
+	/* A damaged trace is reported as far as it goes, and said below. */
+	if (outfile_end(&out, CMD, whole && status >= 0))
 		ret = 1;
-	}
-	if (r.out != stdout && fclose(r.out) && !ret) {
-		pr_err("%s: %s", outpath, strerror(errno));
-		ret = 1;
-	}
 	/* Last, so it is not lost among the records above it. */
 	if (status > 0)
 		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);

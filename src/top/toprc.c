@@ -148,10 +148,10 @@ static int make_dirs(char *path)
 
 int top_rc_save(const struct top_opts *o)
 {
-	char path[4096], tmp[4200], list[1024];
+	char path[4096], list[1024];
+	struct outfile out;
 	uid_t owner;
-	int err, fd;
-	FILE *f;
+	int err;
 
 	if (!top_rc_path(path, sizeof(path)) || rc_owner(&owner))
 		return -ENOENT;
@@ -164,26 +164,10 @@ int top_rc_save(const struct top_opts *o)
 		return err;
 	top_cols_format(list, sizeof(list), o->cols, o->ncols);
 	/* Whole or not at all: a new file renamed over the old one. */
-	fd = outfile_tmp(path, tmp, sizeof(tmp));
-	f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		return err;
-	}
-	fprintf(f, "# iolens top: written by its column chooser (key C)\ncolumns=%s\n", list);
-	if (fclose(f)) {
-		err = -errno;
-		unlink(tmp);
-		return err;
-	}
-	if (rename(tmp, path)) {
-		err = -errno;
-		unlink(tmp);
-		return err;
-	}
+	if (outfile_begin(&out, NULL, path, NULL))
+		return -errno;
+	fprintf(out.f, "# iolens top: written by its column chooser (key C)\ncolumns=%s\n", list);
+	if (outfile_end(&out, NULL, true))
+		return -errno;
 	return 0;
 }

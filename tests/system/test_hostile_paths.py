@@ -174,7 +174,7 @@ def test_load_never_makes_a_file_in_dev(iolens, root):
 
 def test_report_into_procfs(iolens, trace_file, core_pattern):
     refused(run(["report", "-o", "/proc/sys/kernel/core_pattern", trace_file], timeout=60),
-            "a file of procfs")
+            "procfs")
 
 
 def test_job_file_a_fifo(iolens, plain_user):
@@ -211,3 +211,75 @@ def test_job_file_a_link_to_roots_secret(iolens, plain_user, roots_dir):
 def test_job_file_a_folder(iolens, tmp_path):
     """A folder as the job file said "Input/output error"."""
     refused(load([str(tmp_path)], timeout=30), "a directory, not a file")
+
+
+def test_report_onto_its_trace(iolens, trace_file):
+    """report -f csv -o t.iol t.iol destroyed the trace."""
+    with open(trace_file, "rb") as f:
+        was = f.read()
+    p = run(["report", "-f", "csv", "-o", trace_file, trace_file], timeout=60)
+    refused(p, "refusing to write over an input of this command")
+    with open(trace_file, "rb") as f:
+        assert f.read() == was
+
+
+def test_compare_onto_an_input(iolens, trace_file, tmp_path):
+    """report --compare -o B A B exited 0 and replaced B."""
+    other = str(tmp_path / "b.iol")
+    shutil.copy(trace_file, other)
+    with open(other, "rb") as f:
+        was = f.read()
+    p = run(["report", "--compare", "-o", other, trace_file, other], timeout=60)
+    refused(p, "refusing to write over an input of this command")
+    with open(other, "rb") as f:
+        assert f.read() == was
+
+
+@pytest.fixture
+def small_fs(root):
+    """A tmpfs of 64 KiB with 8 KiB left (a file "fill" takes the rest),
+    unmounted after the test."""
+    where = os.path.join(TMPFS, OWN + "small")
+    os.mkdir(where)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", where], check=True)
+    try:
+        with open(os.path.join(where, "fill"), "wb") as f:
+            f.write(b"x" * (56 << 10))
+        yield where
+    finally:
+        subprocess.run(["umount", where], check=False)
+        os.rmdir(where)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "html"])
+def test_report_on_a_full_disk(iolens, small_fs, tmp_path, fmt):
+    """A report that fills the disk leaves the name as it was (here: an
+    older report) and nothing else, and exits 1."""
+    big = str(tmp_path / "big.iol")
+    synthetic_trace(big, 20000)
+    out = os.path.join(small_fs, "out." + fmt)
+    with open(out, "w") as f:
+        f.write("older\n")
+    p = run(["report", "-f", fmt, "-o", out, big], timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert "No space left on device" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert sorted(os.listdir(small_fs)) == ["fill", "out." + fmt]
+    with open(out) as f:
+        assert f.read() == "older\n"
+
+
+def test_load_output_on_a_full_disk(iolens, small_fs, tmp_path):
+    """load --output that cannot be written whole leaves nothing under
+    the name."""
+    out = os.path.join(small_fs, "report.json")
+    with open(os.path.join(small_fs, "fill"), "ab") as f:
+        try:
+            f.write(b"x" * (8 << 10))
+        except OSError:
+            pass
+    p = run_in([IOLENS, "load", "--name=o", "--filename=data", "--rw=read", "--size=64k",
+                "--output-format=json", "--output=" + out], str(tmp_path), timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert not os.path.exists(out)
+    assert sorted(os.listdir(small_fs)) == ["fill"]

@@ -170,18 +170,59 @@ static void test_removed_or_replaced(void **state)
 	unlink(a);
 }
 
-static void test_tmp_next_to_it(void **state)
+/* Whole or not at all: the name holds the old file until outfile_end()
+ * puts the new one in place, and still holds it when the new one fails. */
+static void test_whole_or_nothing(void **state)
 {
-	char tmp[200];
-	int fd;
+	struct outfile o;
+	char got[16] = "";
+	FILE *f;
 
 	(void)state;
-	fd = outfile_tmp(a, tmp, sizeof(tmp));
-	assert_true(fd >= 0);
-	assert_memory_equal(tmp, a, strlen(a));
-	close(fd);
-	assert_int_equal(rename(tmp, a), 0);
+	put(a, "old");
+	assert_int_equal(outfile_begin(&o, NULL, a, NULL), 0);
+	fputs("new", o.f);
+	fflush(o.f);
+	f = fopen(a, "r");
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "old");
+	assert_int_equal(outfile_end(&o, NULL, false), 0);
+	f = fopen(a, "r");
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "old");
+
+	assert_int_equal(outfile_begin(&o, NULL, a, NULL), 0);
+	fputs("new", o.f);
+	assert_int_equal(outfile_end(&o, NULL, true), 0);
+	f = fopen(a, "r");
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "new");
+	/* Nothing else left in the folder. */
+	assert_int_equal(system("test $(ls -A /dev/shm/iolens-test-outfile-*/ | wc -l) = 1"), 0);
 	unlink(a);
+}
+
+/* An output that names an input, through another name too, is refused. */
+static void test_never_onto_an_input(void **state)
+{
+	const char *inputs[] = { b, NULL };
+	struct outfile o;
+
+	(void)state;
+	put(b, "trace");
+	assert_int_equal(symlink("b", a), 0);
+	assert_int_equal(outfile_begin(&o, NULL, a, inputs), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(outfile_begin(&o, NULL, b, inputs), -1);
+	unlink(a);
+	/* A device is written in place. */
+	assert_int_equal(outfile_begin(&o, NULL, "/dev/null", inputs), 0);
+	assert_int_equal(o.dirfd, -1);
+	assert_int_equal(outfile_end(&o, NULL, true), 0);
+	unlink(b);
 }
 
 int main(void)
@@ -191,7 +232,7 @@ int main(void)
 		IN_DIR(test_made_and_emptied), IN_DIR(test_own_link_followed),
 		IN_DIR(test_hard_link_refused), IN_DIR(test_fifo_not_waited_on),
 		IN_DIR(test_character_device), IN_DIR(test_removed_or_replaced),
-		IN_DIR(test_tmp_next_to_it),
+		IN_DIR(test_whole_or_nothing), IN_DIR(test_never_onto_an_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
