@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Ctrl-C and SIGTERM end a command's loop cleanly: they only raise a flag
+/* Ctrl-C, SIGTERM and the like end a command's loop cleanly: they only raise a flag
  * that the loop checks, and cut its sleep short. */
 #ifndef IOLENS_STOP_H
 #define IOLENS_STOP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* Catches SIGINT and SIGTERM from now on. */
+/* Catches SIGINT, SIGTERM and every other signal that would end the
+ * process without a core, from now on (lib/stop.c lists them); SIGUSR1 is
+ * ignored unless something handles it already. */
 void stop_catch(void);
+
+/* The signals stop_catch() catches, in *set: what threads that must not
+ * see them block. */
+void stop_signals(sigset_t *set);
 
 bool stop_requested(void);
 

@@ -201,7 +201,8 @@ CLI_COMMAND_MAIN(record, .ring_bytes = RECORD_RING_MAX_DEFAULT,
 	.about =
 		"Write every completed block request to FILE (gzip-compressed, with\n"
 		"host, kernel, time base and each disk's block sizes), until Ctrl-C,\n"
-		"SIGTERM or --duration.  Read it with 'iolens report FILE'.\n"
+		"SIGTERM (SIGHUP and any other signal that would end it) or\n"
+		"--duration.  Read it with 'iolens report FILE'.\n"
 		"With --ring, a flight recorder: keep the last requests in memory,\n"
 		"and save them, and what follows for --after, to a new file each time\n"
 		"a trigger fires (the file says which, when and on what value).\n",

@@ -12,15 +12,39 @@ static void on_signal(int sig)
 	stopped = 1;
 }
 
+/* Every signal whose default ends the process without a core (signal(7)):
+ * each ends a command as Ctrl-C does, so a trace is closed and a report
+ * printed whoever sends it (a closed terminal's SIGHUP, a batch system's
+ * SIGUSR2 or SIGXCPU).  SIGPIPE keeps its default: `snoop | head` ends
+ * quietly.  SIGUSR1 is the flight recorder's; elsewhere it is ignored. */
+static const int ending[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+	SIGXFSZ, SIGPWR, SIGIO,
+};
+
+void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++)
+		sigaddset(set, ending[i]);
+}
+
 void stop_catch(void)
 {
 	/* SA_RESTART: a signal must not cut a write to a pipe short, stdio
 	 * would lose the rest of its buffer.  Sleeps (clock_nanosleep, pause,
 	 * poll) return early all the same: signal(7) never restarts them. */
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction was;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* A signal someone ignored (nohup's SIGHUP) or this process already
+	 * handles (record --ring's SIGUSR1) is left as it is. */
+	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++) {
+		if (!sigaction(ending[i], NULL, &was) && was.sa_handler == SIG_DFL)
+			sigaction(ending[i], &sa, NULL);
+	}
+	if (!sigaction(SIGUSR1, NULL, &was) && was.sa_handler == SIG_DFL)
+		signal(SIGUSR1, SIG_IGN);
 }
 
 bool stop_requested(void)

@@ -267,11 +267,10 @@ static int run_jobs(struct load_jobs *js, load_done_fn done, void *ctx)
 	if (rc)
 		goto out;
 	stop_catch();
-	/* Only this thread takes SIGINT and SIGTERM: the jobs never see a
-	 * wait cut short, they see the stop flag at their next batch. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	/* Only this thread takes SIGINT, SIGTERM and the like: the jobs
+	 * never see a wait cut short, they see the stop flag at their next
+	 * batch. */
+	stop_signals(&block);
 	disks = load_disks_start(js->v, js->n);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	started = load_monitor_start(th, nth);

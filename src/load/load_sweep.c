@@ -149,10 +149,8 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 		pr_err("%s: %s", o->filename, why);
 		return 1;
 	}
-	/* As in a normal run: only this thread sees SIGINT. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	/* As in a normal run: only this thread sees SIGINT and the like. */
+	stop_signals(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	if (pthread_create(&th.tid, NULL, load_thread_run, &th)) {
 		pr_err("cannot start a thread: %s", strerror(errno));
