@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
+#include "lib/sanitize.h"
 
 int log_verbose;
 
@@ -60,4 +63,25 @@ const char *log_excerpt(const char *s, char *buf, size_t len)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+const char *log_name(const char *s)
+{
+	static __thread char buf[4][1024];
+	static __thread unsigned int next;
+	char *b = buf[next++ % 4], *all;
+	size_t n = s ? strlen(s) : 0;
+
+	if (SAN_TEXT_MAX(n) < sizeof(buf[0]))
+		return san_text_buf(b, sizeof(buf[0]), s);
+	/* Maybe too long: whole if it is not, else cut and said so. */
+	all = malloc(SAN_TEXT_MAX(n));
+	if (all && san_text(all, s, n) < sizeof(buf[0])) {
+		free(all);
+		return san_text_buf(b, sizeof(buf[0]), s);
+	}
+	free(all);
+	san_text_buf(b, sizeof(buf[0]) - 3, s);
+	strcat(b, "...");
+	return b;
 }

@@ -203,7 +203,7 @@ int load_files_prepare(struct load_job_opts *o, struct load_target *tg)
 		return load_target_prepare(o, tg);
 	if (o->verify) {
 		fprintf(stderr, "iolens load: job '%s': --verify with nrfiles=%u: iolens verifies one file a job (--nrfiles=1)\n",
-			o->name, n);
+			log_name(o->name), n);
 		return 2;
 	}
 	/* fio's setup_files: size / nrfiles each, the remainder in blocks
@@ -236,7 +236,7 @@ static int lay_out(const struct load_job_opts *f, const struct load_target *t)
 	fd = outfile_open(f->filename, O_WRONLY, 0, NULL, why, sizeof(why));
 	buf = malloc(chunk);
 	if (fd < 0 || !buf) {
-		pr_err("%s: cannot lay it out: %s", f->filename, fd < 0 ? why : "out of memory");
+		pr_err("%s: cannot lay it out: %s", log_name(f->filename), fd < 0 ? why : "out of memory");
 		goto out;
 	}
 	while (left) {
@@ -250,7 +250,7 @@ static int lay_out(const struct load_job_opts *f, const struct load_target *t)
 		w = pwrite(fd, buf, n, at);
 
 		if (w <= 0) {
-			pr_err("%s: cannot lay it out at offset %llu: %s", f->filename,
+			pr_err("%s: cannot lay it out at offset %llu: %s", log_name(f->filename),
 			       (unsigned long long)at, w < 0 ? strerror(errno) : "short write");
 			rc = 1;
 			break;
@@ -259,7 +259,7 @@ static int lay_out(const struct load_job_opts *f, const struct load_target *t)
 		left -= w;
 	}
 	if (!rc && fsync(fd)) {
-		pr_err("%s: cannot lay it out: fsync: %s", f->filename, strerror(errno));
+		pr_err("%s: cannot lay it out: fsync: %s", log_name(f->filename), strerror(errno));
 		rc = 1;
 	}
 out:
@@ -290,10 +290,10 @@ int load_files_layout(struct load_job_opts *o, const struct load_target *tg, FIL
 		return 0;
 	/* fio's line, in its words. */
 	if (out && n == 1)
-		fprintf(out, "%s: Laying out IO file (1 file / %lluMiB)\n", o->name,
+		fprintf(out, "%s: Laying out IO file (1 file / %lluMiB)\n", log_name(o->name),
 			(unsigned long long)(bytes >> 20));
 	else if (out)
-		fprintf(out, "%s: Laying out IO files (%u files / total %lluMiB)\n", o->name,
+		fprintf(out, "%s: Laying out IO files (%u files / total %lluMiB)\n", log_name(o->name),
 			n, (unsigned long long)(bytes >> 20));
 	for (unsigned int k = 0; k < load_nfiles(o) && !rc; k++) {
 		if (tg[k].grown_to > tg[k].grown_from)
@@ -313,10 +313,10 @@ void load_files_unlink(struct load_job_opts *o, const struct load_target *tg)
 			continue;
 		if (!S_ISREG(st.st_mode) || st.st_dev != t->st_dev || st.st_ino != t->st_ino) {
 			fprintf(stderr, "iolens load: %s: not removed (--unlink): no longer the file the job used\n",
-				f->filename);
+				log_name(f->filename));
 			continue;
 		}
 		if (unlink(f->filename))
-			pr_err("%s: cannot remove it (--unlink): %s", f->filename, strerror(errno));
+			pr_err("%s: cannot remove it (--unlink): %s", log_name(f->filename), strerror(errno));
 	}
 }

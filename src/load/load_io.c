@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "lib/log.h"
 #include "load/engine.h"
 #include "lib/hist.h"
 #include "load/iolog.h"
@@ -21,7 +22,7 @@ void load_job_err(struct load_thread *t, const char *what, __u64 offset,
 	if (!t->st.error)
 		t->st.error = err;
 	fprintf(stderr, "iolens load: job '%s': %s at offset %llu failed: %s (errno %d)\n",
-		t->o->name, what, (unsigned long long)offset, strerror(err), err);
+		log_name(t->o->name), what, (unsigned long long)offset, strerror(err), err);
 	t->stop = true;
 }
 

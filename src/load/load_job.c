@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include "lib/log.h"
 #include "lib/clock.h"
 #include "load/cpus.h"
 #include "load/buf.h"
@@ -454,7 +455,7 @@ static bool latgoal_turn(struct load_thread *t, __u64 now)
 		if (!t->st.error)
 			t->st.error = ETIMEDOUT;
 		fprintf(stderr, "iolens load: job '%s': an I/O took %llu ns at depth 1, over latency_target (%llu ns): no depth meets it\n",
-			t->o->name, (unsigned long long)l->fatal_ns,
+			log_name(t->o->name), (unsigned long long)l->fatal_ns,
 			(unsigned long long)t->o->latency_target_ns);
 		return false;
 	}
@@ -691,7 +692,7 @@ static bool setup_failed(struct load_thread *t, int rc, const char *what)
 	if (rc >= 0)
 		return false;
 	t->st.error = -rc;
-	fprintf(stderr, "iolens load: job '%s': cannot %s: %s\n", t->o->name, what,
+	fprintf(stderr, "iolens load: job '%s': cannot %s: %s\n", log_name(t->o->name), what,
 		strerror(-rc));
 	return true;
 }
@@ -748,7 +749,7 @@ static void thread_body(struct load_thread *t)
 	}
 	if (load_iolog_close(t, now) < 0) {
 		fprintf(stderr, "iolens load: job '%s': its logs could not be written: %s\n",
-			t->o->name, strerror(EIO));
+			log_name(t->o->name), strerror(EIO));
 		if (!t->st.error)
 			t->st.error = EIO;
 	}

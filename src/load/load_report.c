@@ -291,7 +291,7 @@ static void show_job(FILE *f, const struct load_result *r, const __u64 *agg)
 
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", localtime(&now));
 	fprintf(f, "%s: (groupid=%d, jobs=%u): err=%2d: pid=%d: %s\n",
-		r->o->name, r->groupid, r->nthreads, st->error, (int)getpid(), when);
+		log_name(r->o->name), r->groupid, r->nthreads, st->error, (int)getpid(), when);
 	for (int d = 0; d < LOAD_DIRS; d++)
 		show_dir(f, st, d, agg[d]);
 	show_lat_dist(f, st);

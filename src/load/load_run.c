@@ -41,7 +41,7 @@ static void print_header(FILE *f, const struct load_jobs *js, unsigned int nthre
 			continue;
 		}
 		fprintf(f, "%s: (g=%d): rw=%s, bs=(R) %lluB-%lluB, (W) %lluB-%lluB, (T) %lluB-%lluB, ioengine=%s, iodepth=%u\n",
-			o->name, o->groupid, load_rw_name(o->rw),
+			log_name(o->name), o->groupid, load_rw_name(o->rw),
 			(unsigned long long)o->bsz[LOAD_READ].min,
 			(unsigned long long)o->bsz[LOAD_READ].max,
 			(unsigned long long)o->bsz[LOAD_WRITE].min,
@@ -157,7 +157,7 @@ static int thread_files(struct load_thread *t, struct load_job_opts *o,
 			continue;
 		f->fd = load_target_open(fo, &tg[k], why, sizeof(why));
 		if (f->fd < 0) {
-			pr_err("%s: %s", fo->filename, why);
+			pr_err("%s: %s", log_name(fo->filename), why);
 			return 1;
 		}
 	}

@@ -146,7 +146,7 @@ static int run_step(const struct load_job_opts *o, const struct load_target *t,
 	th.eng = o->ioengine;
 	file.fd = load_target_open(o, t, why, sizeof(why));
 	if (file.fd < 0) {
-		pr_err("%s: %s", o->filename, why);
+		pr_err("%s: %s", log_name(o->filename), why);
 		return 1;
 	}
 	/* As in a normal run: only this thread sees SIGINT and the like. */
@@ -259,7 +259,7 @@ static int sweep_zones(struct sweep *sw)
 
 	if (!zone) {
 		fprintf(stderr, "iolens load: %s: %llu bytes are too few for %u zones of --bs=%llu\n",
-			sw->o.filename, (unsigned long long)sw->o.size, sw->nzones,
+			log_name(sw->o.filename), (unsigned long long)sw->o.size, sw->nzones,
 			(unsigned long long)bs);
 		return 2;
 	}

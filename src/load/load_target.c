@@ -42,7 +42,7 @@ static int refuse(const struct load_job_opts *o, const char *why,
 		  const char *what, const char *remedy)
 {
 	fprintf(stderr, "iolens load: %s: refusing to write: %s %s (%s)\n",
-		o->filename, why, what, remedy);
+		log_name(o->filename), why, what, remedy);
 	return REFUSED;
 }
 
@@ -228,7 +228,7 @@ static int check_discard(const struct load_job_opts *o, const struct stat *st)
 	if (v)
 		return 0;
 	fprintf(stderr, "iolens load: %s: the device takes no trims (discard_max_bytes is 0)\n",
-		o->filename);
+		log_name(o->filename));
 	return REFUSED;
 }
 
@@ -265,12 +265,12 @@ static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 
 	fd = safepath_open(o->filename, O_RDONLY | O_CLOEXEC, 0, NULL, what, sizeof(what));
 	if (fd < 0) {
-		pr_err("%s: %s", o->filename, what);
+		pr_err("%s: %s", log_name(o->filename), what);
 		return FAILED;
 	}
 	if (ioctl(fd, BLKGETSIZE64, &t->dev_size) ||
 	    ioctl(fd, BLKSSZGET, &rc)) {
-		pr_err("%s: cannot read its size: %s", o->filename, strerror(errno));
+		pr_err("%s: cannot read its size: %s", log_name(o->filename), strerror(errno));
 		close(fd);
 		return FAILED;
 	}
@@ -285,7 +285,7 @@ static int check_blkdev(const struct load_job_opts *o, struct load_target *t,
 		return refuse(o, "it is in use by", what, "stop using it first");
 	rc = signature(o->filename, what, sizeof(what));
 	if (rc < 0) {
-		pr_err("%s: cannot probe it for a signature; not writing", o->filename);
+		pr_err("%s: cannot probe it for a signature; not writing", log_name(o->filename));
 		return FAILED;
 	}
 	if (rc)
@@ -405,7 +405,7 @@ static int prepare_absent(struct load_job_opts *o, struct load_target *t)
 		o->size = o->filesize - o->offset;
 	if (!o->size) {
 		fprintf(stderr, "iolens load: %s: the file is made as the job starts (--create_on_open); give --size\n",
-			o->filename);
+			log_name(o->filename));
 		return REFUSED;
 	}
 	t->dev_size = o->offset + o->size;
@@ -441,10 +441,10 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	}
 	if (fd < 0) {
 		if (errno == EPERM) {
-			fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
+			fprintf(stderr, "iolens load: %s: %s\n", log_name(o->filename), why);
 			return REFUSED;
 		}
-		pr_err("%s: %s", o->filename, why);
+		pr_err("%s: %s", log_name(o->filename), why);
 		return FAILED;
 	}
 	if (t->writes && !o->allow_destroy && check_loop_backing(o, &st)) {
@@ -477,19 +477,19 @@ static int prepare_file(struct load_job_opts *o, struct load_target *t)
 	if (!o->size && (__u64)st.st_size <= o->offset) {
 		close(fd);
 		fprintf(stderr, "iolens load: %s: the file is %lld bytes; give --size\n",
-			o->filename, (long long)st.st_size);
+			log_name(o->filename), (long long)st.st_size);
 		return REFUSED;
 	}
 	/* Extend only: a longer file keeps its bytes past the range. */
 	if (o->size && (__u64)st.st_size < want && ro) {
 		close(fd);
 		fprintf(stderr, "iolens load: %s: the file is %lld bytes, short of --offset + --size, and not one iolens may extend (%s)\n",
-			o->filename, (long long)st.st_size, why);
+			log_name(o->filename), (long long)st.st_size, why);
 		return REFUSED;
 	}
 	if (o->size && (__u64)st.st_size < want && !o->fill_device && !o->size_at_start) {
 		if (grow(o->filename, fd, o->fallocate, st.st_size, want)) {
-			pr_err("%s: cannot extend it to %llu bytes: %s", o->filename,
+			pr_err("%s: cannot extend it to %llu bytes: %s", log_name(o->filename),
 			       (unsigned long long)want, strerror(errno));
 			close(fd);
 			return FAILED;
@@ -514,10 +514,10 @@ static int check_link(const struct load_job_opts *o)
 		return 0;
 	}
 	if (errno == EPERM) {
-		fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
+		fprintf(stderr, "iolens load: %s: %s\n", log_name(o->filename), why);
 		return REFUSED;
 	}
-	pr_err("%s: %s", o->filename, why);
+	pr_err("%s: %s", log_name(o->filename), why);
 	return FAILED;
 }
 
@@ -540,11 +540,15 @@ static int lookup(const struct load_job_opts *o, struct stat *st)
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0) {
-		fprintf(stderr, "iolens load: %s: %s\n", o->filename, why);
-		return errno == EPERM ? REFUSED : FAILED;
+		int err = errno;
+
+		fprintf(stderr, "iolens load: %s: %s\n", log_name(o->filename), why);
+		/* A name refused, or one no file could have: bad input. */
+		return err == EPERM || err == ENAMETOOLONG || err == ELOOP || err == ENOTDIR ?
+		       REFUSED : FAILED;
 	}
 	if (fstat(fd, st)) {
-		pr_err("%s: %s", o->filename, strerror(errno));
+		pr_err("%s: %s", log_name(o->filename), strerror(errno));
 		close(fd);
 		return FAILED;
 	}
@@ -552,12 +556,12 @@ static int lookup(const struct load_job_opts *o, struct stat *st)
 	close(fd);
 	if (pseudo) {
 		fprintf(stderr, "iolens load: %s: a file of %s: load drives block devices and files of real file systems\n",
-			o->filename, pseudo);
+			log_name(o->filename), pseudo);
 		return REFUSED;
 	}
 	if (!S_ISBLK(st->st_mode) && !S_ISREG(st->st_mode)) {
 		fprintf(stderr, "iolens load: %s: neither a regular file nor a block device\n",
-			o->filename);
+			log_name(o->filename));
 		return REFUSED;
 	}
 	return 0;
@@ -581,7 +585,7 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 			  load_blockalign(o, LOAD_WRITE) != load_bs_min(o) ||
 			  o->norandommap || o->dist.kind != LOAD_DIST_RANDOM)) {
 		fprintf(stderr, "iolens load: job '%s': --verify needs one block size of at least %d bytes, aligned on itself, and the random map (no --norandommap or --random_distribution)\n",
-			o->name, LOAD_VERIFY_MIN_BS);
+			log_name(o->name), LOAD_VERIFY_MIN_BS);
 		return REFUSED;
 	}
 	/* A strided zone moves the job over the device: the verify map,
@@ -589,7 +593,7 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	if (o->zonemode == LOAD_ZONE_STRIDED &&
 	    (o->verify || o->dist.kind != LOAD_DIST_RANDOM || o->seq_add || o->seq_nr)) {
 		fprintf(stderr, "iolens load: job '%s': zonemode=strided with --verify, --random_distribution or rw=PATTERN:N is not supported\n",
-			o->name);
+			log_name(o->name));
 		return REFUSED;
 	}
 	/* A header a piece: room for it, and whole pieces a block. */
@@ -597,17 +601,17 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	    (o->verify_interval < LOAD_VERIFY_MIN_BS || o->verify_interval > load_bs_min(o) ||
 	     load_bs_min(o) % o->verify_interval)) {
 		fprintf(stderr, "iolens load: job '%s': --verify_interval must divide the block size and be at least %d bytes\n",
-			o->name, LOAD_VERIFY_MIN_BS);
+			log_name(o->name), LOAD_VERIFY_MIN_BS);
 		return REFUSED;
 	}
 	if (o->verify == LOAD_VERIFY_PATTERN && !o->verify_pattern.len) {
-		fprintf(stderr, "iolens load: job '%s': --verify=pattern needs --verify_pattern\n", o->name);
+		fprintf(stderr, "iolens load: job '%s': --verify=pattern needs --verify_pattern\n", log_name(o->name));
 		return REFUSED;
 	}
 	/* fio's loops count passes; their bytes must be countable. */
 	if (o->loops > 1 && o->size > ~0ULL / o->loops) {
 		fprintf(stderr, "iolens load: job '%s': --loops=%u times --size is more bytes than can be counted\n",
-			o->name, o->loops);
+			log_name(o->name), o->loops);
 		return REFUSED;
 	}
 	if (o->ioengine->diskless) {
@@ -617,13 +621,13 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 			o->size = o->filesize;
 		if (!o->size || o->offset_pct || o->verify) {
 			fprintf(stderr, "iolens load: job '%s': the %s engine has no file: give --size or --filesize, and no --offset=N%% or --verify\n",
-				o->name, o->ioengine->name);
+				log_name(o->name), o->ioengine->name);
 			return REFUSED;
 		}
 		t->dev_size = o->offset + o->size;
 		rc = 0;
 	} else if (!o->filename) {
-		fprintf(stderr, "iolens load: job '%s': no --filename\n", o->name);
+		fprintf(stderr, "iolens load: job '%s': no --filename\n", log_name(o->name));
 		return REFUSED;
 	} else if ((rc = lookup(o, &st))) {
 		return rc;
@@ -640,11 +644,11 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 		/* fio 3.33 issues BLKDISCARD here too and fails on the
 		 * first trim with ENOTTY; refusing says it before anything. */
 		fprintf(stderr, "iolens load: %s: trims need a block device (BLKDISCARD)\n",
-			o->filename);
+			log_name(o->filename));
 		return REFUSED;
 	} else if (!o->allow_file_create && !st.st_mode) {
 		fprintf(stderr, "iolens load: %s: %s, and --allow_file_create=0\n",
-			o->filename, strerror(ENOENT));
+			log_name(o->filename), strerror(ENOENT));
 		return REFUSED;
 	} else if (o->create_on_open && !st.st_mode) {
 		rc = prepare_absent(o, t);
@@ -683,7 +687,7 @@ int load_target_prepare(struct load_job_opts *o, struct load_target *t)
 	if ((o->direct || load_dir_used(o, LOAD_TRIM)) && t->lbs &&
 	    (what = misaligned(o, t->lbs, &val))) {
 		fprintf(stderr, "iolens load: %s: %s needs sizes and offsets in multiples of %u bytes, the logical block size of %s (%s %llu)\n",
-			o->filename, o->direct ? "direct I/O" : "a trim", t->lbs,
+			log_name(o->filename), o->direct ? "direct I/O" : "a trim", t->lbs,
 			t->lbs_from, what, (unsigned long long)val);
 		return REFUSED;
 	}
@@ -706,10 +710,10 @@ int load_target_claim(const struct load_job_opts *o, const struct load_target *t
 		return 0;
 	if (errno == EBUSY) {
 		fprintf(stderr, "iolens load: %s: refusing to write: the kernel says it is in use (O_EXCL)\n",
-			o->filename);
+			log_name(o->filename));
 		return 2;
 	}
-	pr_err("%s: %s", o->filename, why);
+	pr_err("%s: %s", log_name(o->filename), why);
 	return 1;
 }
 
@@ -752,7 +756,7 @@ int load_target_create(const struct load_job_opts *o, struct load_target *t, int
 	if (*fd < 0 || fstat(*fd, &st)) {
 		int e = errno;
 
-		fprintf(stderr, "iolens load: job '%s': %s: %s\n", o->name, o->filename,
+		fprintf(stderr, "iolens load: job '%s': %s: %s\n", log_name(o->name), log_name(o->filename),
 			*fd < 0 ? why : strerror(e));
 		return e;
 	}
@@ -769,13 +773,13 @@ int load_target_resize(struct load_job_opts *o, struct load_target *t, int fd)
 	if (fstat(fd, &st)) {
 		int e = errno;
 
-		fprintf(stderr, "iolens load: job '%s': %s: %s\n", o->name, o->filename,
+		fprintf(stderr, "iolens load: job '%s': %s: %s\n", log_name(o->name), log_name(o->filename),
 			strerror(e));
 		return e;
 	}
 	if ((__u64)st.st_size < o->offset + bs) {
 		fprintf(stderr, "iolens load: job '%s': %s is %lld bytes when the job starts, short of a block past --offset\n",
-			o->name, o->filename, (long long)st.st_size);
+			log_name(o->name), log_name(o->filename), (long long)st.st_size);
 		return EINVAL;
 	}
 	o->size = ((__u64)st.st_size - o->offset) / bs * bs;

@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include "lib/log.h"
 #include "lib/hist.h"
 #include "load/load.h"
 #include "load/report.h"
@@ -82,9 +83,9 @@ static void job_terse(FILE *f, const struct load_result *r, const __u64 *agg,
 	__u64 nd = 0, ns = 0;
 
 	if (version == 2)
-		fprintf(f, "2;%s;%d;%d", r->o->name, r->groupid, st->error);
+		fprintf(f, "2;%s;%d;%d", log_name(r->o->name), r->groupid, st->error);
 	else
-		fprintf(f, "%u;iolens-%s;%s;%d;%d", version, IOLENS_VERSION, r->o->name,
+		fprintf(f, "%u;iolens-%s;%s;%d;%d", version, IOLENS_VERSION, log_name(r->o->name),
 			r->groupid, st->error);
 	for (int d = 0; d < LOAD_DIRS; d++) {
 		if (d != LOAD_TRIM || version != 3)

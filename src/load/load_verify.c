@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "lib/stop.h"
 #include "load/buf.h"
 #include "load/csum.h"
@@ -264,8 +265,8 @@ static bool verify_block(struct load_thread *t, __u64 offset)
 		return false;
 	if (bad) {
 		fprintf(stderr, "iolens load: job '%s': verify failed in the block at offset %llu (%llu bytes) of %s: %s\n",
-			o->name, (unsigned long long)offset, (unsigned long long)load_bs_min(o),
-			o->filename, bad);
+			log_name(o->name), (unsigned long long)offset, (unsigned long long)load_bs_min(o),
+			log_name(o->filename), bad);
 		t->st.error = EILSEQ;
 		return false;
 	}

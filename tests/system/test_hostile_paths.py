@@ -5,6 +5,7 @@ targets; FIFOs and folders as job files and logs; a job file that links to
 a file of root's.  The user is a real one (helpers.PlainUser); root's
 iolens must refuse with one line and exit 2, leaving root's files as they
 were, and never wait."""
+import json
 import os
 import shutil
 import subprocess
@@ -283,3 +284,44 @@ def test_load_output_on_a_full_disk(iolens, small_fs, tmp_path):
     assert p.returncode == 1, p.stderr
     assert not os.path.exists(out)
     assert sorted(os.listdir(small_fs)) == ["fill"]
+
+
+def test_job_names_shown_as_text(iolens, tmp_path):
+    """A job file's section name was printed raw in load's text and terse
+    output ([\\e[2J...])."""
+    job = tmp_path / "j.fio"
+    job.write_bytes(b"[\x1b[2Jev\x07il]\nfilename=%s\nsize=64k\nrw=read\n"
+                    % str(tmp_path / "data").encode())
+    for fmt in ("normal", "terse", "json"):
+        p = subprocess.run([IOLENS, "load", str(job), "--output-format=" + fmt],
+                           capture_output=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        assert b"\x1b" not in p.stdout + p.stderr and b"\x07" not in p.stdout
+        if fmt == "json":
+            assert json.loads(p.stdout)["jobs"][0]["jobname"] == "\x1b[2Jev\x07il"
+        else:
+            assert b"\\x1b[2Jev\\x07il" in p.stdout, p.stdout[:300]
+
+
+def test_file_names_in_messages(iolens, tmp_path):
+    """A file name of control bytes came back raw, and one of 1 MB as a
+    1 MB line (here 900 KB: a job file is at most 1 MiB)."""
+    for name, cut in ((b"\x1b]0;x\x07/nope", False), (b"/nope/" + b"a" * 900000, True)):
+        job = tmp_path / "j.fio"
+        job.write_bytes(b"[j]\nfilename=%s\nsize=64k\nrw=read\nallow_file_create=0\n" % name)
+        p = subprocess.run([IOLENS, "load", str(job)], capture_output=True, timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert len(p.stderr.splitlines()) == 1 and len(p.stderr) < 1500, len(p.stderr)
+        assert b"\x1b" not in p.stderr and b"\x07" not in p.stderr
+        assert (b"..." in p.stderr) == cut, p.stderr[:200]
+
+
+def test_environment_not_echoed(iolens, tmp_path):
+    """bs=${VAR} echoed the value of root's environment in the error."""
+    job = tmp_path / "j.fio"
+    job.write_text("[j]\nfilename=%s\nsize=64k\nbs=${IOLENS_SECRET}\n" % (tmp_path / "d"))
+    env = dict(os.environ, IOLENS_SECRET="hunter2-secret")
+    p = subprocess.run([IOLENS, "load", str(job)], capture_output=True, text=True, env=env,
+                       timeout=60)
+    assert p.returncode == 2 and "hunter2" not in p.stderr, p.stderr
+    assert "${IOLENS_SECRET}" in p.stderr

@@ -171,7 +171,7 @@ BAD = [
     ("iodepth=0\n", 8, "iodepth=0"),
     ("rw\n", 8, "rw: needs a value"),
     ("size=${IOLENS_TEST_UNSET}\n", 8,
-     "size=${IOLENS_TEST_UNSET} (from the environment: ''): bad value"),
+     "size=${IOLENS_TEST_UNSET}: bad value (after ${...} from the environment, not shown)"),
     ("size=$mb_memory\n", 8, "$mb_memory"),
     ("include other.fio\n", 8, "include is not supported"),
     ("output-format=json\n", 8, "only on the command line"),
