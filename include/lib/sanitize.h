@@ -61,6 +61,11 @@ size_t san_label(char *out, const char *s, size_t n);
  */
 const char *san_text_buf(char *buf, size_t len, const char *s);
 
+/* The length of the character at s (n bytes left, n > 0): 1 for ASCII, 2
+ * to 4 for valid UTF-8 of U+00A0 and above, 0 for an invalid byte or a C1
+ * control. */
+size_t san_char_len(const char *s, size_t n);
+
 /* The same of the C string s, to f; NULL writes nothing. */
 void san_fputs_text(FILE *f, const char *s);
 void san_fputs_json(FILE *f, const char *s);		/* content, no quotes */

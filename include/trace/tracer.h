@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the loaders of the device-filtered BPF objects (block, agg, check)
- * share: the checks before one starts, and the copy of a ring's record. */
+/* What the loaders of the BPF objects share: the checks before one starts,
+ * the copy of a ring's record, the line when one does not load. */
 #ifndef IOLENS_TRACE_TRACER_H
 #define IOLENS_TRACE_TRACER_H
 
@@ -19,5 +19,11 @@ int tracer_may_start(const char *cmd, int ndev);
  * threads). */
 bool tracer_record(void *rec, size_t len, const void *data, size_t size,
 		   __u64 *short_records);
+
+/* The one line for a BPF object that did not load: "iolens CMD: cannot
+ * WHAT: ..." with the error (err < 0), or what most likely caused it: a
+ * limit on the address space (libbpf says ESRCH when it cannot parse the
+ * kernel's BTF). */
+void tracer_load_failed(const char *cmd, const char *what, int err);
 
 #endif

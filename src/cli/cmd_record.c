@@ -76,7 +76,7 @@ static int add_trigger(void *at, const char *arg, const char *cmd)
 		    !strncmp(arg, trigger_kinds[i].name, gt - arg))
 			k = &trigger_kinds[t->kind = i];
 	if (!k)
-		return usage_err(cmd, "bad trigger '%s': give NAME>VALUE, NAME one of lat, p99, errors, qd, util (see --help)", arg);
+		return usage_err(cmd, "bad trigger '%s': give NAME>VALUE, NAME one of lat, p99, errors, qd, util", arg);
 	switch (k->unit) {
 	case TRIGGER_TIME:
 		/* A bare number is in ms, as latencies are thought of. */

@@ -161,6 +161,11 @@ INLINE size_t san_kind(char *out, const char *str, size_t n, enum san_kind k)
 	return o - out;
 }
 
+size_t san_char_len(const char *s, size_t n)
+{
+	return (unsigned char)s[0] < 0x80 ? 1 : utf8_len((const unsigned char *)s, n);
+}
+
 size_t san_text(char *out, const char *s, size_t n)
 {
 	return san_kind(out, s, n, SAN_TEXT);

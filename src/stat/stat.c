@@ -11,6 +11,7 @@
 #include "stat/by_cgroup.h"
 #include "stat/print.h"
 #include "stat/stat.h"
+#include "lib/priv.h"
 #include "lib/clock.h"
 #include "lib/filescan.h"
 #include "lib/devices.h"
@@ -430,6 +431,10 @@ static int run(const struct stat_opts *o)
 	unsigned long count = o->a.count;
 	int err;
 
+	/* Refused before any report: a whole report then a refusal reads as
+	 * if the run had started. */
+	if (priv_check_tracing(CMD))
+		return 1;
 	if (!o->skip_boot) {
 		if (report_boot(o))
 			return 1;

@@ -299,8 +299,7 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	}
 	err = err ?: agg__load(st->skel);
 	if (err) {
-		fprintf(stderr, "iolens %s: cannot load the aggregation programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
-			cmd, strerror(-err));
+		tracer_load_failed(cmd, "load the aggregation programs", err);
 		agg_trace_stop(st);
 		return NULL;
 	}

@@ -401,8 +401,7 @@ struct block_trace *block_trace_start(const char *cmd, const __u32 *devs,
 
 		/* Unless fdlimit_ensure() said so already. */
 		if (err != -EMFILE || !fdlimit_refused(&need, &limit))
-			fprintf(stderr, "iolens %s: cannot load the block tracer: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
-				cmd, strerror(-err));
+			tracer_load_failed(cmd, "load the block tracer", err);
 		block_trace_stop(bt);
 		return NULL;
 	}
@@ -593,6 +592,7 @@ int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
 	__u64 start = mono_ns(), next_tick = start + 1000000000ULL, now;
 	struct timespec nap = { .tv_nsec = 20000000 };
 	int err = 0, rc = 0, started = 0;
+	bool made = true;	/* every thread started: an error is theirs */
 
 	if (!bt->par) {
 		pr_err("block_trace_run_par() needs consumers at the start");
@@ -603,12 +603,20 @@ int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
 	if (!bt->merge)
 		err = -ENOMEM;
 	for (int i = 0; i < bt->nrings && !err; i++) {
+		int e;
+
 		bt->cons[i].ctx = cctx[i];
 		bt->cons[i].out.merge = bt->merge;
-		if (pthread_create(&bt->cons[i].thread, NULL, consume, &bt->cons[i]))
-			err = -EAGAIN;
-		else
+		e = pthread_create(&bt->cons[i].thread, NULL, consume, &bt->cons[i]);
+		if (!e) {
 			started++;
+			continue;
+		}
+		/* EAGAIN here is memory for the thread's stack, or a limit. */
+		pr_err("cannot start a thread to read the ring buffers: %s (out of memory, or a limit: ulimit -v, -u)",
+		       strerror(e));
+		err = -e;
+		made = false;
 	}
 	while (!err && !rc && !stop_requested() &&
 	       !__atomic_load_n(&bt->ending, __ATOMIC_ACQUIRE)) {
@@ -646,7 +654,8 @@ int block_trace_run_par(struct block_trace *bt, __u64 duration_ns,
 			tsmerge_emit(bt->merge, 0, emit, ctx);
 	}
 	if (err && err != -EINTR) {
-		pr_err("reading the ring buffers: %s", strerror(-err));
+		if (made)
+			pr_err("reading the ring buffers: %s", strerror(-err));
 		return 1;
 	}
 	return 0;

@@ -93,8 +93,7 @@ struct check_trace *check_trace_start(const char *cmd, const __u32 *devs,
 	stop_catch();
 	return ct;
 fail:
-	fprintf(stderr, "iolens %s: cannot load or attach the check programs: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
-		cmd, strerror(-err));
+	tracer_load_failed(cmd, "load or attach the check programs", err);
 	check_trace_stop(ct);
 	return NULL;
 }

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "bpf/tasks.h"
 #include "tasks.skel.h"
+#include "trace/tracer.h"
 #include "trace/task_trace.h"
 #include "trace/fdlimit.h"
 #include "lib/procstat.h"
@@ -493,8 +494,7 @@ struct task_trace *task_trace_start(const char *cmd,
 		return NULL;
 	}
 	if (force && !strcmp(force, "iter") && err) {
-		fprintf(stderr, "iolens %s: cannot load the task iterator: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
-			cmd, strerror(-err));
+		tracer_load_failed(cmd, "load the task iterator", err);
 		task_trace_stop(tt);
 		return NULL;
 	}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "bpf/common.h"
 #include "lib/log.h"
 #include "lib/priv.h"
@@ -23,4 +26,20 @@ bool tracer_record(void *rec, size_t len, const void *data, size_t size,
 	}
 	memcpy(rec, data, len);
 	return true;
+}
+
+void tracer_load_failed(const char *cmd, const char *what, int err)
+{
+	struct rlimit as;
+
+	/* The BTF is there (priv_check_tracing() saw it): libbpf could not
+	 * read it, or anything else, for want of memory. */
+	if ((err == -ENOMEM || err == -ESRCH) && !getrlimit(RLIMIT_AS, &as) &&
+	    as.rlim_cur != RLIM_INFINITY) {
+		fprintf(stderr, "iolens %s: cannot %s: out of memory: the address space is limited to %llu MiB (ulimit -v)\n",
+			cmd, what, (unsigned long long)(as.rlim_cur >> 20));
+		return;
+	}
+	fprintf(stderr, "iolens %s: cannot %s: %s (see 'iolens doctor'; -v shows libbpf's log)\n",
+		cmd, what, strerror(-err));
 }
