@@ -213,9 +213,12 @@ static void draw_offset(FILE *f, const struct page *p, const struct chart_env *e
 						max = off->cell[i][r][o] > max ? off->cell[i][r][o] : max;
 					}
 		snprintf(title, sizeof(title), "Offset over time: %s", e->dev_name(e->ctx, p->devs[d].dev));
+		/* A file of -f svg is one XML document: one disk's chart. */
 		snprintf(cap, sizeof(cap), "Where on the disk each request completed, coloured by op "
 			 "(the op with most requests in a cell; darker: more): a diagonal is "
 			 "sequential, a cloud random%s.",
+			 e->standalone && (ndraw > 1 || p->ndev > ndraw) ?
+			 "; the first disk only (use -d for another)" :
 			 d == 0 && p->ndev > ndraw ? "; the first disks only (use -d)" : "");
 		svg_begin(&s, f, W, H, e->standalone, title, cap);
 		svg_time_axis(&s, secs_of(p));
@@ -243,6 +246,8 @@ static void draw_offset(FILE *f, const struct page *p, const struct chart_env *e
 			svg_paths_close(&paths, f, fill, op_opacity);
 		}
 		svg_end(&s);
+		if (e->standalone)
+			break;
 	}
 }
 

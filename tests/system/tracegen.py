@@ -57,3 +57,63 @@ def synthetic_trace(path, n, depth=16, mixed=False):
                     recs = []
         recs.append(rec(6, struct.pack("<QQQQ", t0 + n * 1000 + 10 ** 6, n, 0, 0)))
         f.write(block(recs))
+
+
+RQ4 = struct.Struct("<QQQQQQQIIIIIHHBBBBI16sIIQIB")
+
+
+def crowded_trace(path, n, ndev=1, ncg=0, nfiles=0, comms=(b"fio",), cg_names=None):
+    """A version-4 trace (recorded with --files) of `n` requests spread over
+    `ndev` disks, `ncg` cgroups and `nfiles` files, each named by its
+    record before its first request (as iolens record writes them), and
+    submitters named by `comms` in turn; cgroup i is "/c<i>", or
+    cg_names[i % len(cg_names)] + "<i>".  Request i is 4 KiB on disk
+    i % ndev, of cgroup i % ncg and file i % nfiles: a request names
+    each disk, cgroup and file at least once where n is their count or
+    more."""
+    t0 = 10 ** 12
+    recs, out = [], []
+
+    def rec(rtype, payload):
+        recs.append(REC.pack(rtype, 0, len(payload)) + payload)
+
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        def block():
+            data = b"".join(out)
+            f.write(struct.pack("<II", len(data), zlib.crc32(data)) + data)
+            out.clear()
+
+        def flush():
+            # Blocks of at most 64 KiB of whole records.
+            for r in recs:
+                if sum(map(len, out)) + len(r) > 60000:
+                    block()
+                out.append(r)
+            recs.clear()
+
+        f.write(b"IOLENSTR" + struct.pack("<I", 4))
+        rec(1, b"crowded".ljust(65, b"\0") + b"test".ljust(65, b"\0") +
+            b"test".ljust(32, b"\0") + struct.pack("<QQI", t0, 1700000000 * 10 ** 9, 2))
+        for i in range(max(n, ndev, ncg, nfiles)):
+            dev = (8 << 20) | (i % ndev) if i < n or i < ndev else None
+            if i < ndev:
+                rec(2, struct.pack("<III", dev, 512, 4096) + (b"d%d" % i).ljust(32, b"\0"))
+            if i < ncg:
+                name = (cg_names[i % len(cg_names)] + b"%d" % i) if cg_names else b"/c%d" % i
+                rec(3, struct.pack("<QII", 1000 + i, 0, 0) + name[:255].ljust(256, b"\0"))
+            if i < nfiles:
+                rec(8, struct.pack("<IIQII", 7 << 20, 0, 100 + i, 0, 0) +
+                    (b"/data/f%d" % i).ljust(4096, b"\0"))
+            if i < n:
+                start = t0 + i * 1000
+                cg = 1000 + i % ncg if ncg else 1
+                ino = 100 + i % nfiles if nfiles else 0
+                rec(4, RQ4.pack(start, start + 100, start + 300, start + 20000, 8 * i, cg, 0,
+                                (8 << 20) | (i % ndev), 4096, 100 + i % 50, 100 + i % 50, 0, 0,
+                                4, i % 2, 1, 0, 0, 0, comms[i % len(comms)][:15],
+                                0, 7 << 20 if nfiles else 0, ino, 0, 1 if nfiles else 0))
+            if len(recs) >= 64:
+                flush()
+        rec(6, struct.pack("<QQQQ", t0 + n * 1000 + 10 ** 6, n, 0, 0))
+        flush()
+        block()
