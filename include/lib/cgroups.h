@@ -4,6 +4,8 @@
 #define IOLENS_CGROUPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 /* Path of cgroup `id` in hierarchy `hier` (0 = cgroup2, else a v1
@@ -26,6 +28,17 @@ bool cgroup_v2_enabled(const char *controller);
  * pages (cgroup2 with the io and memory controllers on); else the line
  * that says it charges the root. */
 const char *cgroup_writeback_note(void);
+
+/*
+ * Whose subtree cgroup PATH (as cgroup_path() gives it) lies in: the
+ * owner of the first folder on its way that is not root's -- a subtree
+ * systemd or a runtime delegated to that user (user@UID.service, a
+ * rootless container's), where the user names every cgroup below -- and
+ * in *at the length of PATH up to that folder's end.  Only root makes
+ * cgroups elsewhere.  true if there is one; false if every folder is
+ * root's, or the path cannot be looked at (offline, gone, unmounted).
+ */
+bool cgroup_delegated(const char *path, uid_t *uid, size_t *at);
 
 /* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
  * out of memory. */

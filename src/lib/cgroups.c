@@ -10,6 +10,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
@@ -255,6 +256,55 @@ const char *cgroup_path(unsigned int hier, __u64 id)
 	nftw(hy->mount, walk_one, 16, FTW_PHYS | FTW_MOUNT);
 	e = find(hier, id);
 	return e ? e->path : NULL;
+}
+
+bool cgroup_delegated(const char *path, uid_t *uid, size_t *at)
+{
+	const struct hierarchy *hy = NULL;
+	char dir[PATH_MAX];
+	const char *rel = path;
+	size_t base;
+
+	if (offline || !path)
+		return false;
+	/* "blkio:/x" in the v1 hierarchy of that prefix; "/x" in cgroup2. */
+	for (unsigned int h = *path == '/' ? 0 : 1; h < MAX_HIER && !hy; h++) {
+		size_t n;
+
+		/* Once per thread: serve names in one thread, labels in
+		 * another. */
+		if (!hiers[h].probed)
+			probe_mount(h, &hiers[h]);
+		n = strlen(hiers[h].prefix);
+		if (hiers[h].mount[0] && (h ? n && !strncmp(path, hiers[h].prefix, n) :
+					  *path == '/')) {
+			hy = &hiers[h];
+			rel = path + n;
+		}
+	}
+	if (!hy)
+		return false;
+	base = snprintf(dir, sizeof(dir), "%s", hy->mount);
+	for (const char *c = rel; *c;) {
+		struct stat st;
+		size_t n;
+
+		while (*c == '/')
+			c++;
+		n = strcspn(c, "/");
+		if (!n || base + 1 + (c - rel) + n >= sizeof(dir))
+			break;
+		snprintf(dir + base, sizeof(dir) - base, "/%.*s", (int)(c - rel + n), rel);
+		if (fstatat(AT_FDCWD, dir, &st, AT_SYMLINK_NOFOLLOW))
+			return false;
+		if (st.st_uid != 0) {
+			*uid = st.st_uid;
+			*at = c + n - path;
+			return true;
+		}
+		c += n;
+	}
+	return false;
 }
 
 int cgroup_v2_id(const char *path, __u64 *id, __u32 *level)

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/cgroups.h"
 #include "lib/container.h"
 #include "lib/smallfile.h"
 
@@ -276,8 +277,9 @@ static void name_of(struct ctr_ident *ci)
 void ctr_ident_of(const char *path, struct ctr_ident *ci)
 {
 	const char *c = path, *unit = NULL, *parent = "";
-	size_t unit_n = 0, parent_n = 0;
+	size_t unit_n = 0, parent_n = 0, claim = 0, at = 0;
 	bool kube = false, service = false;
+	uid_t owner;
 
 	memset(ci, 0, sizeof(*ci));
 	if (!path)
@@ -292,14 +294,14 @@ void ctr_ident_of(const char *path, struct ctr_ident *ci)
 		bool svc = n > 8 && !strncmp(c + n - 8, ".service", 8);
 
 		kube |= memmem(c, n, "kubepods", 8) != NULL;
-		if (kube && !ci->pod[0])
-			pod_comp(c, n, ci);
-		if (!ci->id[0])
-			container_comp(c, n, parent, parent_n, ci);
+		if ((kube && !ci->pod[0] && pod_comp(c, n, ci)) ||
+		    (!ci->id[0] && container_comp(c, n, parent, parent_n, ci)))
+			claim = c + n - path;
 		if (svc || (n > 6 && !strncmp(c + n - 6, ".scope", 6))) {
 			unit = c;
 			unit_n = n;
 			service = svc;
+			claim = c + n - path;
 		}
 		parent = c;
 		parent_n = n;
@@ -315,6 +317,12 @@ void ctr_ident_of(const char *path, struct ctr_ident *ci)
 	}
 	if (kube && ci->pod[0])
 		ci->kind = CTR_POD;
+	/* A name below the first folder a user owns is that user's: the
+	 * folder itself (user@1001.service) systemd named. */
+	if (claim && cgroup_delegated(path, &owner, &at) && claim > at) {
+		ci->delegated = true;
+		ci->owner = owner;
+	}
 	if (ci->kind != CTR_NONE) {
 		name_of(ci);
 		return;
@@ -330,7 +338,15 @@ const char *ctr_ident_label(const struct ctr_ident *ci, const char *path,
 			    char *buf, size_t len)
 {
 	const char *k = ctr_kind_name(ci->kind);
+	int o = 0;
 
+	if (ci->delegated && ci->kind != CTR_NONE) {
+		o = snprintf(buf, len, "uid %u: ", (unsigned int)ci->owner);
+		if (o < 0 || (size_t)o >= len)
+			return buf;
+		buf += o;
+		len -= o;
+	}
 	switch (ci->kind) {
 	case CTR_NONE:
 		snprintf(buf, len, "%s", path ? path : "?");
@@ -352,5 +368,5 @@ const char *ctr_ident_label(const struct ctr_ident *ci, const char *path,
 		else
 			snprintf(buf, len, "%s:%.12s", k, ci->id);
 	}
-	return buf;
+	return buf - o;
 }

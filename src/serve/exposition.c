@@ -63,7 +63,8 @@ static void label_opt(FILE *f, const char *name, const char *v, size_t n)
 
 /* Who cgroup `path` is (lib/container.c): unit="nginx.service"; or
  * runtime, container_id and container_name; for a Kubernetes pod pod_uid,
- * and namespace, pod and container where the kubelet's files name them. */
+ * and namespace, pod and container where the kubelet's files name them;
+ * owner_uid alone in a subtree delegated to that user. */
 static void identity_labels(FILE *f, const char *path)
 {
 	struct ctr_ident ci;
@@ -75,6 +76,15 @@ static void identity_labels(FILE *f, const char *path)
 	ctr_ident_of(path, &ci);
 	if (ci.kind == CTR_NONE)
 		return;
+	/* A user's subtree: its unit and container names are the user's
+	 * claim, and a sum by unit or container_id must not take them in. */
+	if (ci.delegated) {
+		char uid[16];
+
+		snprintf(uid, sizeof(uid), "%u", (unsigned int)ci.owner);
+		label_opt(f, "owner_uid", uid, strlen(uid));
+		return;
+	}
 	if (ci.kind == CTR_SERVICE || ci.kind == CTR_SCOPE) {
 		label_opt(f, "unit", ci.name, strlen(ci.name));
 		return;

@@ -270,6 +270,9 @@ static void json_group(struct json *j, const struct top_frame *f,
 	if (o->group == TOP_GROUP_CONTAINER) {
 		ctr_ident_of(path, &ci);
 		json_str(j, "kind", ctr_kind_name(ci.kind));
+		/* Whose claim the kind and names are (lib/container.h). */
+		if (ci.delegated)
+			json_u64(j, "owner_uid", ci.owner);
 		if (ci.id[0])
 			json_str(j, "container_id", ci.id);
 		if (ci.pod[0])

@@ -323,6 +323,18 @@ def test_groups_of_containers_users_and_cgroups(iolens, loop, io_charged, shaped
                                          "container_name": "db"})}
 
 
+def cgroup_reads(body, below):
+    """{last component: (read bytes, identity labels)} of the cgroups of
+    this test's folder `below` in serve's scrape `body`."""
+    got = {}
+    for labels, v in samples(body, "iolens_cgroup_bytes_total").items():
+        lab = dict(labels)
+        if OWN + below in lab["cgroup"] and lab["op"] == "read":
+            got[lab["cgroup"].rsplit("/", 1)[-1]] = (v, {k: lab[k] for k in lab if k not in (
+                "cgroup", "op", "device")})
+    return got
+
+
 def io_stat(path, dev):
     """The kernel's wbytes of cgroup `path` on `dev` ("7:0")."""
     with open(os.path.join(path, "io.stat")) as f:
@@ -336,6 +348,67 @@ def dirty_in(cgroup, path, mib):
     """A process of `cgroup` writes mib MiB to the page cache of `path`."""
     subprocess.run(["sh", "-c", 'echo $$ > %s/cgroup.procs && exec dd if=/dev/zero of=%s '
                     'bs=1M count=%d status=none' % (cgroup, path, mib)], check=True, timeout=120)
+
+
+def test_a_users_subtree_claims_no_container(iolens, loop, plain_user, shaped):
+    """Issue 46: in a cgroup subtree delegated to a user (as systemd's
+    user@UID.service is), the user made docker-<a real id>.scope and
+    nginx.service, and top --group container merged the user's processes
+    into the real container's and service's rows.  Names count where root
+    made the folders: the user's rows are said to be theirs, apart, each
+    with its own bytes exactly."""
+    docker, service = shaped(DOCKER), shaped(OWN + "s.slice/nginx.service")
+    delegated = shaped(OWN + "u.slice")
+    theirs = []
+    try:
+        for base in delegated:
+            os.chown(base, plain_user.uid, plain_user.gid)
+            for name in ("docker-%s.scope" % CID_D, "nginx.service"):
+                plain_user.run("mkdir", os.path.join(base, name))
+                theirs.append(os.path.join(base, name))
+        spoofs = [[p for p in theirs if p.endswith(n)] for n in (".scope", ".service")]
+        wait_idle(loop)
+        readers = [Reader(docker, loop.dev, 20, 65536), Reader(spoofs[0], loop.dev, 9, 65536),
+                   Reader(service, loop.dev, 6, 65536), Reader(spoofs[1], loop.dev, 4, 65536)]
+        top = Frames(named([IOLENS, "top", "-j", "-d", "0.5", "--group", "container"]))
+        serve = None
+        try:
+            serve = Serve(["-d", loop.name, "--labels", "cgroup"], wrap=named)
+            top.wait(1)
+            for r in readers:
+                r.go()
+            for r in readers:
+                r.wait_done()
+            wait_idle(loop)
+            top.wait(len(top.frames()) + 2)
+            frames = top.stop()
+            # Until serve's collector has named both new cgroups.
+            end = time.time() + 30
+            while len(cgroup_reads(serve.metrics(), "u.slice/")) < 2 and time.time() < end:
+                time.sleep(0.2)
+            served = cgroup_reads(serve.metrics(), "u.slice/")
+        finally:
+            top.kill()
+            if serve:
+                serve.kill()
+            for r in readers:
+                r.close()
+    finally:
+        for path in reversed(theirs):
+            rmdir_cgroup(path)
+    real, spoof, real_svc, spoof_svc = readers
+    mine = "uid %d: " % plain_user.uid
+    sums, last = group_sums(frames, "block_read_bytes")
+    assert sums["docker:web"] == real.bytes
+    assert sums[mine + "docker:web"] == spoof.bytes
+    assert sums["nginx.service"] == real_svc.bytes
+    assert sums[mine + "nginx.service"] == spoof_svc.bytes
+    assert "owner_uid" not in last["docker:web"]
+    assert last[mine + "docker:web"]["owner_uid"] == plain_user.uid
+    assert last[mine + "nginx.service"]["owner_uid"] == plain_user.uid
+    # serve claims no unit or container for them: the owner alone.
+    assert served == {"docker-%s.scope" % CID_D: (spoof.bytes, {"owner_uid": str(plain_user.uid)}),
+                      "nginx.service": (spoof_svc.bytes, {"owner_uid": str(plain_user.uid)})}
 
 
 @pytest.mark.matrix
