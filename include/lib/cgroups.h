@@ -41,8 +41,10 @@ const char *cgroup_writeback_note(void);
 bool cgroup_delegated(const char *path, uid_t *uid, size_t *at);
 
 /* Names cgroup `id` of hierarchy `hier` (from a trace file); 0, or -1 if
- * out of memory. */
+ * out of memory.  A trace may name any number: past 65,536 cgroups or
+ * 8 MiB of names the others stay unnamed, counted by cgroup_unnamed(). */
 int cgroup_set(unsigned int hier, __u64 id, const char *path);
+__u64 cgroup_unnamed(void);
 
 /* From now on cgroup_path() only knows what cgroup_set() told it: the
  * cgroups of this machine are not those of a trace recorded elsewhere. */

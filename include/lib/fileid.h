@@ -35,8 +35,11 @@ bool fileid_dev_mounted(__u32 kdev);
  * known. */
 void fileid_offline(void);
 
-/* The path of a file (NULL or "": none known); 0 or -ENOMEM. */
+/* The path of a file (NULL or "": none known); 0 or -ENOMEM.  A trace may
+ * name any number: past IOLENS_FILEID_MAX files or 16 MiB of paths the
+ * others show by inode, counted by fileid_unnamed(). */
 int fileid_set(__u32 kdev, __u64 ino, __u32 gen, const char *path);
+__u64 fileid_unnamed(void);
 
 /* Whether a device held a mounted filesystem; 0 or -ENOMEM. */
 int fileid_set_dev(__u32 kdev, bool mounted);

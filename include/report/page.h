@@ -91,7 +91,7 @@ struct page {
 	int nbins;			/* bins with anything so far, at most PAGE_TBINS */
 	__u64 last;			/* the latest completion */
 	struct page_col col[PAGE_TBINS];
-	struct page_dev *devs;
+	struct page_dev *devs;		/* REPORT_DEVS, and REPORT_OTHER_DEVS */
 	int ndev;
 	struct rqsum sum;		/* all disks */
 	__u64 size[HIST_BUCKETS];	/* request sizes, bytes */

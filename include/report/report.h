@@ -11,6 +11,13 @@
 #include "trace/rqfilter.h"
 #include "trace/rqfmt.h"
 
+/* A trace may name any number of disks: the pictures (the page, a chart,
+ * Perfetto) tell the first REPORT_DEVS apart, and sum the others as one,
+ * of dev REPORT_OTHER_DEVS, "(other disks)": memory and time are set by
+ * the picture, not by the trace. */
+#define REPORT_DEVS		64
+#define REPORT_OTHER_DEVS	0
+
 struct report;
 struct rqfmt_names;
 struct chart;

@@ -22,6 +22,8 @@ struct report {
 
 	struct dev_ent *dev;
 	size_t ndev, capdev;
+	__u32 *dev_idx;		/* dev's index + 1, by dev_slot() */
+	size_t dev_idx_cap;
 	size_t last_dev;	/* requests come in runs on one disk */
 
 	__u64 total, shown, lost;

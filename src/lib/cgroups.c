@@ -124,13 +124,26 @@ static struct cg_entry *insert(unsigned int hier, __u64 id)
 	return e;
 }
 
+/* What a trace may name: at most CG_NAMED cgroups and CG_NAME_BYTES of
+ * their paths are kept, the others show unnamed (cgroup_unnamed()). */
+#define CG_NAMED	(1 << 16)
+#define CG_NAME_BYTES	(8 << 20)
+static __thread size_t named_bytes;
+static __thread __u64 unnamed;
+
 int cgroup_set(unsigned int hier, __u64 id, const char *path)
 {
+	size_t len = strlen(path) + 1;
 	struct cg_entry *e;
 	char *copy;
 
 	if (!id)
 		return 0;
+	if (!find(hier, id) && (used >= CG_NAMED || named_bytes + len > CG_NAME_BYTES)) {
+		unnamed++;
+		return 0;
+	}
+	named_bytes += len;
 	copy = strdup(path);
 	e = copy ? insert(hier, id) : NULL;
 	if (!e) {
@@ -140,6 +153,11 @@ int cgroup_set(unsigned int hier, __u64 id, const char *path)
 	free(e->path);
 	e->path = copy;
 	return 0;
+}
+
+__u64 cgroup_unnamed(void)
+{
+	return unnamed;
 }
 
 void cgroup_offline(void)

@@ -51,6 +51,10 @@ static size_t tab_cap, tab_n;
 static struct mnt *mnts;
 static int nmnts;
 static bool offline;		/* fileid_offline() */
+/* A trace names any number of files: their paths are kept up to this. */
+#define FILEID_PATH_BYTES	(16 << 20)
+static size_t path_bytes;
+static __u64 unnamed;		/* files fileid_set() had no room for */
 
 #define MOUNT_RETRY_NS	1000000000ULL
 /* Devices kept at most (a trace file may name any number). */
@@ -248,21 +252,37 @@ void fileid_offline(void)
 
 int fileid_set(__u32 dev, __u64 ino, __u32 gen, const char *path)
 {
+	size_t len = path ? strlen(path) + 1 : 0;
 	struct fileid *e;
 	int err = 0;
 
 	pthread_mutex_lock(&lock);
-	/* Past IOLENS_FILEID_MAX a file is not kept: it shows by inode. */
-	if (tab_n < IOLENS_FILEID_MAX) {
+	/* Past IOLENS_FILEID_MAX files or FILEID_PATH_BYTES of their paths
+	 * a file is not kept: it shows by inode. */
+	if (tab_n < IOLENS_FILEID_MAX && path_bytes + len <= FILEID_PATH_BYTES) {
 		e = entry(dev, ino, gen);
 		/* The first path told stays: a caller may hold it. */
-		if (e && path && *path && !e->path)
+		if (e && path && *path && !e->path) {
 			e->path = strdup(path);
+			path_bytes += len;
+		}
 		if (!e || (path && *path && !e->path))
 			err = -ENOMEM;
+	} else {
+		unnamed++;
 	}
 	pthread_mutex_unlock(&lock);
 	return err;
+}
+
+__u64 fileid_unnamed(void)
+{
+	__u64 n;
+
+	pthread_mutex_lock(&lock);
+	n = unnamed;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 int fileid_set_dev(__u32 dev, bool is_mounted)

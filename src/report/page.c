@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/hist.h"
 #include "report/page.h"
+#include "report/report.h"
 #include "lib/vec.h"
 
 const char *const page_op_names[PAGE_NOPS] = { "read", "write", "other" };
@@ -123,8 +124,16 @@ static void heighten(struct page_offsets *off)
 
 static struct page_dev *dev_of(struct page *p, __u32 dev)
 {
-	bool added;
-	struct page_dev *d = vec_get_by(&p->devs, &p->ndev, dev, &dev, &added);
+	bool added, known = false;
+	struct page_dev *d;
+
+	/* The first REPORT_DEVS disks apart, the others as one
+	 * (report/report.h). */
+	for (int i = 0; i < p->ndev && !known; i++)
+		known = p->devs[i].dev == dev;
+	if (!known && p->ndev >= REPORT_DEVS)
+		dev = REPORT_OTHER_DEVS;
+	d = vec_get_by(&p->devs, &p->ndev, dev, &dev, &added);
 
 	if (!d || !added || p->ndev > PAGE_ODEVS)
 		return d;

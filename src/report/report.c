@@ -26,21 +26,55 @@
 #include "trace/reqflags.h"
 
 #define CMD "report"
+/* Disks the first line names. */
+#define INTRO_DEVS	16
 
 
 /* ---- devices ---- */
 
+/* The slot of `dev` in the index (open addressing, a power of two):
+ * a trace may name any number of disks, each request one of them. */
+static size_t dev_slot(const struct report *r, __u32 dev)
+{
+	size_t mask = r->dev_idx_cap - 1, i = (dev * 0x9e3779b1U) & mask;
+
+	while (r->dev_idx[i] && r->dev[r->dev_idx[i] - 1].d.dev != dev)
+		i = (i + 1) & mask;
+	return i;
+}
+
 static struct dev_ent *dev_find(struct report *r, __u32 dev)
 {
+	size_t i;
+
 	if (r->last_dev < r->ndev && r->dev[r->last_dev].d.dev == dev)
 		return &r->dev[r->last_dev];
-	for (size_t i = 0; i < r->ndev; i++) {
-		if (r->dev[i].d.dev == dev) {
-			r->last_dev = i;
-			return &r->dev[i];
-		}
-	}
-	return NULL;
+	if (!r->dev_idx_cap)
+		return NULL;
+	i = dev_slot(r, dev);
+	if (!r->dev_idx[i])
+		return NULL;
+	r->last_dev = r->dev_idx[i] - 1;
+	return &r->dev[r->last_dev];
+}
+
+/* Room in the index for one more disk, at most half full. */
+static int dev_index_grow(struct report *r)
+{
+	size_t cap = r->dev_idx_cap ? 2 * r->dev_idx_cap : 64;
+	__u32 *idx;
+
+	if (2 * (r->ndev + 1) <= r->dev_idx_cap)
+		return 0;
+	idx = calloc(cap, sizeof(*idx));
+	if (!idx)
+		return -1;
+	free(r->dev_idx);
+	r->dev_idx = idx;
+	r->dev_idx_cap = cap;
+	for (size_t k = 0; k < r->ndev; k++)
+		r->dev_idx[dev_slot(r, r->dev[k].d.dev)] = k + 1;
+	return 0;
 }
 
 /* Adds or updates a disk; a disk named by no DEVICE record gets "MAJ:MIN". */
@@ -49,10 +83,13 @@ static struct dev_ent *dev_add(struct report *r, const struct trace_device *d)
 	struct dev_ent *e = dev_find(r, d->dev);
 
 	if (!e) {
-		if (vec_grow(&r->dev, &r->capdev, r->ndev + 1, sizeof(*r->dev), 8))
+		if (dev_index_grow(r) ||
+		    vec_grow(&r->dev, &r->capdev, r->ndev + 1, sizeof(*r->dev), 8))
 			return NULL;
 		e = &r->dev[r->ndev++];
 		e->announced = false;
+		e->d.dev = d->dev;
+		r->dev_idx[dev_slot(r, d->dev)] = r->ndev;
 	}
 	e->d = *d;
 	if (!e->d.name[0])
@@ -66,6 +103,9 @@ static const char *dev_label(struct report *r, __u32 dev)
 	struct dev_ent *e = dev_find(r, dev);
 	struct trace_device d = { .dev = dev };
 
+	/* The charts' and Perfetto's sum of the disks past their first. */
+	if (dev == REPORT_OTHER_DEVS)
+		return "(other disks)";
 	if (!e)
 		e = dev_add(r, &d);
 	return e ? e->d.name : "?";
@@ -155,12 +195,16 @@ static void print_intro(struct report *r)
 		fputs("see the '# device' lines", r->out);
 	else if (!r->ndev)
 		fputs("none named", r->out);
-	for (size_t i = 0; i < r->ndev; i++) {
+	/* A line, not a book: the others get their '# device' line before
+	 * their first request. */
+	for (size_t i = 0; i < r->ndev && i < INTRO_DEVS; i++) {
 		if (i)
 			fputs(", ", r->out);
 		print_dev(r, &r->dev[i].d);
 		r->dev[i].announced = true;
 	}
+	if (r->ndev > INTRO_DEVS)
+		fprintf(r->out, " and %zu more", r->ndev - INTRO_DEVS);
 	fputc('\n', r->out);
 	if (r->triggered)
 		print_trigger(r);
@@ -386,9 +430,25 @@ oom:
 	return -1;
 }
 
+/* What the trace held past what report keeps apart (report/report.h,
+ * lib/cgroups.h, lib/fileid.h): said, one line each. */
+static void say_bounds(const struct report *r)
+{
+	if ((r->html || r->pf) && r->ndev > REPORT_DEVS)
+		fprintf(stderr, "iolens %s: the trace names %zu disks: the charts show the first %d apart and the other %zu summed as \"(other disks)\"\n",
+			CMD, r->ndev, REPORT_DEVS, r->ndev - REPORT_DEVS);
+	if (cgroup_unnamed())
+		fprintf(stderr, "iolens %s: %llu cgroups past the 65,536 (or 8 MiB of names) report keeps are shown unnamed\n",
+			CMD, (unsigned long long)cgroup_unnamed());
+	if (fileid_unnamed())
+		fprintf(stderr, "iolens %s: %llu files past the %d (or 16 MiB of paths) report keeps are shown by inode\n",
+			CMD, (unsigned long long)fileid_unnamed(), IOLENS_FILEID_MAX);
+}
+
 static void report_free(struct report *r)
 {
 	free(r->dev);
+	free(r->dev_idx);
 	kstacks_free(r->ks);
 	perfetto_free(r->pf);
 	html_free(r->html);
@@ -485,6 +545,7 @@ int report_run(const struct report_opts *o)
 	/* A damaged trace is reported as far as it goes, and said below. */
 	if (outfile_end(&out, CMD, whole && status >= 0))
 		ret = 1;
+	say_bounds(&r);
 	/* Last, so it is not lost among the records above it. */
 	if (status > 0)
 		fprintf(stderr, "iolens %s: %s: %s\n", CMD, r.path, err);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include "lib/json.h"
 #include "trace/reqflags.h"
+#include "report/report.h"
 #include "report/report_perfetto.h"
 #include "lib/vec.h"
 
@@ -293,8 +294,16 @@ struct perfetto *perfetto_new(FILE *f, const struct trace_header *h)
 
 static struct pdev *dev_of(struct perfetto *p, __u32 dev)
 {
-	bool added;
-	struct pdev *d = vec_get_by(&p->dev, &p->ndev, dev, &dev, &added);
+	bool added, known = false;
+	struct pdev *d;
+
+	/* The first REPORT_DEVS disks a process each, the others one
+	 * (report/report.h). */
+	for (int i = 0; i < p->ndev && !known; i++)
+		known = p->dev[i].dev == dev;
+	if (!known && p->ndev >= REPORT_DEVS)
+		dev = REPORT_OTHER_DEVS;
+	d = vec_get_by(&p->dev, &p->ndev, dev, &dev, &added);
 
 	if (!d || !added)
 		return d;
