@@ -31,6 +31,10 @@ struct safepath {
 	bool magic;		/* last is a trusted link in procfs */
 };
 
+/* Whether paths are resolved by openat2() here (else only by the walk):
+ * what doctor says. */
+bool safepath_openat2(void);
+
 /* Every component of path but the last resolved by the rule above: 0, or
  * -1 with errno (EPERM for a refused link) and the reason in why. */
 int safepath_resolve(const char *path, struct safepath *sp, char *why, size_t len);

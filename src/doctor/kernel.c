@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "doctor/doctor.h"
+#include "lib/safepath.h"
 #include "lib/delayacct.h"
 #include "trace/kfacts.h"
 #include "trace/tracefs.h"
@@ -134,6 +135,19 @@ static void check_tracefs(struct doctor *d)
 	doctor_row(d, "tracefs", ST_OK,
 		"syscall tracepoints' event ids (top's syscall level, check, bench)",
 		"%s%s", tracefs_dir(), mounted_now ? " (was not mounted: iolens mounted it)" : "");
+}
+
+/* How paths another user may have prepared are opened (lib/safepath.h). */
+static void check_paths(struct doctor *d)
+{
+	if (safepath_openat2())
+		doctor_row(d, "paths", ST_OK,
+			"outputs, load targets, job files: no link another user planted is followed",
+			"openat2 (RESOLVE_NO_SYMLINKS); links: only root's or yours");
+	else
+		doctor_row(d, "paths", ST_FALLBACK,
+			"the same protection, by one open() a component",
+			"no openat2 (Linux 5.6+, or a seccomp filter refused it): walked with O_NOFOLLOW");
 }
 
 /* ---- kernel structures ---- */
@@ -442,6 +456,7 @@ void doctor_check_kernel(struct doctor *d, const struct utsname *u)
 	check_btf(d);
 	check_privileges(d);
 	check_tracefs(d);
+	check_paths(d);
 }
 
 void doctor_check_structs(struct doctor *d)

@@ -55,9 +55,27 @@ static bool on_procfs(int fd)
 /* The common case in one call: no link anywhere before the last component
  * and none as the last.  1 if the walk must decide (a link, or no
  * openat2: ENOSYS before 5.6, EPERM from a container's seccomp filter). */
+/* Set once openat2() said ENOSYS (before 5.6) or EPERM (a container's
+ * seccomp filter). */
+static bool openat2_absent;
+
+bool safepath_openat2(void)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = openat2_absent ? -1 : syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+
+	if (fd < 0)
+		openat2_absent = true;
+	else
+		close(fd);
+	return !openat2_absent;
+}
+
 static int resolve_fast(const char *path, struct safepath *sp)
 {
-	static bool absent;
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -67,7 +85,7 @@ static int resolve_fast(const char *path, struct safepath *sp)
 	struct stat st;
 	int fd;
 
-	if (absent || !*base || !strcmp(base, ".") || !strcmp(base, ".."))
+	if (openat2_absent || !*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return 1;
 	if (!slash)
 		strcpy(dir, ".");
@@ -80,7 +98,7 @@ static int resolve_fast(const char *path, struct safepath *sp)
 	fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
 	if (fd < 0) {
 		if (errno == ENOSYS || errno == EPERM)
-			absent = true;
+			openat2_absent = true;
 		return 1;
 	}
 	if (!fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode)) {

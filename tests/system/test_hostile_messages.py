@@ -2,6 +2,7 @@
 """Messages (issue 46): a value typed on the command line comes back in
 one line of text, escaped and cut, however long or hostile; a refusal
 comes before any output; a failure for want of memory says so."""
+import os
 import subprocess
 
 import pytest
@@ -59,3 +60,19 @@ def test_out_of_memory_named(iolens, root):
         stopped += 1
         assert "memory" in p.stderr, (mb, p.stderr)
     assert stopped, "no limit stopped it"
+
+
+def test_another_users_toprc_shown_as_text(iolens, plain_user):
+    """Root running top with a user's HOME (sudo -E) printed the user's
+    toprc lines raw in its warning."""
+    conf = os.path.join(plain_user.home, ".config", "iolens")
+    plain_user.run("mkdir", "-p", conf)
+    plain_user.run("sh", "-c", "printf 'columns=pid,\\033[2J\\033]0;pw\\007x\\n' > %s/toprc" % conf)
+    env = dict(os.environ, HOME=plain_user.home)
+    env.pop("XDG_CONFIG_HOME", None)
+    p = subprocess.run([IOLENS, "top", "-b", "-n", "1", "-d", "0.2"], capture_output=True,
+                       env=env, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert b"unknown or repeated column" in p.stderr, p.stderr
+    assert b"\x1b" not in p.stderr and b"\x07" not in p.stderr, p.stderr
+    assert b"\\x1b[2J" in p.stderr
