@@ -52,6 +52,12 @@ int safepath_open(const char *path, int flags, mode_t mode, bool *created,
  * a regular file"). */
 int safepath_open_input(const char *path, bool fifo, char *why, size_t len);
 
+/* The reason for one line in why, and -1: a refusal (errno EPERM: the
+ * caller's usage error), or the failure err (errno err). */
+int safepath_refuse(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int safepath_fail(int err, char *why, size_t len);
+
 /* Whether fd is on a pseudo file system (procfs, sysfs, debugfs, tracefs,
  * cgroupfs, configfs, securityfs, bpffs, efivarfs, ...) or is a regular
  * file on the one mounted at /dev: its name for the message, or NULL. */

@@ -76,6 +76,12 @@ static inline void *vec_get(void *pv, int *n, size_t size, size_t off,
 	return e;
 }
 
+/* vec_find() in the n elements of array v by their `field`, which *key
+ * has the type of. */
+#define vec_find_by(v, n, field, key)					\
+	vec_find(v, n, sizeof(*(v)), offsetof(__typeof__(*(v)), field), key,	\
+		 sizeof((v)->field))
+
 /* vec_get() of the array at pv (a pointer to the array's pointer) by its
  * elements' `field`, which *key has the type of. */
 #define vec_get_by(pv, n, field, key, added)				\

@@ -3,7 +3,6 @@
  * (lib/outfile.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,25 +10,6 @@
 #include "lib/outfile.h"
 #include "lib/safepath.h"
 #include "lib/sanitize.h"
-
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	errno = EPERM;
-	return -1;
-}
-
-static int failed(int err, char *why, size_t len)
-{
-	snprintf(why, len, "%s", strerror(err));
-	errno = err;
-	return -1;
-}
 
 /* A file that is there, of stat *st, is one the caller may write: see
  * lib/outfile.h. */
@@ -39,19 +19,19 @@ static int check_stat(const struct stat *st, unsigned int how, char *why, size_t
 
 	if (S_ISREG(st->st_mode)) {
 		if (st->st_uid != me)
-			return refuse(why, len, "refusing to write: the file is owned by uid %u, not by you (remove it or give another name)",
+			return safepath_refuse(why, len, "refusing to write: the file is owned by uid %u, not by you (remove it or give another name)",
 				      (unsigned int)st->st_uid);
 		/* A hard link to a file of root's that someone else made. */
 		if (st->st_nlink > 1)
-			return refuse(why, len, "refusing to write: the file has %lu names (hard links); remove it or give another name",
+			return safepath_refuse(why, len, "refusing to write: the file has %lu names (hard links); remove it or give another name",
 				      (unsigned long)st->st_nlink);
 	} else if (S_ISBLK(st->st_mode) && !(how & OUTFILE_BLKDEV)) {
-		return refuse(why, len, "refusing to write: a block device, not a file");
+		return safepath_refuse(why, len, "refusing to write: a block device, not a file");
 	} else if ((S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode)) && st->st_uid != me) {
-		return refuse(why, len, "refusing to write: a FIFO owned by uid %u, not by you",
+		return safepath_refuse(why, len, "refusing to write: a FIFO owned by uid %u, not by you",
 			      (unsigned int)st->st_uid);
 	} else if (S_ISDIR(st->st_mode)) {
-		return failed(EISDIR, why, len);
+		return safepath_fail(EISDIR, why, len);
 	}
 	return 0;
 }
@@ -63,19 +43,19 @@ static int check_kind(int fd, bool created, unsigned int how, struct stat *st,
 	const char *pseudo;
 
 	if (fstat(fd, st))
-		return failed(errno, why, len);
+		return safepath_fail(errno, why, len);
 	/* /proc/sys/kernel/core_pattern is a file. */
 	if (!S_ISCHR(st->st_mode) && (pseudo = safepath_pseudo_fs(fd)))
-		return refuse(why, len, "refusing to write: a file of %s, not of a real file system",
+		return safepath_refuse(why, len, "refusing to write: a file of %s, not of a real file system",
 			      pseudo);
 	if (!created && check_stat(st, how, why, len))
 		return -1;
 	/* O_NONBLOCK was for the open alone (a FIFO nobody reads). */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
-		return failed(errno, why, len);
+		return safepath_fail(errno, why, len);
 	if (S_ISREG(st->st_mode) && (how & OUTFILE_TRUNC) && st->st_size &&
 	    ftruncate(fd, 0))
-		return failed(errno, why, len);
+		return safepath_fail(errno, why, len);
 	return 0;
 }
 
@@ -137,7 +117,7 @@ static int begin_in_place(struct outfile *o, const char *path, char *why, size_t
 		return 0;
 	if (fd >= 0)
 		close(fd);
-	return failed(fd < 0 ? errno : ENOMEM, why, len);
+	return safepath_fail(fd < 0 ? errno : ENOMEM, why, len);
 }
 
 static int begin(struct outfile *o, const char *path, const char *const *inputs,
@@ -164,7 +144,7 @@ static int begin(struct outfile *o, const char *path, const char *const *inputs,
 			if (!same_file(*in, &st))
 				continue;
 			close(sp.dirfd);
-			return refuse(why, len, "refusing to write over an input of this command (give another name)");
+			return safepath_refuse(why, len, "refusing to write over an input of this command (give another name)");
 		}
 		if (sp.magic || !S_ISREG(st.st_mode)) {
 			close(sp.dirfd);
@@ -178,7 +158,7 @@ static int begin(struct outfile *o, const char *path, const char *const *inputs,
 	pseudo = safepath_pseudo_fs(sp.dirfd);
 	if (pseudo) {
 		close(sp.dirfd);
-		return refuse(why, len, "refusing to make a file in %s", pseudo);
+		return safepath_refuse(why, len, "refusing to make a file in %s", pseudo);
 	}
 	for (int i = 0; i < 16 && fd < 0; i++) {
 		snprintf(o->tmp, sizeof(o->tmp), ".%.200s.%d.%u", sp.last, (int)getpid(), seq++);
@@ -196,7 +176,7 @@ static int begin(struct outfile *o, const char *path, const char *const *inputs,
 			unlinkat(sp.dirfd, o->tmp, 0);
 		}
 		close(sp.dirfd);
-		return failed(err, why, len);
+		return safepath_fail(err, why, len);
 	}
 	o->dirfd = sp.dirfd;
 	strcpy(o->name, sp.last);
@@ -228,7 +208,7 @@ static int end(struct outfile *o, bool ok, char *why, size_t len)
 		o->dirfd = -1;
 	}
 	if (err)
-		return failed(err, why, len);
+		return safepath_fail(err, why, len);
 	return 0;
 }
 

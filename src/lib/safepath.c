@@ -21,8 +21,7 @@
 /* The kernel's own limit on links in one lookup (MAXSYMLINKS). */
 #define LINKS_MAX 40
 
-static int __attribute__((format(printf, 3, 4)))
-refuse(char *why, size_t len, const char *fmt, ...)
+int safepath_refuse(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +32,7 @@ refuse(char *why, size_t len, const char *fmt, ...)
 	return -1;
 }
 
-static int failed(int err, char *why, size_t len)
+int safepath_fail(int err, char *why, size_t len)
 {
 	snprintf(why, len, "%s", strerror(err));
 	errno = err;
@@ -121,14 +120,14 @@ static int read_link(int lfd, const struct stat *st, const char *name, bool trus
 
 	san_text_buf(shown, sizeof(shown), name);
 	if (!owned_by_us(st))
-		return refuse(why, len, "refusing to follow a symbolic link owned by uid %u ('%s'); give the path it points to",
+		return safepath_refuse(why, len, "refusing to follow a symbolic link owned by uid %u ('%s'); give the path it points to",
 			      (unsigned int)st->st_uid, shown);
 	if (!trusted)
-		return refuse(why, len, "refusing to follow the symbolic link '%s' in a folder another user owns; give the path it points to",
+		return safepath_refuse(why, len, "refusing to follow the symbolic link '%s' in a folder another user owns; give the path it points to",
 			      shown);
 	n = readlinkat(lfd, "", target, size - 1);
 	if (n < 0)
-		return failed(errno, why, len);
+		return safepath_fail(errno, why, len);
 	target[n] = '\0';
 	return 0;
 }
@@ -144,7 +143,7 @@ static int resolve_walk(const char *path, struct safepath *sp, char *why, size_t
 	char *p = rest;
 
 	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest) - PATH_MAX)
-		return failed(ENAMETOOLONG, why, len);
+		return safepath_fail(ENAMETOOLONG, why, len);
 	sp->magic = false;
 	sp->dirfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (sp->dirfd < 0 || fstat(sp->dirfd, &st))
@@ -231,7 +230,7 @@ static int resolve_walk(const char *path, struct safepath *sp, char *why, size_t
 			close(sp->dirfd);
 			sp->dirfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 			if (sp->dirfd < 0)
-				return failed(errno, why, len);
+				return safepath_fail(errno, why, len);
 		}
 	}
 fail:
@@ -240,14 +239,14 @@ fail:
 
 		if (sp->dirfd >= 0)
 			close(sp->dirfd);
-		return failed(err, why, len);
+		return safepath_fail(err, why, len);
 	}
 }
 
 int safepath_resolve(const char *path, struct safepath *sp, char *why, size_t len)
 {
 	if (!*path)
-		return failed(ENOENT, why, len);
+		return safepath_fail(ENOENT, why, len);
 	if (!resolve_fast(path, sp))
 		return 0;
 	return resolve_walk(path, sp, why, len);
@@ -275,7 +274,7 @@ int safepath_open(const char *path, int flags, mode_t mode, bool *created,
 
 			if (pseudo) {
 				close(sp.dirfd);
-				return refuse(why, len, "refusing to make a file in %s", pseudo);
+				return safepath_refuse(why, len, "refusing to make a file in %s", pseudo);
 			}
 			fd = openat(sp.dirfd, sp.last, plain | O_CREAT | O_EXCL, mode);
 			made = fd >= 0;
@@ -287,7 +286,7 @@ int safepath_open(const char *path, int flags, mode_t mode, bool *created,
 	if (created)
 		*created = made;
 	if (fd < 0)
-		return failed(errno, why, len);
+		return safepath_fail(errno, why, len);
 	return fd;
 }
 
@@ -303,16 +302,16 @@ int safepath_open_input(const char *path, bool fifo, char *why, size_t len)
 		int err = errno;
 
 		close(fd);
-		return failed(err, why, len);
+		return safepath_fail(err, why, len);
 	}
 	if (S_ISDIR(st.st_mode)) {
 		close(fd);
-		return refuse(why, len, "a directory, not a file");
+		return safepath_refuse(why, len, "a directory, not a file");
 	}
 	if (!S_ISREG(st.st_mode) &&
 	    !(fifo && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) && st.st_uid == geteuid())) {
 		close(fd);
-		return refuse(why, len, "%s, not a regular file",
+		return safepath_refuse(why, len, "%s, not a regular file",
 			      S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ?
 			      "a character device" : S_ISBLK(st.st_mode) ? "a block device" :
 			      "a socket");
@@ -322,7 +321,7 @@ int safepath_open_input(const char *path, bool fifo, char *why, size_t len)
 		int err = errno;
 
 		close(fd);
-		return failed(err, why, len);
+		return safepath_fail(err, why, len);
 	}
 	return fd;
 }

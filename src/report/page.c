@@ -124,17 +124,14 @@ static void heighten(struct page_offsets *off)
 
 static struct page_dev *dev_of(struct page *p, __u32 dev)
 {
-	bool added, known = false;
+	bool added;
 	struct page_dev *d;
 
 	/* The first REPORT_DEVS disks apart, the others as one
 	 * (report/report.h). */
-	for (int i = 0; i < p->ndev && !known; i++)
-		known = p->devs[i].dev == dev;
-	if (!known && p->ndev >= REPORT_DEVS)
+	if (p->ndev >= REPORT_DEVS && !vec_find_by(p->devs, p->ndev, dev, &dev))
 		dev = REPORT_OTHER_DEVS;
 	d = vec_get_by(&p->devs, &p->ndev, dev, &dev, &added);
-
 	if (!d || !added || p->ndev > PAGE_ODEVS)
 		return d;
 	d->off = calloc(1, sizeof(*d->off));

@@ -294,17 +294,14 @@ struct perfetto *perfetto_new(FILE *f, const struct trace_header *h)
 
 static struct pdev *dev_of(struct perfetto *p, __u32 dev)
 {
-	bool added, known = false;
+	bool added;
 	struct pdev *d;
 
-	/* The first REPORT_DEVS disks a process each, the others one
+	/* The first REPORT_DEVS disks apart, the others as one
 	 * (report/report.h). */
-	for (int i = 0; i < p->ndev && !known; i++)
-		known = p->dev[i].dev == dev;
-	if (!known && p->ndev >= REPORT_DEVS)
+	if (p->ndev >= REPORT_DEVS && !vec_find_by(p->dev, p->ndev, dev, &dev))
 		dev = REPORT_OTHER_DEVS;
 	d = vec_get_by(&p->dev, &p->ndev, dev, &dev, &added);
-
 	if (!d || !added)
 		return d;
 	d->first = true;

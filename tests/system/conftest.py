@@ -23,6 +23,7 @@ import pytest
 
 from helpers import IOLENS, OWN, PREFIX, TMPFS, TRACEFS, Background, FaultyDisk, Loop, PlainUser, Serve, Stat, TraceInstance, \
     Tracer, Zram, mounted_ext4, rmdir_cgroup, tracefs_instances, wait_idle
+from tracegen import synthetic_trace
 
 CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
@@ -134,6 +135,17 @@ def plain_user(root):
         yield u
     finally:
         u.close()
+
+
+@pytest.fixture
+def trace_file(root):
+    """A small trace of root's to report on (tracegen's, 100 requests)."""
+    path = os.path.join(TMPFS, OWN + "in.iol")
+    synthetic_trace(path, 100)
+    try:
+        yield path
+    finally:
+        os.unlink(path)
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import time
 import pytest
 
 from helpers import IOLENS, OWN, TMPFS, digest, load, losetup, mounted_ext4, run
-from tracegen import synthetic_trace
 
 CANARY = b"root's own file: must not change\n"
 
@@ -51,17 +50,6 @@ def refused_untouched(p, canary, what):
     assert p.returncode != 0, p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and what in lines[0], p.stderr
-
-
-@pytest.fixture
-def trace_file(root):
-    """A small trace of root's to report on."""
-    path = os.path.join(TMPFS, OWN + "in.iol")
-    synthetic_trace(path, 100)
-    try:
-        yield path
-    finally:
-        os.unlink(path)
 
 
 @pytest.fixture

@@ -40,16 +40,6 @@ def linked(plain_user, roots_dir):
     return link
 
 
-@pytest.fixture
-def trace_file(root):
-    path = os.path.join(TMPFS, OWN + "in.iol")
-    synthetic_trace(path, 100)
-    try:
-        yield path
-    finally:
-        os.unlink(path)
-
-
 def untouched(folder):
     """Root's folder still holds only its file, as it was."""
     assert os.listdir(folder) == ["f"]
