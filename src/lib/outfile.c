@@ -112,12 +112,13 @@ static int begin_in_place(struct outfile *o, const char *path, char *why, size_t
 {
 	int fd = outfile_open(path, O_WRONLY, OUTFILE_TRUNC, NULL, why, len);
 
-	o->f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (fd < 0)
+		return -1;
+	o->f = fdopen(fd, "w");
 	if (o->f)
 		return 0;
-	if (fd >= 0)
-		close(fd);
-	return safepath_fail(fd < 0 ? errno : ENOMEM, why, len);
+	close(fd);
+	return safepath_fail(ENOMEM, why, len);
 }
 
 static int begin(struct outfile *o, const char *path, const char *const *inputs,

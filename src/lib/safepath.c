@@ -51,9 +51,6 @@ static bool on_procfs(int fd)
 	return !fstatfs(fd, &fs) && fs.f_type == PROC_SUPER_MAGIC;
 }
 
-/* The common case in one call: no link anywhere before the last component
- * and none as the last.  1 if the walk must decide (a link, or no
- * openat2: ENOSYS before 5.6, EPERM from a container's seccomp filter). */
 /* Set once openat2() said ENOSYS (before 5.6) or EPERM (a container's
  * seccomp filter). */
 static bool openat2_absent;
@@ -73,6 +70,9 @@ bool safepath_openat2(void)
 	return !openat2_absent;
 }
 
+/* The common case in one call: no link anywhere before the last component
+ * and none as the last.  1 if the walk must decide (a link, or no
+ * openat2). */
 static int resolve_fast(const char *path, struct safepath *sp)
 {
 	struct open_how how = {
@@ -201,13 +201,10 @@ static int resolve_walk(const char *path, struct safepath *sp, char *why, size_t
 			return -1;
 		}
 		close(fd);
-		/* /proc/self/fd/N names an open file, not a path: the
-		 * kernel follows it, and only as the last component. */
-		if (on_procfs(sp->dirfd) && target[0] != '/' && strchr(target, ':')) {
-			if (!last) {
-				errno = ENOTDIR;
-				goto fail;
-			}
+		/* /proc/self/fd/N names an open file (a pipe, a deleted
+		 * file), not a path: as the last component the kernel
+		 * follows it; before, its text is what a path is. */
+		if (last && on_procfs(sp->dirfd)) {
 			strcpy(sp->last, comp);
 			sp->magic = true;
 			return 0;

@@ -724,10 +724,12 @@ def test_create_on_open_makes_the_file_as_the_job_starts(iolens, fs, tmp_path, t
 
 def file_order(lines):
     """(file, 4 KiB block) of each 4 KiB pread64 in strace's lines, the
-    file by the number in its name (j.0.N) that its open gave the fd."""
+    file by the number in its name (j.0.N) that its open gave the fd
+    (iolens opens it in the folder openat2 resolved: an fd, not
+    AT_FDCWD)."""
     fds, order = {}, []
     for line in lines:
-        m = re.search(r'openat\(AT_FDCWD, "j\.0\.(\d+)".*\) = (\d+)$', line)
+        m = re.search(r'openat\((?:AT_FDCWD|\d+), "j\.0\.(\d+)".*\) = (\d+)$', line)
         if m:
             fds[m.group(2)] = int(m.group(1))
         m = re.search(r"pread64\((\d+), .*, 4096, (\d+)\) = 4096$", line)
