@@ -37,8 +37,12 @@ void stop_catch(void)
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	struct sigaction was;
 
-	/* A signal someone ignored (nohup's SIGHUP) or this process already
-	 * handles (record --ring's SIGUSR1) is left as it is. */
+	/* Ctrl-C and SIGTERM always: a shell starts a script's background
+	 * commands with SIGINT ignored, and `kill -INT` must end them still.
+	 * Another signal someone ignored (nohup's SIGHUP) or this process
+	 * already handles (record --ring's SIGUSR1) is left as it is. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	for (size_t i = 0; i < sizeof(ending) / sizeof(ending[0]); i++) {
 		if (!sigaction(ending[i], NULL, &was) && was.sa_handler == SIG_DFL)
 			sigaction(ending[i], &sa, NULL);

@@ -4,6 +4,7 @@ core ends record, snoop and load as Ctrl-C does -- the trace closed, the
 report printed, exit 0 -- and SIGUSR1, the flight recorder's "save now",
 is no death for a plain record."""
 import json
+import os
 import signal
 import subprocess
 import time
@@ -82,3 +83,25 @@ def test_load_prints_its_report(iolens, loop, sig):
             p.wait()
     assert p.returncode == 0, err
     assert json.loads(out)["jobs"][0]["read"]["total_ios"] >= 1000
+
+
+def test_background_record_ends_on_sigint(iolens, loop, tmp_path):
+    """A shell starts a script's background commands with SIGINT ignored
+    (`iolens record ... &`); `kill -INT` must end record all the same, its
+    trace whole."""
+    path = str(tmp_path / "t.iol")
+    sh = subprocess.Popen(["sh", "-c", '"$0" record -o "$1" -d "$2" & echo $! >&2; wait',
+                           IOLENS, path, loop.name], stderr=subprocess.PIPE, text=True)
+    try:
+        pid = int(sh.stderr.readline())
+        assert sh.stderr.readline().startswith("Recording block requests"), pid
+        done = do_workload(loop)
+        wait_idle(loop)
+        os.kill(pid, signal.SIGINT)
+        assert sh.wait(timeout=30) == 0
+    finally:
+        if sh.poll() is None:
+            sh.kill()
+            subprocess.run(["kill", "-KILL", str(pid)], capture_output=True)
+            sh.wait()
+    recorded(path, done)
