@@ -10,9 +10,11 @@
  *     write families and of fsync/fdatasync time each call and count it in
  *     the calling thread's task storage, split by what the fd is, and in a
  *     per-CPU latency histogram per class.
- *   - task_exit (tp_btf/sched_process_exit) folds an exiting thread's
- *     counters into its leader's sys_dead, as the kernel folds task->ioac
- *     into signal->ioac (__exit_signal), so per-process sums never go back.
+ *   - task_exit (tp_btf/sched_process_exit) writes an exiting thread's
+ *     last record to the ring buffer `exits`, and with syscall counting
+ *     folds its counters into its leader's sys_dead, as the kernel folds
+ *     task->ioac into signal->ioac (__exit_signal), so per-process sums
+ *     never go back.
  *
  * Only the syscalls listed here are counted: io_uring, aio, sendfile,
  * splice, copy_file_range and mmap I/O do not pass through them.
@@ -64,7 +66,16 @@ struct {
 	__type(value, struct iolens_hist);
 } sys_hists SEC(".maps");
 
-/* The record is built here: at 400 bytes it does not fit the stack with
+/* Exit records (bpf/tasks.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, IOLENS_EXITS_BYTES);
+} exits SEC(".maps");
+
+/* Exit records that did not fit in `exits`. */
+__u64 exits_lost;
+
+/* The record is built here: at 488 bytes it does not fit the stack with
  * anything else on it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -176,6 +187,34 @@ static __always_inline const void *sys_find(struct task_struct *t)
 	return NULL;
 }
 
+/* A record of thread t, its syscall state s (NULL: none); dead, sys_dead
+ * and delay_dead are left zero. */
+static __always_inline void rec_fill(struct iolens_task_rec *r, struct task_struct *t,
+				     const struct task_sys *s)
+{
+	r->tid = t->pid;
+	r->tgid = t->tgid;
+	r->uid = BPF_CORE_READ(t, cred, euid.val);
+	r->flags = t->flags & KERNEL_PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
+	r->start_ns = t->start_time;
+	r->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	r->ppid = BPF_CORE_READ(t, real_parent, tgid);
+	r->pad = 0;
+	ioac_copy(&r->io, &t->ioac);
+	if (delay_read(t, &r->delay))
+		r->flags |= IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
+	else
+		__builtin_memset(&r->delay, 0, sizeof(r->delay));
+	if (sys_on)
+		r->flags |= IOLENS_TASK_SYS;
+	if (!s || bpf_probe_read_kernel(&r->sys, sizeof(r->sys), &s->sys))
+		__builtin_memset(&r->sys, 0, sizeof(r->sys));
+	__builtin_memset(&r->dead, 0, sizeof(r->dead));
+	__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+	__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
+}
+
 SEC("iter/task")
 int task_rec(struct bpf_iter__task *ctx)
 {
@@ -189,43 +228,25 @@ int task_rec(struct bpf_iter__task *ctx)
 	r = bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
 		return 0;
-	r->tid = t->pid;
-	r->tgid = t->tgid;
-	r->uid = BPF_CORE_READ(t, cred, euid.val);
-	r->flags = t->flags & KERNEL_PF_KTHREAD ? IOLENS_TASK_KTHREAD : 0;
-	r->start_ns = t->start_time;
-	r->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
-	r->ppid = BPF_CORE_READ(t, real_parent, tgid);
-	ioac_copy(&r->io, &t->ioac);
-	if (delay_read(t, &r->delay))
-		r->flags |= IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
-	else
-		__builtin_memset(&r->delay, 0, sizeof(r->delay));
+	s = sys_on ? sys_find(t) : NULL;
+	rec_fill(r, t, s);
 	/* A thread past exit_signals() has reached task_exit below, or soon
 	 * will (do_exit() sets PF_EXITING first): its delays are, or will be,
 	 * its leader's delay_dead. */
 	if (sys_on && t->pid != t->tgid && t->flags & KERNEL_PF_EXITING)
 		__builtin_memset(&r->delay, 0, sizeof(r->delay));
-	/* signal->ioac: what the group's exited threads did.  Only the leader
-	 * carries it, so that summing a process's records counts it once. */
-	if (t->pid == t->tgid)
+	/* signal->ioac: what the group's exited threads and reaped children
+	 * did.  Only the leader carries it, so that summing a process's
+	 * records counts it once. */
+	if (t->pid == t->tgid) {
 		ioac_copy(&r->dead, &t->signal->ioac);
-	else
-		__builtin_memset(&r->dead, 0, sizeof(r->dead));
-	s = NULL;
-	if (sys_on) {
-		r->flags |= IOLENS_TASK_SYS;
-		s = sys_find(t);
+		if (s && (bpf_probe_read_kernel(&r->sys_dead, sizeof(r->sys_dead), &s->sys_dead) ||
+			  bpf_probe_read_kernel(&r->delay_dead, sizeof(r->delay_dead),
+						&s->delay_dead))) {
+			__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
+			__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
+		}
 	}
-	if (!s || bpf_probe_read_kernel(&r->sys, sizeof(r->sys), &s->sys))
-		__builtin_memset(&r->sys, 0, sizeof(r->sys));
-	if (!s || t->pid != t->tgid ||
-	    bpf_probe_read_kernel(&r->sys_dead, sizeof(r->sys_dead), &s->sys_dead) ||
-	    bpf_probe_read_kernel(&r->delay_dead, sizeof(r->delay_dead), &s->delay_dead)) {
-		__builtin_memset(&r->sys_dead, 0, sizeof(r->sys_dead));
-		__builtin_memset(&r->delay_dead, 0, sizeof(r->delay_dead));
-	}
-	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
 	bpf_seq_write(ctx->meta->seq, r, sizeof(*r));
 	return 0;
 }
@@ -354,16 +375,20 @@ RQ_PROG("tp_btf/block_rq_issue", task_rmw_issue, rmw_seen)
 #define SYS_WORDS (sizeof(struct iolens_sys) / sizeof(__u64))
 
 /*
- * A thread other than the leader exits: its counters move to the leader's
- * sys_dead, and its own are cleared, so that a pass seeing both the dying
- * thread (still hashed until release_task()) and the leader does not count
- * them twice.  Its delays go to the leader's delay_dead too, so that a
- * process's IO> does not lose the waits of a thread that ended; the kernel
- * keeps those only in the taskstats it sends at exit (task_rec skips a
- * dying thread's own).  Atomic adds: threads of one group may exit on
- * several CPUs at once.  A leader that exits first stays a zombie until
- * the last thread is reaped, and its storage with it (freed in
- * __put_task_struct()).
+ * A thread exits.  Its last record goes to `exits` first, with its own
+ * counters as they are now: it makes no more syscalls, and do_exit() has
+ * run exit_mm() before this tracepoint.  What task->ioac can still count
+ * is cancelled_write_bytes of a deleted file that exit_files(), after this
+ * tracepoint, closes for the last time: in no record then.  Then, with syscall counting, a thread other than the
+ * leader has its counters moved to the leader's sys_dead and its own
+ * cleared, so that a pass seeing both the dying thread (still hashed until
+ * release_task()) and the leader does not count them twice.  Its delays go
+ * to the leader's delay_dead too, so that a process's IO> does not lose the
+ * waits of a thread that ended; the kernel keeps those only in the
+ * taskstats it sends at exit (task_rec skips a dying thread's own).  Atomic
+ * adds: threads of one group may exit on several CPUs at once.  A leader
+ * that exits first stays a zombie until the last thread is reaped, and its
+ * storage with it (freed in __put_task_struct()).
  *
  * Not handled: a non-leader thread that execs takes over the leader's tid
  * (de_thread()); the old leader's own counters are lost then.
@@ -371,14 +396,23 @@ RQ_PROG("tp_btf/block_rq_issue", task_rmw_issue, rmw_seen)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
+	struct iolens_task_rec *r;
 	struct iolens_delay d;
 	struct task_sys *s, *l;
 	__u64 *src, *dst;
 	bool delays;
 
-	if (p->pid == p->tgid)
+	s = sys_on ? bpf_task_storage_get(&sys_store, p, 0, 0) : NULL;
+	r = bpf_ringbuf_reserve(&exits, sizeof(*r), 0);
+	if (r) {
+		rec_fill(r, p, s);
+		r->flags |= IOLENS_TASK_EXITED;
+		bpf_ringbuf_submit(r, 0);
+	} else {
+		__sync_fetch_and_add(&exits_lost, 1);
+	}
+	if (!sys_on || p->pid == p->tgid)
 		return 0;
-	s = bpf_task_storage_get(&sys_store, p, 0, 0);
 	delays = delay_read(p, &d) && (d.blkio_ns || d.swapin_ns);
 	if (!s && !delays)
 		return 0;

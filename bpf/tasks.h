@@ -68,6 +68,7 @@ struct iolens_delay {
 #define IOLENS_TASK_SYS		(1U << 1)	/* sys and sys_dead are counted */
 #define IOLENS_TASK_BLKIO	(1U << 2)	/* delay.blkio_ns is known */
 #define IOLENS_TASK_SWAPIN	(1U << 3)	/* delay.swapin_ns is known */
+#define IOLENS_TASK_EXITED	(1U << 4)	/* the thread's last record */
 
 /*
  * One thread, as the task iterator emits it.  A process's /proc/<pid>/io is
@@ -75,6 +76,13 @@ struct iolens_delay {
  * its exited threads did); the same holds for `sys` and `sys_dead`, and for
  * `delay` and `delay_dead` while the syscall programs run (the kernel keeps
  * no delays of exited threads: bpf/tasks.bpf.c's exit hook does).
+ *
+ * The exit hook also writes each exiting thread's own last counters as a
+ * record of its own (IOLENS_TASK_EXITED; dead, sys_dead and delay_dead
+ * zero) to the ring buffer `exits`: a process that starts and ends between
+ * two scans, or a thread's last moments, are counted from it, and a reaped
+ * child's counters, which the kernel adds to its parent's signal->ioac
+ * (wait_task_zombie()), are then not taken for the parent's own.
  */
 struct iolens_task_rec {
 	__u32 tid;
@@ -93,5 +101,10 @@ struct iolens_task_rec {
 	struct iolens_delay delay_dead;	/* group leader only, with sys */
 	char comm[IOLENS_COMM_LEN];
 };
+
+/* The ring buffer of exit records: 2,114 of 488 bytes (and an 8-byte
+ * header each).  Userspace drains it once a scan and counts what did not
+ * fit (exits_lost). */
+#define IOLENS_EXITS_BYTES	(1U << 20)
 
 #endif

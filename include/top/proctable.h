@@ -37,14 +37,16 @@ struct proc_ent {
 	__u32 uid;
 	__u32 flags;		/* IOLENS_TASK_* */
 	__u32 ppid;		/* parent process */
-	__u64 start_ns;		/* of the task that is `id` */
+	__u64 start_ns;		/* of the task that is `id`; 0 until its
+				 * record is seen */
 	__u64 cgroup;
 	char comm[IOLENS_COMM_LEN];
 	unsigned int seen;	/* scan generation it was last in */
 	unsigned int born;	/* scan generation it first appeared in */
-	/* cur: this scan; prev: the scan before (= cur when new); base: at
-	 * first sight.  The block fields are summed from frame deltas. */
-	struct proc_io cur, prev, base;
+	/* What it did since first seen (its threads' differences from scan
+	 * to scan and their last records, proctable.c), at this scan and at
+	 * the one before (zero when new). */
+	struct proc_io cur, prev;
 	/* Its disk bytes over the last minute, from its first frame with
 	 * any; NULL before. */
 	struct graph *graph;
@@ -64,23 +66,23 @@ void proctable_free(struct proctable *pt);
 /* Starts a scan: every entry's current counters are rebuilt from the
  * records that follow. */
 void proctable_begin(struct proctable *pt);
-/* One thread's record of the scan (fits task_trace_scan()'s callback). */
+/* One thread's record of the scan, or its last record (fits
+ * task_trace_scan()'s callback). */
 void proctable_add(const struct iolens_task_rec *r, void *pt);
 /* Block requests process `tgid` submitted over the last frame: their
  * block and misaligned fields added to its entry, or in thread mode to its
  * leader's (ignored for a process not in the scan). */
 void proctable_add_block(struct proctable *pt, __u32 tgid,
 			 const struct proc_io *blk);
-/* Ends the scan: entries not seen are dropped. */
+/* Ends the scan: entries not seen are dropped; an entry whose process
+ * ended since the last scan stays for this one, with what it did until it
+ * ended. */
 void proctable_end(struct proctable *pt);
 
 /* Entries present in the last scan, in no order; valid until the next
  * begin. */
 int proctable_count(const struct proctable *pt);
 struct proc_ent *proctable_get(struct proctable *pt, int i);
-
-/* New in the last scan: their previous counters are their first ones. */
-bool proc_is_new(const struct proctable *pt, const struct proc_ent *e);
 
 bool proctable_threads(const struct proctable *pt);
 
@@ -92,9 +94,7 @@ void proctable_graph(struct proctable *pt, double t0, double t1);
  * spaces; NULL for a kernel thread or a process already gone. */
 const char *proc_cmdline(struct proc_ent *e);
 
-/* d = a - b, field by field; 0 where b is larger: a sum over threads
- * drops when a thread leaves with what nothing else keeps (its delays when
- * the exit hook is not attached). */
+/* d = a - b, field by field; 0 where b is larger. */
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 		 const struct proc_io *b);
 

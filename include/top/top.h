@@ -151,6 +151,9 @@ struct top_frame {
 	__u64 sys_skipped;	/* runs of the syscall programs the kernel
 				 * skipped in the frame (task_trace.h) */
 	bool sys_skipped_known;	/* the kernel counts them (Linux 6.7) */
+	bool exits_known;	/* threads' last records are read */
+	__u64 exits_lost;	/* of them, lost in the frame: those
+				 * threads' last moments are not counted */
 	__u64 *sys_hist[IOLENS_SC_NR];	/* syscall latency, this frame */
 	struct top_wb *wb;
 	int nwb;
@@ -357,6 +360,10 @@ const char *top_delay_note(const struct top_frame *f);
 /* The line a frame has when syscalls were only half seen in it (struct
  * iolens_sys's unseen), into buf; NULL when none were. */
 const char *top_unseen_note(const struct top_frame *f, char *buf, size_t len);
+
+/* The line a frame has when exit records were lost in it, into buf; NULL
+ * when none were. */
+const char *top_exits_note(const struct top_frame *f, char *buf, size_t len);
 
 /* The line a frame has when requests failed in it ("requests FAILED:
  * sdb 20 (IOERR 20)"), into buf; NULL when none did. */

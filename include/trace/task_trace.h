@@ -36,10 +36,16 @@ const char *task_trace_source(const struct task_trace *tt);
 bool task_trace_syscalls(const struct task_trace *tt);
 
 /* One pass over every thread on the system, oldest first: fn() once per
- * thread.  0 or -errno. */
+ * thread; then fn() once per exit record (IOLENS_TASK_EXITED, bpf/tasks.h)
+ * of the threads that exited since the last pass, in the order they
+ * exited.  0 or -errno. */
 int task_trace_scan(struct task_trace *tt,
 		    void (*fn)(const struct iolens_task_rec *r, void *arg),
 		    void *arg);
+
+/* Whether scans carry exit records (the iterator's exit hook attached),
+ * and into *lost how many did not fit in their buffer since the start. */
+bool task_trace_exits(const struct task_trace *tt, __u64 *lost);
 
 /* Syscall latency of class `sc` (enum iolens_sys_class) since the start,
  * all tasks, CPUs summed, in the shared histogram layout; zeros without
@@ -56,9 +62,10 @@ bool task_trace_sys_skipped(const struct task_trace *tt, __u64 *n);
 
 void task_trace_stop(struct task_trace *tt);
 
-/* For `iolens doctor`: loads the task iterator alone, runs one pass and
- * unloads it, printing nothing.  0, or -errno of the step that failed. */
-int task_trace_probe(void);
+/* For `iolens doctor`: loads the task iterator and its exit hook, runs
+ * one pass and unloads them, printing nothing.  0, or -errno of the step
+ * that failed; *exits: whether the exit hook attached. */
+int task_trace_probe(bool *exits);
 
 /* The object file of bpf/tasks.bpf.c, for trace/hooks.c. */
 /* The kernel memory of the iterator's and the syscall hooks' maps on

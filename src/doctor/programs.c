@@ -243,6 +243,7 @@ static enum status probe_row(struct doctor *d, const char *check,
  * its CO-RE reads of task->ioac and signal->ioac must relocate. */
 static void check_top_source(struct doctor *d)
 {
+	bool exits = false;
 	int err;
 
 	if (!d->may_load) {
@@ -250,15 +251,22 @@ static void check_top_source(struct doctor *d)
 			"not loaded");
 		return;
 	}
-	err = task_trace_probe();
+	err = task_trace_probe(&exits);
 	if (err)
 		doctor_row(d, "top source", ST_FALLBACK,
-			"top reads /proc/<pid>/task/<tid>/io: slower, no syscall-level counters",
+			"top reads /proc/<pid>/task/<tid>/io: slower, no syscall-level counters; "
+			"a process's last interval before it ends is not counted",
 			"/proc fallback: %s", doctor_errno(-err));
+	else if (!exits)
+		doctor_row(d, "top source", ST_FALLBACK,
+			"top reads every thread's I/O counters in one pass; "
+			"a process's last interval before it ends is not counted",
+			"iter/task without its exit hook");
 	else
 		doctor_row(d, "top source", ST_OK,
-			"top reads every thread's I/O counters in one pass",
-			"iter/task");
+			"top reads every thread's I/O counters in one pass, and each "
+			"thread's last ones as it exits",
+			"iter/task and exit records");
 }
 
 static void check_programs(struct doctor *d)

@@ -49,6 +49,15 @@ const char *top_unseen_note(const struct top_frame *f, char *buf, size_t len)
 	return buf;
 }
 
+const char *top_exits_note(const struct top_frame *f, char *buf, size_t len)
+{
+	if (!f->exits_lost)
+		return NULL;
+	snprintf(buf, len, "processes: %llu thread exits came faster than top read them; "
+		 "their last moments are not counted", (unsigned long long)f->exits_lost);
+	return buf;
+}
+
 const char *top_failed_note(const struct top_frame *f, char *buf, size_t len)
 {
 	char name[SAN_TEXT_MAX(DEV_NAME_LEN) + 1];
@@ -94,6 +103,8 @@ static void print_batch(const struct top_frame *f, const struct top_opts *o)
 	if (note)
 		printf("%s\n", note);
 	if (top_unseen_note(f, failed, sizeof(failed)))
+		printf("%s\n", failed);
+	if (top_exits_note(f, failed, sizeof(failed)))
 		printf("%s\n", failed);
 	if (f->wb_note)
 		printf("%s\n", f->wb_note);
@@ -367,6 +378,10 @@ static void print_json(const struct top_frame *f, const struct top_opts *o)
 		json_obj_close(&j);
 	}
 	json_obj_close(&j);
+	if (f->exits_known)
+		json_u64(&j, "exits_lost", f->exits_lost);
+	else
+		json_null(&j, "exits_lost");
 	if (f->syscalls && f->sys_skipped_known)
 		json_u64(&j, "syscall_runs_skipped", f->sys_skipped);
 	else if (f->syscalls)

@@ -31,6 +31,7 @@ struct top_collector {
 	struct proctable *pt;
 	__u64 *sys_prev[IOLENS_SC_NR];	/* syscall histograms at last frame */
 	__u64 sys_skipped;		/* task_trace_sys_skipped() then */
+	__u64 exits_lost;		/* task_trace_exits()' then */
 	__u64 start_ns;			/* the time base of the graphs */
 	struct dev_graph *dg;
 	int ndg;
@@ -305,7 +306,7 @@ int top_collect(struct top_frame *f, void *arg)
 	int err, n;
 	time_t t = time(NULL);
 	struct tm tm;
-	__u64 skipped;
+	__u64 skipped, lost;
 
 	/* -p's answers for processes that have exited: a pid given again
 	 * is another process. */
@@ -378,6 +379,9 @@ int top_collect(struct top_frame *f, void *arg)
 	f->sys_skipped_known = task_trace_sys_skipped(s->tt, &skipped);
 	f->sys_skipped = s->o->accumulated ? skipped : skipped - s->sys_skipped;
 	s->sys_skipped = skipped;
+	f->exits_known = task_trace_exits(s->tt, &lost);
+	f->exits_lost = s->o->accumulated ? lost : lost - s->exits_lost;
+	s->exits_lost = lost;
 	f->source = task_trace_source(s->tt);
 	err = collect_files(s, f);
 	if (err)

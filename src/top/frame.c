@@ -188,8 +188,11 @@ void top_arrange(struct top_frame *f, const struct top_opts *o)
 	for (int i = 0; i < f->nall; i++) {
 		struct top_row *r = &f->all[i];
 
-		proc_io_sub(&r->d, &r->e->cur,
-			    o->accumulated ? &r->e->base : &r->e->prev);
+		/* cur counts from top's start (proctable.h). */
+		if (o->accumulated)
+			r->d = r->e->cur;
+		else
+			proc_io_sub(&r->d, &r->e->cur, &r->e->prev);
 		r->hit = top_hit_ratio(&r->d, r->e->flags & IOLENS_TASK_SYS);
 		r->depth = 0;
 		if (!wanted(r, o))

@@ -12,14 +12,43 @@
 /* /proc/PID/cmdline is cut here: enough for a screen line. */
 #define CMDLINE_MAX	1024
 
+/* Open addressing over a table whose elements start with their __u32 id:
+ * each slot an index into the table, -1 = empty. */
+struct index {
+	int *slot;
+	int n;			/* a power of two, at least twice the elements */
+};
+
+/*
+ * One thread as the last scan saw it: what was charged to its entry so
+ * far.  A process's row is the sum of its threads' differences from scan
+ * to scan, and of their last records (IOLENS_TASK_EXITED) as they exit;
+ * never signal->ioac, to which the kernel adds a reaped child's counters
+ * (wait_task_zombie()), which would show a child's I/O again as its
+ * parent's.
+ */
+struct thread_seen {
+	__u32 tid;
+	unsigned int seen;	/* scan generation it was last in */
+	__u64 start_ns;
+	struct iolens_ioac io;
+	struct iolens_sys sys;
+	struct iolens_delay delay;
+};
+
 struct proctable {
 	bool threads;
 	unsigned int gen;
+	__u64 pass_ns, last_pass_ns;	/* CLOCK_MONOTONIC at this scan's and
+					 * the last one's start; 0: none */
 	struct proc_ent *v;
 	int n;
 	size_t cap;
-	int *idx;		/* open addressing: index into v, -1 = empty */
-	int nidx;		/* a power of two, at least twice n */
+	struct index idx;
+	struct thread_seen *t;
+	int nt;
+	size_t tcap;
+	struct index tidx;
 };
 
 struct proctable *proctable_new(bool threads)
@@ -48,7 +77,9 @@ void proctable_free(struct proctable *pt)
 	for (int i = 0; i < pt->n; i++)
 		ent_release(&pt->v[i]);
 	free(pt->v);
-	free(pt->idx);
+	free(pt->idx.slot);
+	free(pt->t);
+	free(pt->tidx.slot);
 	free(pt);
 }
 
@@ -57,33 +88,56 @@ bool proctable_threads(const struct proctable *pt)
 	return pt->threads;
 }
 
-static unsigned int slot_of(const struct proctable *pt, __u32 id)
+static __u32 id_at(const void *v, size_t stride, int i)
 {
-	return (id * 0x9e3779b1U) & (pt->nidx - 1);
+	__u32 id;
+
+	memcpy(&id, (const char *)v + i * stride, sizeof(id));
+	return id;
 }
 
-static int reindex(struct proctable *pt, int want)
+static unsigned int slot_of(const struct index *x, __u32 id)
 {
-	int n = 64, *idx;
+	return (id * 0x9e3779b1U) & (x->n - 1);
+}
+
+/* Indexes the `count` elements of v anew, with room for `want`. */
+static int index_build(struct index *x, const void *v, size_t stride, int count, int want)
+{
+	int n = 64, *slot;
 
 	while (n < 2 * want)
 		n <<= 1;
-	if (n != pt->nidx) {
-		idx = realloc(pt->idx, n * sizeof(*idx));
-		if (!idx)
+	if (n != x->n) {
+		slot = realloc(x->slot, n * sizeof(*slot));
+		if (!slot)
 			return -1;
-		pt->idx = idx;
-		pt->nidx = n;
+		x->slot = slot;
+		x->n = n;
 	}
-	memset(pt->idx, 0xff, pt->nidx * sizeof(*pt->idx));
-	for (int i = 0; i < pt->n; i++) {
-		unsigned int s = slot_of(pt, pt->v[i].id);
+	memset(x->slot, 0xff, x->n * sizeof(*x->slot));
+	for (int i = 0; i < count; i++) {
+		unsigned int s = slot_of(x, id_at(v, stride, i));
 
-		while (pt->idx[s] >= 0)
-			s = (s + 1) & (pt->nidx - 1);
-		pt->idx[s] = i;
+		while (x->slot[s] >= 0)
+			s = (s + 1) & (x->n - 1);
+		x->slot[s] = i;
 	}
 	return 0;
+}
+
+/* The element of `id` in v (count of them, room in the index for one
+ * more), or -1 and in *free the slot it would take. */
+static int index_find(const struct index *x, const void *v, size_t stride, __u32 id,
+		      unsigned int *free)
+{
+	unsigned int s;
+
+	for (s = slot_of(x, id); x->slot[s] >= 0; s = (s + 1) & (x->n - 1))
+		if (id_at(v, stride, x->slot[s]) == id)
+			return x->slot[s];
+	*free = s;
+	return -1;
 }
 
 /* The entry of `id`, created if new; NULL if out of memory. */
@@ -91,20 +145,45 @@ static struct proc_ent *lookup(struct proctable *pt, __u32 id)
 {
 	unsigned int s;
 	struct proc_ent *e;
+	int i;
 
-	if (2 * (pt->n + 1) > pt->nidx && reindex(pt, pt->n + 1))
+	if (2 * (pt->n + 1) > pt->idx.n &&
+	    index_build(&pt->idx, pt->v, sizeof(*pt->v), pt->n, pt->n + 1))
 		return NULL;
-	for (s = slot_of(pt, id); pt->idx[s] >= 0; s = (s + 1) & (pt->nidx - 1))
-		if (pt->v[pt->idx[s]].id == id)
-			return &pt->v[pt->idx[s]];
+	i = index_find(&pt->idx, pt->v, sizeof(*pt->v), id, &s);
+	if (i >= 0)
+		return &pt->v[i];
 	if (vec_grow(&pt->v, &pt->cap, pt->n + 1, sizeof(*pt->v), 256))
 		return NULL;
 	e = &pt->v[pt->n];
 	memset(e, 0, sizeof(*e));
 	e->id = id;
 	e->born = pt->gen;
-	pt->idx[s] = pt->n++;
+	pt->idx.slot[s] = pt->n++;
 	return e;
+}
+
+/* The thread of `tid`, created zeroed if new (seen 0); NULL if out of
+ * memory. */
+static struct thread_seen *thread_lookup(struct proctable *pt, __u32 tid)
+{
+	struct thread_seen *t;
+	unsigned int s;
+	int i;
+
+	if (2 * (pt->nt + 1) > pt->tidx.n &&
+	    index_build(&pt->tidx, pt->t, sizeof(*pt->t), pt->nt, pt->nt + 1))
+		return NULL;
+	i = index_find(&pt->tidx, pt->t, sizeof(*pt->t), tid, &s);
+	if (i >= 0)
+		return &pt->t[i];
+	if (vec_grow(&pt->t, &pt->tcap, pt->nt + 1, sizeof(*pt->t), 256))
+		return NULL;
+	t = &pt->t[pt->nt];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	pt->tidx.slot[s] = pt->nt++;
+	return t;
 }
 
 /* counters_add() takes a struct for an array of __u64 counters. */
@@ -121,27 +200,34 @@ static const struct counter_map blk_counters[] = {
 	BLK(wb_ios), BLK(wb_ns), BLK(wb_timed), BLK(wb_bytes),
 };
 
+/* d = a - b for `size` bytes of __u64 counters, 0 where b is larger (a
+ * non-leader thread that execs takes over its leader's tid and start time:
+ * de_thread()). */
+static void counters_sub(void *d, const void *a, const void *b, size_t size)
+{
+	const __u64 *x = a, *y = b;
+	__u64 *r = d;
+
+	for (size_t i = 0; i < size / sizeof(__u64); i++)
+		r[i] = x[i] > y[i] ? x[i] - y[i] : 0;
+}
+
 void proc_io_sub(struct proc_io *d, const struct proc_io *a,
 		 const struct proc_io *b)
 {
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
-	__u64 *r = (__u64 *)d;
-
-	for (size_t i = 0; i < sizeof(*d) / sizeof(__u64); i++)
-		r[i] = x[i] > y[i] ? x[i] - y[i] : 0;
+	counters_sub(d, a, b, sizeof(*d));
 }
 
 void proctable_begin(struct proctable *pt)
 {
-	pt->gen++;
-	for (int i = 0; i < pt->n; i++) {
-		struct proc_ent *e = &pt->v[i];
+	struct timespec ts;
 
-		e->prev = e->cur;
-		memset(&e->cur.io, 0, sizeof(e->cur.io));
-		memset(&e->cur.sys, 0, sizeof(e->cur.sys));
-		memset(&e->cur.delay, 0, sizeof(e->cur.delay));
-	}
+	pt->gen++;
+	for (int i = 0; i < pt->n; i++)
+		pt->v[i].prev = pt->v[i].cur;
+	pt->last_pass_ns = pt->pass_ns;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pt->pass_ns = (__u64)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* The kernel's wait counts are not always possible: on 6.18 here a thread
@@ -165,62 +251,111 @@ static bool waited_past_life(const struct iolens_task_rec *r)
 	       ((r->flags & IOLENS_TASK_SWAPIN) && r->delay.swapin_ns > life);
 }
 
+static void ent_name(struct proc_ent *e, const struct iolens_task_rec *r)
+{
+	e->uid = r->uid;
+	e->flags = r->flags & ~IOLENS_TASK_EXITED;
+	e->ppid = r->ppid;
+	e->cgroup = r->cgroup;
+	memcpy(e->comm, r->comm, sizeof(e->comm));
+}
+
+/*
+ * What thread r did since the last scan, into d; r is then what the next
+ * one counts from.  A thread first seen counts from its start if it
+ * started after the last scan began: its counters began at zero
+ * (copy_process()) and all of it happened since.  Else, and at the first
+ * scan, from now: what it did before is not this run's.
+ */
+static bool thread_moved(struct proctable *pt, const struct iolens_task_rec *r,
+			 struct proc_io *d)
+{
+	struct thread_seen *t = thread_lookup(pt, r->tid);
+
+	if (!t)
+		return false;
+	/* The last record of a thread whose tid a new one took within the
+	 * scan: not the new one's (its last moments are lost). */
+	if (t->seen == pt->gen && t->start_ns != r->start_ns &&
+	    (r->flags & IOLENS_TASK_EXITED))
+		return false;
+	if (!t->seen || t->start_ns != r->start_ns) {
+		t->start_ns = r->start_ns;
+		memset(&t->io, 0, sizeof(t->io));
+		memset(&t->sys, 0, sizeof(t->sys));
+		memset(&t->delay, 0, sizeof(t->delay));
+		if (!pt->last_pass_ns || r->start_ns < pt->last_pass_ns) {
+			t->io = r->io;
+			t->sys = r->sys;
+			t->delay = r->delay;
+		}
+	}
+	t->seen = pt->gen;
+	counters_sub(&d->io, &r->io, &t->io, sizeof(d->io));
+	counters_sub(&d->sys, &r->sys, &t->sys, sizeof(d->sys));
+	counters_sub(&d->delay, &r->delay, &t->delay, sizeof(d->delay));
+	t->io = r->io;
+	t->sys = r->sys;
+	t->delay = r->delay;
+	return true;
+}
+
 void proctable_add(const struct iolens_task_rec *r, void *arg)
 {
 	struct proctable *pt = arg;
 	__u32 id = pt->threads ? r->tid : r->tgid;
 	bool leader = r->tid == r->tgid;
-	struct proc_ent *e = lookup(pt, id);
+	struct proc_io d = { 0 };
+	struct proc_ent *e;
 
+	if (!thread_moved(pt, r, &d))
+		return;
+	e = lookup(pt, id);
 	if (!e)
 		return;
 	/* The task that names the entry decides who it is: a new task under
-	 * a reused id starts over. */
+	 * a reused id starts over.  But the last record of the one before
+	 * it, after it (the id was reused within a scan), is not the new
+	 * one's: dropped. */
 	if (pt->threads || leader) {
-		if (e->seen && e->start_ns != r->start_ns) {
+		if (e->start_ns && e->start_ns != r->start_ns) {
+			if (e->seen == pt->gen && (r->flags & IOLENS_TASK_EXITED))
+				return;
 			memset(&e->cur, 0, sizeof(e->cur));
+			memset(&e->prev, 0, sizeof(e->prev));
 			e->overcount = false;
 			ent_release(e);
 			e->born = pt->gen;
 		}
 		e->start_ns = r->start_ns;
-		e->uid = r->uid;
-		e->flags = r->flags;
-		e->ppid = r->ppid;
-		e->cgroup = r->cgroup;
-		memcpy(e->comm, r->comm, sizeof(e->comm));
+		ent_name(e, r);
+	} else if (!e->seen) {
+		/* Its leader's record comes later in the scan, or not at all
+		 * (the leader ended before it): named by this thread until
+		 * then. */
+		ent_name(e, r);
 	}
 	e->tgid = r->tgid;
 	e->seen = pt->gen;
 	if (waited_past_life(r))
 		e->overcount = true;
-	counters_add(&e->cur.io, &r->io, sizeof(r->io));
-	counters_add(&e->cur.sys, &r->sys, sizeof(r->sys));
-	counters_add(&e->cur.delay, &r->delay, sizeof(r->delay));
-	if (!pt->threads) {
-		counters_add(&e->cur.io, &r->dead, sizeof(r->dead));
-		counters_add(&e->cur.sys, &r->sys_dead, sizeof(r->sys_dead));
-		counters_add(&e->cur.delay, &r->delay_dead,
-			     sizeof(r->delay_dead));
-	}
+	counters_add(&e->cur.io, &d.io, sizeof(d.io));
+	counters_add(&e->cur.sys, &d.sys, sizeof(d.sys));
+	counters_add(&e->cur.delay, &d.delay, sizeof(d.delay));
 }
 
 void proctable_add_block(struct proctable *pt, __u32 tgid,
 			 const struct proc_io *blk)
 {
 	unsigned int s;
+	int i;
 
-	if (!pt->nidx)
+	if (!pt->idx.n)
 		return;
-	for (s = slot_of(pt, tgid); pt->idx[s] >= 0; s = (s + 1) & (pt->nidx - 1)) {
-		struct proc_ent *e = &pt->v[pt->idx[s]];
-
-		if (e->id == tgid && e->seen == pt->gen) {
-			counters_add_map(&e->cur, blk, blk_counters,
-					 sizeof(blk_counters) / sizeof(blk_counters[0]));
-			return;
-		}
-	}
+	i = index_find(&pt->idx, pt->v, sizeof(*pt->v), tgid, &s);
+	if (i >= 0 && pt->v[i].seen == pt->gen)
+		counters_add_map(&pt->v[i].cur, blk, blk_counters,
+				 sizeof(blk_counters) / sizeof(blk_counters[0]));
 }
 
 void proctable_end(struct proctable *pt)
@@ -234,14 +369,18 @@ void proctable_end(struct proctable *pt)
 			ent_release(e);
 			continue;
 		}
-		if (e->born == pt->gen) {
-			e->prev = e->cur;
-			e->base = e->cur;
-		}
 		pt->v[k++] = *e;
 	}
 	pt->n = k;
-	reindex(pt, pt->n);
+	index_build(&pt->idx, pt->v, sizeof(*pt->v), pt->n, pt->n);
+	/* A thread not in this scan has exited before it, and its last
+	 * record came with it. */
+	k = 0;
+	for (int i = 0; i < pt->nt; i++)
+		if (pt->t[i].seen == pt->gen)
+			pt->t[k++] = pt->t[i];
+	pt->nt = k;
+	index_build(&pt->tidx, pt->t, sizeof(*pt->t), pt->nt, pt->nt);
 }
 
 int proctable_count(const struct proctable *pt)
@@ -252,11 +391,6 @@ int proctable_count(const struct proctable *pt)
 struct proc_ent *proctable_get(struct proctable *pt, int i)
 {
 	return &pt->v[i];
-}
-
-bool proc_is_new(const struct proctable *pt, const struct proc_ent *e)
-{
-	return e->born == pt->gen;
 }
 
 void proctable_graph(struct proctable *pt, double t0, double t1)

@@ -512,6 +512,8 @@ void tui_draw(const struct top_frame *f, const struct top_opts *o,
 		     "IO> SWAPIN: delay accounting is off; D or sysctl kernel.task_delayacct=1");
 	if (top_unseen_note(f, failed, sizeof(failed)))
 		line(y++, failed);
+	if (top_exits_note(f, failed, sizeof(failed)))
+		line(y++, failed);
 	if (f->wb_note)
 		line(y++, f->wb_note);
 	draw_devices(f, v, &y, bottom - 3);

@@ -52,6 +52,10 @@ struct cg_ent {
 struct task_trace {
 	struct tasks *skel;		/* NULL: the /proc fallback */
 	struct bpf_link *iter;
+	struct bpf_link *exit;		/* task_exit, NULL: no exit records */
+	struct ring_buffer *exits;
+	struct iolens_task_rec *xrecs;	/* the exit records of the last scan */
+	size_t nx, xcap;
 	struct bpf_link *links[MAX_LINKS];
 	int nlinks;
 	bool sys;			/* syscall programs attached */
@@ -87,6 +91,31 @@ static int grow(struct task_trace *tt, size_t need)
 
 /* ---- the iterator ---- */
 
+static int exit_taken(void *ctx, void *data, size_t len)
+{
+	struct task_trace *tt = ctx;
+
+	if (len != sizeof(struct iolens_task_rec))
+		return 0;
+	if (vec_grow(&tt->xrecs, &tt->xcap, tt->nx + 1, sizeof(*tt->xrecs), 256))
+		return -ENOMEM;
+	memcpy(&tt->xrecs[tt->nx++], data, len);
+	return 0;
+}
+
+/* The exit hook and its ring buffer; without them a scan has no exit
+ * records (task_trace_exits()), which is no failure. */
+static void exits_attach(struct task_trace *tt)
+{
+	tt->exits = ring_buffer__new(bpf_map__fd(tt->skel->maps.exits), exit_taken, tt, NULL);
+	if (tt->exits)
+		tt->exit = bpf_program__attach(tt->skel->progs.task_exit);
+	if (!tt->exit) {
+		ring_buffer__free(tt->exits);
+		tt->exits = NULL;
+	}
+}
+
 /* Loads the iterator, and with `sys` the syscall programs; attaches the
  * iterator.  0 or -errno, and tt->skel is NULL on failure; -EMFILE when
  * the open-file limit is too low, said for `cmd` (NULL: not said). */
@@ -100,7 +129,7 @@ static int bpf_load(const char *cmd, struct task_trace *tt, bool sys)
 	if (!tt->skel)
 		return -errno;
 	bpf_object__for_each_program(p, tt->skel->obj)
-		if (p != tt->skel->progs.task_rec)
+		if (p != tt->skel->progs.task_rec && p != tt->skel->progs.task_exit)
 			bpf_program__set_autoload(p, sys);
 	tt->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
 	tt->skel->rodata->have_io_start = kf->io_start_done;
@@ -123,8 +152,10 @@ static int bpf_load(const char *cmd, struct task_trace *tt, bool sys)
 	if (err) {
 		tasks__destroy(tt->skel);
 		tt->skel = NULL;
+		return err;
 	}
-	return err;
+	exits_attach(tt);
+	return 0;
 }
 
 static void sys_detach(struct task_trace *tt)
@@ -137,25 +168,27 @@ static void sys_detach(struct task_trace *tt)
 }
 
 /*
- * Thread exit first, so that no counted thread leaves without its counters
- * reaching its leader; then the exits, then the entries: an exit without
- * its entry is ignored, an entry without an exit would be left pending.
+ * The thread exit hook is attached with the iterator (bpf_load()), before
+ * these, so that no counted thread leaves without its counters reaching its
+ * leader; then the syscall exits, then the entries: an exit without its
+ * entry is ignored, an entry without an exit would be left pending.
  */
 static int sys_attach(struct task_trace *tt)
 {
 	struct bpf_program *p;
 	int pass, err;
 
-	for (pass = 0; pass < 3; pass++) {
+	if (!tt->exit)
+		return -ENOENT;
+	for (pass = 1; pass < 3; pass++) {
 		bpf_object__for_each_program(p, tt->skel->obj) {
 			const char *sec = bpf_program__section_name(p);
 			int want;
 
-			if (p == tt->skel->progs.task_rec || !bpf_program__autoload(p))
+			if (p == tt->skel->progs.task_rec || p == tt->skel->progs.task_exit ||
+			    !bpf_program__autoload(p))
 				continue;
-			if (p == tt->skel->progs.task_exit)
-				want = 0;
-			else if (strstr(sec, "/sys_exit_"))
+			if (strstr(sec, "/sys_exit_"))
 				want = 1;
 			else
 				want = 2;
@@ -546,6 +579,11 @@ int task_trace_scan(struct task_trace *tt,
 	err = tt->skel ? bpf_scan(tt) : proc_scan(tt);
 	if (err)
 		return err;
+	/* After the pass: a thread the pass did not see had exited before
+	 * it, and its record is in the ring buffer by now. */
+	tt->nx = 0;
+	if (tt->exits && ring_buffer__consume(tt->exits) < 0)
+		return -ENOMEM;
 	if (tt->nrec > tt->ocap) {
 		size_t n = tt->nrec + tt->nrec / 4;
 		const struct iolens_task_rec **o = realloc(tt->order, n * sizeof(*o));
@@ -562,7 +600,15 @@ int task_trace_scan(struct task_trace *tt,
 	vec_sort(tt->order, tt->nrec, sizeof(*tt->order), cmp_age);
 	for (i = 0; i < tt->nrec; i++)
 		fn(tt->order[i], arg);
+	for (i = 0; i < tt->nx; i++)
+		fn(&tt->xrecs[i], arg);
 	return 0;
+}
+
+bool task_trace_exits(const struct task_trace *tt, __u64 *lost)
+{
+	*lost = tt->exits ? tt->skel->bss->exits_lost : 0;
+	return tt->exits;
 }
 
 void task_trace_sys_hist(const struct task_trace *tt, int sc,
@@ -584,14 +630,17 @@ void task_trace_stop(struct task_trace *tt)
 	if (!tt)
 		return;
 	sys_detach(tt);
+	bpf_link__destroy(tt->exit);
+	ring_buffer__free(tt->exits);
 	bpf_link__destroy(tt->iter);
 	tasks__destroy(tt->skel);
+	free(tt->xrecs);
 	free(tt->recs);
 	free(tt->order);
 	free(tt);
 }
 
-int task_trace_probe(void)
+int task_trace_probe(bool *exits)
 {
 	struct task_trace tt = { 0 };
 	char buf[4096];
@@ -611,6 +660,9 @@ int task_trace_probe(void)
 			err = -errno;
 		close(fd);
 	}
+	*exits = tt.exit;
+	bpf_link__destroy(tt.exit);
+	ring_buffer__free(tt.exits);
 	bpf_link__destroy(tt.iter);
 	tasks__destroy(tt.skel);
 	return err;

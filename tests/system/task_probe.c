@@ -11,7 +11,8 @@
  *   PID      one JSON line: process PID's sums over its threads (io + dead,
  *            sys + sys_dead), its tids, its records' flags, and its
  *            leader's uid, comm, cgroup and start_ns (comm unescaped: the
- *            tests name their processes)
+ *            tests name their processes); and the tids of its threads'
+ *            last records (exit records) that came with this scan
  *   all      one JSON line: every tid of the scan, and whether the scan was
  *            oldest first
  *   hist SC  one JSON line: the count of syscall latency histogram SC
@@ -43,6 +44,8 @@ struct sums {
 	struct iolens_ioac io;
 	struct iolens_sys sys;
 	__u32 tids[1024];
+	int nexited;
+	__u32 exited[1024];
 };
 
 struct all {
@@ -64,6 +67,12 @@ static void one(const struct iolens_task_rec *r, void *arg)
 
 	if (r->tgid != s->pid)
 		return;
+	/* Not of the scan: the last record of a thread that exited. */
+	if (r->flags & IOLENS_TASK_EXITED) {
+		if (s->nexited < 1024)
+			s->exited[s->nexited++] = r->tid;
+		return;
+	}
 	if (s->n < 1024)
 		s->tids[s->n] = r->tid;
 	s->n++;
@@ -83,6 +92,8 @@ static void every(const struct iolens_task_rec *r, void *arg)
 {
 	struct all *a = arg;
 
+	if (r->flags & IOLENS_TASK_EXITED)
+		return;
 	if (r->start_ns < a->last_start)
 		a->ordered = false;
 	a->last_start = r->start_ns;
@@ -92,8 +103,8 @@ static void every(const struct iolens_task_rec *r, void *arg)
 
 static void count(const struct iolens_task_rec *r, void *arg)
 {
-	(void)r;
-	++*(long *)arg;
+	if (!(r->flags & IOLENS_TASK_EXITED))
+		++*(long *)arg;
 }
 
 static void print_arr(const char *name, const __u64 *v, int n)
@@ -136,7 +147,10 @@ static int report_pid(struct task_trace *tt, __u32 pid)
 	print_arr("bytes", s.sys.bytes, IOLENS_SC_NR);
 	putchar(',');
 	print_arr("ns", s.sys.ns, IOLENS_SC_NR);
-	printf("}}\n");
+	printf("},\"exited\":[");
+	for (int i = 0; i < s.nexited; i++)
+		printf("%s%u", i ? "," : "", s.exited[i]);
+	printf("]}\n");
 	return 0;
 }
 

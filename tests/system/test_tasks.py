@@ -389,6 +389,9 @@ def test_exited_thread_still_counts(probe, child):
         time.sleep(0.01)
     c, pc = snapshot(p, child)
     assert c["tids"] == [child.pid]
+    # Its last record came once, with the scan after it ended (top counts
+    # a thread's last moments from it).
+    assert b["exited"] == [] and c["exited"] == [tid]
     assert c["io"] == pc
     assert sys_delta(b, c) == expect([THREAD_EXIT, CONTROL])
     for k, v in io_of([THREAD_EXIT, CONTROL]).items():

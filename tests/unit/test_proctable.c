@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* top's process table (top/proctable.c): threads add up to their process,
- * and a thread the kernel counts waiting longer than it lived marks its
- * entry's waits as wrong (6.18 has counted one from clock 0). */
+ * from scan to scan and by their last records; a reaped child's counters,
+ * which the kernel adds to its parent's signal->ioac, are not the
+ * parent's; and a thread the kernel counts waiting longer than it lived
+ * marks its entry's waits as wrong (6.18 has counted one from clock 0). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -49,11 +51,101 @@ static void test_threads_add_up(void **state)
 
 	(void)state;
 	assert_non_null(pt);
+	/* The first scan is where counting starts. */
 	scan(pt, r, 2);
 	assert_int_equal(proctable_count(pt), 1);
-	assert_int_equal(proctable_get(pt, 0)->cur.delay.blkio_ns, 1900000000);
-	assert_int_equal(proctable_get(pt, 0)->cur.io.read_bytes, 8192);
+	assert_int_equal(proctable_get(pt, 0)->cur.io.read_bytes, 0);
+	r[0].io.read_bytes += 4096;
+	r[1].io.read_bytes += 8192;
+	r[0].delay.blkio_ns += 50000000;
+	r[1].delay.blkio_ns += 50000000;
+	scan(pt, r, 2);
+	assert_int_equal(proctable_get(pt, 0)->cur.delay.blkio_ns, 100000000);
+	assert_int_equal(proctable_get(pt, 0)->cur.io.read_bytes, 12288);
+	assert_int_equal(proctable_get(pt, 0)->prev.io.read_bytes, 0);
 	assert_false(proctable_get(pt, 0)->overcount);
+	proctable_free(pt);
+}
+
+/* The entry of process `tgid` in the last scan. */
+static struct proc_ent *entry(struct proctable *pt, __u32 tgid)
+{
+	for (int i = 0; i < proctable_count(pt); i++)
+		if (proctable_get(pt, i)->id == tgid)
+			return proctable_get(pt, i);
+	return NULL;
+}
+
+static void test_children_and_exits(void **state)
+{
+	struct proctable *pt = proctable_new(false);
+	struct iolens_task_rec parent = thread(100, 10, 0), child, last[2];
+
+	(void)state;
+	assert_non_null(pt);
+	scan(pt, &parent, 1);
+	/* A child that starts after that scan, reads 1 MiB and is reaped
+	 * before the next: its last record, from its start; the kernel has
+	 * added its counters to the parent's signal->ioac. */
+	child = thread(200, 0, 0);
+	child.tgid = 200;
+	child.ppid = 100;
+	child.io.read_bytes = 1 << 20;
+	child.flags |= IOLENS_TASK_EXITED;
+	parent.dead.read_bytes += 1 << 20;
+	last[0] = parent;
+	last[1] = child;
+	scan(pt, last, 2);
+	assert_int_equal(entry(pt, 200)->cur.io.read_bytes, 1 << 20);
+	assert_int_equal(entry(pt, 200)->ppid, 100);
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 0);
+	/* Gone from the next scan. */
+	scan(pt, &parent, 1);
+	assert_null(entry(pt, 200));
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 0);
+
+	/* A thread seen by the pass, then its last record: what it did in
+	 * between counts once. */
+	child = thread(300, 0, 0);
+	child.tgid = 100;
+	last[0] = parent;
+	last[1] = child;
+	scan(pt, last, 2);
+	child.io.read_bytes = 8192;
+	last[1] = child;
+	scan(pt, last, 2);
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 8192);
+	child.io.read_bytes = 12288;
+	child.flags |= IOLENS_TASK_EXITED;
+	last[1] = child;
+	scan(pt, last, 2);
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 12288);
+	assert_int_equal(entry(pt, 100)->prev.io.read_bytes, 8192);
+	/* Still in the pass after its record (not yet released): nothing
+	 * more. */
+	scan(pt, last, 2);
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 12288);
+	proctable_free(pt);
+}
+
+static void test_reused_tid_within_a_scan(void **state)
+{
+	struct proctable *pt = proctable_new(false);
+	struct iolens_task_rec r[2] = { thread(100, 10, 0), thread(100, 10, 0) };
+
+	(void)state;
+	assert_non_null(pt);
+	scan(pt, r, 1);
+	/* Process 100 ended and a new one took its id before the scan; its
+	 * old leader's last record comes after the new one's. */
+	r[0] = thread(100, 0, 0);
+	r[0].io.read_bytes = 4096;
+	r[1].io.read_bytes = 1 << 20;
+	r[1].flags |= IOLENS_TASK_EXITED;
+	scan(pt, r, 2);
+	assert_int_equal(proctable_count(pt), 1);
+	assert_int_equal(entry(pt, 100)->start_ns, r[0].start_ns);
+	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 4096);
 	proctable_free(pt);
 }
 
@@ -97,6 +189,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threads_add_up),
+		cmocka_unit_test(test_children_and_exits),
+		cmocka_unit_test(test_reused_tid_within_a_scan),
 		cmocka_unit_test(test_wait_past_life_is_overcount),
 	};
 

@@ -48,10 +48,9 @@ static int setup(void **state)
 	ents[0].cur.delay.blkio_ns = 500000000;
 	ents[0].flags |= IOLENS_TASK_BLKIO;
 	ents[1].flags |= IOLENS_TASK_BLKIO | IOLENS_TASK_SWAPIN;
-	/* postgres: more written, nothing read, a counter since start. */
-	ents[1].base.io.write_bytes = 1 << 20;
-	ents[1].prev.io.write_bytes = 2 << 20;
-	ents[1].cur.io.write_bytes = 4 << 20;
+	/* postgres: more written, nothing read; 3 MiB since top's start. */
+	ents[1].prev.io.write_bytes = 1 << 20;
+	ents[1].cur.io.write_bytes = 3 << 20;
 	ents[1].prev.sys.calls[IOLENS_SC_SYNC] = 1;
 	ents[1].cur.sys.calls[IOLENS_SC_SYNC] = 7;
 	/* the kworker: nothing this frame, syscalls not counted. */
@@ -132,7 +131,7 @@ static void test_accumulated(void **state)
 
 	(void)state;
 	top_arrange(&f, &o);
-	/* Since first sight (base), not a rate. */
+	/* Since top's start (cur), not a rate. */
 	assert_string_equal(cell(&rows[1], "DISK WRITE", true), "3.0M");
 	assert_string_equal(cell(&rows[1], "FSYNC", true), "7");
 }
