@@ -46,6 +46,10 @@ struct bench {
 	__u32 disks[MAX_DISKS];	/* the targets' whole disks */
 	int ndisks;
 	struct rqsum dev[LOAD_DIRS];	/* the device side, per direction */
+	/* Requests of the load whose end the tracer did not see: in no
+	 * figure of dev[], as a request merged into another (whose merge was
+	 * missed) is none of the device's. */
+	__u64 unended[LOAD_DIRS];
 	__u64 wb_requests, wb_bytes;	/* flusher writes on the disks */
 	__u64 rmw_reads, rmw_bytes;
 	__u64 checked_writes, misaligned, misaligned_bytes;
@@ -94,7 +98,10 @@ static int on_rq(void *ctx, const struct iolens_rq *rq)
 		}
 		return 0;
 	}
-	rqsum_add(&b->dev[d], rq);
+	if (!rq->ts_complete)
+		b->unended[d]++;
+	else
+		rqsum_add(&b->dev[d], rq);
 	return 0;
 }
 
@@ -286,6 +293,9 @@ static void text_report(const struct bench *b, double secs, __u64 lost)
 	if (lost)
 		printf("LOST: %llu trace records (ring buffer full or hook skipped): device counts are short\n",
 		       (unsigned long long)lost);
+	if (b->unended[LOAD_READ] || b->unended[LOAD_WRITE])
+		printf("%llu requests seen starting whose end was not seen: in no device figure\n",
+		       (unsigned long long)(b->unended[LOAD_READ] + b->unended[LOAD_WRITE]));
 }
 
 static void json_report(const struct bench *b, double secs, __u64 lost)
@@ -323,6 +333,7 @@ static void json_report(const struct bench *b, double secs, __u64 lost)
 		json_obj_close(&j);
 		json_obj_open(&j, "device");
 		json_u64(&j, "requests", s->requests);
+		json_u64(&j, "unended_requests", b->unended[d]);
 		json_u64(&j, "bytes", s->bytes);
 		json_f64(&j, "iops", ratio(s->requests, secs), 1);
 		json_f64(&j, "requests_per_io", ratio(s->requests, a->ios), 3);

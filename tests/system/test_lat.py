@@ -38,7 +38,12 @@ def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
     rec.stop()
     r = run(["report", "-f", "json", path])
     assert r.returncode == 0, r.stderr
-    recs, _ = json_lines(r.stdout)
+    recs, summary = json_lines(r.stdout)
+    # Which side missed what, if the counts below differ (issue 47: once in
+    # three runs on another host, record lacked 247 completions that lat
+    # counted): the record's closing totals, and its requests without one.
+    unended = sum(1 for x in recs if not x["ts_complete"])
+    why = (summary, unended, rep.get("lost"), rep.get("missed"))
     recs = [x for x in recs if x["ts_complete"]]
     assert len(recs) > 1000
     exact = {
@@ -50,7 +55,7 @@ def test_lat_percentiles_match_record(iolens, loop, tracer, tmp_path):
     assert rep["issue_stamps_missing"] == 0
     for kind, values in exact.items():
         h = hists[kind]
-        assert h["count"] == len(values), (kind, h["count"], len(values))
+        assert h["count"] == len(values), (kind, h["count"], len(values), why)
         assert sum(b["count"] for b in h["buckets"]) == h["count"]
         assert sum(b["count"] for b in h["log2"]) == h["count"]
         for name, p in PCTS.items():
