@@ -196,8 +196,9 @@ static __always_inline struct iolens_proc_bios *proc_bios_make(__u32 tgid,
  * stored there (allowed with CAP_PERFMON, which tracing needs anyway) it
  * reads back as a number.  One slot per hook and CPU: a completion in
  * interrupt context can run in the middle of another hook on this CPU, but
- * the kernel never nests a program inside itself on one CPU.  volatile keeps
- * the compiler from forwarding the store.
+ * the kernel never nests a program inside itself on one CPU (it skips the
+ * inner run: complete_rescue is a program of its own for that).  volatile
+ * keeps the compiler from forwarding the store.
  */
 enum scratch_slot {
 	SCRATCH_START,
@@ -206,6 +207,7 @@ enum scratch_slot {
 	SCRATCH_REQUEUE,
 	SCRATCH_MERGE,
 	SCRATCH_COMPLETE,
+	SCRATCH_RESCUE,
 	SCRATCH_NR,
 };
 

@@ -181,6 +181,9 @@ struct iolens_counters {
 				 * reported with ts_complete 0 */
 	__u64 bios_untracked;	/* bios of a process `proc_bios` had no room
 				 * for: not counted there */
+	__u64 rescued;		/* completions the kernel skipped the first
+				 * completion program for (nested in itself on
+				 * the CPU) that complete_rescue took */
 };
 
 /*

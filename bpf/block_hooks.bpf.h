@@ -222,8 +222,19 @@ static __always_inline void FN(on_merge)(struct request *rq)
 	slot_release(s);
 }
 
+/*
+ * The end of a request.  `rescue`: the run of complete_rescue, the second
+ * program on block_rq_complete, attached after the first and so run after
+ * it for every completion.  The kernel skips a program that fires while it
+ * already runs on the CPU (its recursion guard, __bpf_trace_run()): a
+ * completion in an interrupt that comes while the first program handles
+ * another in a loop worker is not seen by it.  The first program releases
+ * the slot of each request it ends, so the second finds a slot only where
+ * the first was skipped, and ends that request; it makes no record of a
+ * request it does not track (the first does).
+ */
 static __always_inline int FN(on_complete)(struct request *rq, u8 status,
-					   unsigned int nr_bytes)
+					   unsigned int nr_bytes, bool rescue)
 {
 	struct iolens_counters *c;
 	struct iolens_rq *e;
@@ -235,8 +246,15 @@ static __always_inline int FN(on_complete)(struct request *rq, u8 status,
 	 * remain) is not the end of the request. */
 	if (nr_bytes < RD(rq, __data_len))
 		return 0;
-	key = KEY(rq, SCRATCH_COMPLETE);
+	key = rescue ? KEY(rq, SCRATCH_RESCUE) : KEY(rq, SCRATCH_COMPLETE);
 	s = slot_find(key, &idx);
+	if (rescue) {
+		if (!s)
+			return 0;
+		c = counters_get();
+		if (c)
+			__sync_fetch_and_add(&c->rescued, 1);
+	}
 	if (s) {
 		dev = s->rq.dev;
 		if (s->rq.ts_issue)
@@ -360,5 +378,12 @@ SEC(FLAVOUR "block_rq_complete")
 int HOOK(FN(complete), struct request *rq, blk_status_t status,
 	 unsigned int nr_bytes)
 {
-	return FN(on_complete)(rq, status, nr_bytes);
+	return FN(on_complete)(rq, status, nr_bytes, false);
+}
+
+SEC(FLAVOUR "block_rq_complete")
+int HOOK(FN(complete_rescue), struct request *rq, blk_status_t status,
+	 unsigned int nr_bytes)
+{
+	return FN(on_complete)(rq, status, nr_bytes, true);
 }
