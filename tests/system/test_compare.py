@@ -59,19 +59,21 @@ def runs(root, tmp_path_factory):
 
     The host's speed may change from one 3 s run to the next (by 20%
     here), and then the two runs differ: QD 1 runs are made until fio
-    itself finds two alike, their IOPS, p50 and p99 each within 5%.  IOPS
-    alone is not enough: in a CI run two runs 3.3% apart in IOPS had
-    a verdict of "B is faster": a percentile 10% apart in every time
-    slice (on a VM the tail moves with the host's other guests)."""
+    itself finds two alike, their p50 and p99 each within 5%: what the
+    verdict judges.  IOPS within 5% was not enough: in a CI run two runs
+    3.3% apart in IOPS had a verdict of "B is faster", a percentile 10%
+    apart in every time slice (on a VM the tail moves with the host's
+    other guests).  With a guest of the kernel matrix beside it, fio's
+    p99 went from 111 to 214 us and 8 runs had no such pair: up to 12."""
     d = tmp_path_factory.mktemp("compare")
     lo = FaultyDisk(size_mb=64)
     out, qd1 = {}, []
     try:
-        while len(qd1) < 8 and "qd1" not in out:
+        while len(qd1) < 12 and "qd1" not in out:
             path = str(d / ("qd1-%d.iol" % len(qd1)))
             seen, reads = recorded(lo, path, 1, d)
             for other in qd1:
-                if all(abs(x / y - 1) < 0.05 for x, y in zip(seen, other[0])):
+                if all(abs(x / y - 1) < 0.05 for x, y in zip(seen[1:], other[0][1:])):
                     out["qd1"], out["qd1-again"] = other[1:], (path, reads)
             qd1.append((seen, path, reads))
         assert "qd1" in out, [r[0] for r in qd1]
