@@ -76,7 +76,7 @@ SAN_MAKE	= $(MAKE) --no-print-directory OUT=$(SAN_OUT) CC=$(CLANG) \
 FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS	?= 60
 
-.PHONY: all run test check unit systest kmatrix check-layers deps clean \
+.PHONY: all run test check unit systest kmatrix check-layers deps clean test-shake \
 	lib-objs san-unit san-systest fuzz-bins fuzz-replay fuzz \
 	man completions install uninstall deb FORCE
 .DELETE_ON_ERROR:
@@ -147,11 +147,14 @@ san-unit: | $(OUT)/.deps-test
 	$(SAN_MAKE) unit
 
 # The system tests again, with iolens and the task probe built with ASan
-# and UBSan; tests marked `nosan` measure memory or time and are left out.
+# and UBSan; tests marked `nosan` measure memory or time and are left out,
+# and so are those of tests/system/san_skip.txt, whose every line of C the
+# others run too (tools/san_selection.py writes it).
 san-systest: $(OUT)/fio-examples/VERSION | $(OUT)/.deps-test
 	$(SAN_MAKE) LDFLAGS="$(SAN_FLAGS)" $(SAN_OUT)/iolens $(SAN_OUT)/tests/task_probe \
 		$(SAN_OUT)/tests/faultfs
 	IOLENS=$(abspath $(SAN_OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
+		IOLENS_SAN_SKIP=$(abspath tests/system/san_skip.txt) \
 		$(PYTHON) -m pytest -p no:cacheprovider \
 		-m "not matrix and not nosan" tests/system
 
@@ -195,6 +198,13 @@ $(OUT)/fio-examples/VERSION: tools/fetch-fio-examples.sh | $(OUT)/.deps-test
 systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
 	IOLENS=$(abspath $(OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
 		$(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
+
+# The system tests under adverse timing, a whole run per mode (a CPU hog on
+# every CPU, one CPU, a random order): tools/test_shake.py; SHAKE=MODE...
+# picks modes.
+SHAKE		?=
+test-shake: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
+	$(PYTHON) tools/test_shake.py $(OUT) $(SHAKE)
 
 # Debian's 6.1 and 6.12 kernels under qemu, with the system tests of each
 # BPF object and fallback inside (tests/kernels/run_matrix.py).

@@ -13,6 +13,7 @@ devices, tracers and checks the fixtures are built on) is in helpers.py.
 import glob
 import os
 import pwd
+import random
 import re
 import shutil
 import signal
@@ -91,6 +92,24 @@ def pytest_sessionstart(session):
 
 
 @pytest.fixture(autouse=True)
+def coverage_apart(request):
+    """With IOLENS_COVERAGE_DIR (tools/san_selection.py), the gcov counts of
+    each test's iolens processes go to a folder of that test's own."""
+    top = os.environ.get("IOLENS_COVERAGE_DIR")
+    if not top:
+        yield
+        return
+    where = os.path.join(top, re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.nodeid))
+    os.makedirs(where, mode=0o777, exist_ok=True)
+    os.chmod(where, 0o777)
+    os.environ["GCOV_PREFIX"] = where
+    try:
+        yield
+    finally:
+        del os.environ["GCOV_PREFIX"]
+
+
+@pytest.fixture(autouse=True)
 def booted_state():
     """Every test starts as a machine boots: tracefs not mounted (debugfs is
     not either, here).  What iolens needs it must mount itself; only the
@@ -118,6 +137,31 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "fast: one or two quick tests of each command, seconds each; "
         "with the unit tests, make check")
+
+
+def pytest_collection_modifyitems(config, items):
+    """IOLENS_SAN_SKIP names a file of tests to leave out (make san-systest:
+    tests/system/san_skip.txt, those whose every line of iolens's C code
+    other tests run too, written by tools/san_selection.py).
+    IOLENS_TEST_SHUFFLE=SEED runs the modules in a random order, and each
+    module's tests (tools/test_shake.py's random mode)."""
+    path = os.environ.get("IOLENS_SAN_SKIP")
+    if path:
+        with open(path) as f:
+            skip = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid in skip])
+        items[:] = [i for i in items if i.nodeid not in skip]
+    seed = os.environ.get("IOLENS_TEST_SHUFFLE")
+    if seed:
+        rng = random.Random(seed)
+        modules = {}
+        for i in items:
+            modules.setdefault(i.module.__name__, []).append(i)
+        order = list(modules.values())
+        rng.shuffle(order)
+        for m in order:
+            rng.shuffle(m)
+        items[:] = [i for m in order for i in m]
 
 
 @pytest.fixture(scope="session")
