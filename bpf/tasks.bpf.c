@@ -379,10 +379,11 @@ RQ_PROG("tp_btf/block_rq_issue", task_rmw_issue, rmw_seen)
  * counters as they are now: it makes no more syscalls, and do_exit() has
  * run exit_mm() before this tracepoint.  What task->ioac can still count
  * is cancelled_write_bytes of a deleted file that exit_files(), after this
- * tracepoint, closes for the last time: in no record then.  Then, with syscall counting, a thread other than the
- * leader has its counters moved to the leader's sys_dead and its own
- * cleared, so that a pass seeing both the dying thread (still hashed until
- * release_task()) and the leader does not count them twice.  Its delays go
+ * tracepoint, closes for the last time: in no record then.  Then, with
+ * syscall counting, a thread other than the leader has its counters moved
+ * to the leader's sys_dead and its own cleared, so that a pass seeing both
+ * the dying thread (still hashed until release_task()) and the leader does
+ * not count them twice.  Its delays go
  * to the leader's delay_dead too, so that a process's IO> does not lose the
  * waits of a thread that ended; the kernel keeps those only in the
  * taskstats it sends at exit (task_rec skips a dying thread's own).  Atomic

@@ -294,9 +294,12 @@ static bool thread_moved(struct proctable *pt, const struct iolens_task_rec *r,
 	counters_sub(&d->io, &r->io, &t->io, sizeof(d->io));
 	counters_sub(&d->sys, &r->sys, &t->sys, sizeof(d->sys));
 	counters_sub(&d->delay, &r->delay, &t->delay, sizeof(d->delay));
-	t->io = r->io;
-	t->sys = r->sys;
-	t->delay = r->delay;
+	/* Counted so far: never less.  A dying thread's syscall counters
+	 * and waits read zero once the exit hook has moved them to its
+	 * leader's (bpf/tasks.bpf.c), and its last record still has them. */
+	counters_add(&t->io, &d->io, sizeof(d->io));
+	counters_add(&t->sys, &d->sys, sizeof(d->sys));
+	counters_add(&t->delay, &d->delay, sizeof(d->delay));
 	return true;
 }
 

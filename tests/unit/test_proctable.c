@@ -79,7 +79,7 @@ static struct proc_ent *entry(struct proctable *pt, __u32 tgid)
 static void test_children_and_exits(void **state)
 {
 	struct proctable *pt = proctable_new(false);
-	struct iolens_task_rec parent = thread(100, 10, 0), child, last[2];
+	struct iolens_task_rec parent = thread(100, 10, 0), child, last[3];
 
 	(void)state;
 	assert_non_null(pt);
@@ -125,6 +125,28 @@ static void test_children_and_exits(void **state)
 	 * more. */
 	scan(pt, last, 2);
 	assert_int_equal(entry(pt, 100)->cur.io.read_bytes, 12288);
+
+	/* A thread whose exit hook has run before the pass: the pass sees
+	 * its syscall counts and waits zero (moved to its leader's), then
+	 * its last record has them: counted once. */
+	child = thread(400, 0, 0);
+	child.tgid = 100;
+	last[1] = child;
+	scan(pt, last, 2);
+	child.sys.calls[IOLENS_SC_FILE_READ] = 5;
+	child.delay.blkio_ns = 1000;
+	last[1] = child;
+	scan(pt, last, 2);
+	assert_int_equal(entry(pt, 100)->cur.sys.calls[IOLENS_SC_FILE_READ], 5);
+	last[1].sys.calls[IOLENS_SC_FILE_READ] = 0;
+	last[1].delay.blkio_ns = 0;
+	child.sys.calls[IOLENS_SC_FILE_READ] = 7;
+	child.delay.blkio_ns = 3000;
+	child.flags |= IOLENS_TASK_EXITED;
+	last[2] = child;
+	scan(pt, last, 3);
+	assert_int_equal(entry(pt, 100)->cur.sys.calls[IOLENS_SC_FILE_READ], 7);
+	assert_int_equal(entry(pt, 100)->cur.delay.blkio_ns, 3000);
 	proctable_free(pt);
 }
 
