@@ -210,7 +210,8 @@ struct iolens_lat_hist {
 struct iolens_label_key {
 	__u16 slot;		/* device slot */
 	__u8 sg;		/* enum iolens_sgrp */
-	__u8 pad;
+	__u8 rescue;		/* 1: counted by a rescue program (its own
+				 * counts: userspace adds them to the set's) */
 	/* With IOLENS_STAT_LABEL_CGROUP: the cgroup the block layer charges
 	 * the request to (its bios' blkcg; on cgroup2 writeback goes to the
 	 * cgroup that dirtied the pages) and its hierarchy (0 = cgroup2,
@@ -297,6 +298,9 @@ struct iolens_stat_counters {
 	__u64 no_owner;		/* owner_slots: a request took over the slot
 				 * of another in flight, whose submitter
 				 * was lost */
+	__u64 rescued;		/* completion events the kernel skipped the
+				 * first program for (it ran on the CPU)
+				 * that a rescue program counted */
 };
 
 #define IOLENS_STAT_PARTS	(1U << 0)	/* slots per partition */

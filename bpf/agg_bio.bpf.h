@@ -101,7 +101,7 @@ int BPF_PROG(agg_bio_complete, struct request_queue *q, struct bio *bio)
 	w.slot = b->slot;
 	w.sg = b->sg;
 	w.owner = cfg.flags & OWNED ? &b->owner : NULL;
-	st = stat_of(w.slot, w.sg);
+	st = stat_of(w.slot, w.sg, false);
 	w.st = st;
 	if (st && now > b->ns) {
 		if (!lat_mode()) {

@@ -35,7 +35,9 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, IOLENS_SG_NR);	/* nslots * IOLENS_SG_NR */
+	/* nslots * IOLENS_SG_NR, then as many for the rescue programs
+	 * (agg.bpf.c's struct first_mark) */
+	__uint(max_entries, 2 * IOLENS_SG_NR);
 	__type(key, __u32);
 	__type(value, struct iolens_stat);
 } stats SEC(".maps");
@@ -255,9 +257,10 @@ static __always_inline __u32 op_group(__u32 cmd_flags)
 	return op & 1 ? IOLENS_SG_WRITE : IOLENS_SG_READ;
 }
 
-static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg)
+/* The counters of `slot` and `sg`; a rescue program's own with `rescue`. */
+static __always_inline struct iolens_stat *stat_of(__u32 slot, __u32 sg, bool rescue)
 {
-	__u32 idx = slot * IOLENS_SG_NR + sg;
+	__u32 idx = (rescue ? cfg.nslots + slot : slot) * IOLENS_SG_NR + sg;
 
 	return bpf_map_lookup_elem(&stats, &idx);
 }
@@ -277,6 +280,7 @@ struct where {
 	__u32 disk_slot;		/* the index of `disk` */
 	__u16 hwq;			/* lat_hists key: queue + 1 */
 	__u8 status;			/* lat_hists key: a failure's status */
+	bool rescue;			/* counted by a rescue program */
 	__u32 cg_hier;			/* lat_hists key: the request's blkcg */
 	__u64 cg_id;
 };
@@ -426,8 +430,10 @@ static __always_inline void rq_cgroup(struct request *rq, __u64 *id, __u32 *hier
 }
 
 /* Where a request's event goes, into *w (the owner only when filtering by
- * submitter); false if it is not wanted. */
-static __always_inline bool counters_of(struct request *rq, struct where *w)
+ * submitter), for a rescue program with `rescue`; false if it is not
+ * wanted. */
+static __always_inline bool counters_of(struct request *rq, struct where *w,
+					bool rescue)
 {
 	__u32 cmd;
 
@@ -456,7 +462,8 @@ static __always_inline bool counters_of(struct request *rq, struct where *w)
 		if (!w->owner)
 			return false;
 	}
-	w->st = stat_of(w->slot, w->sg);
+	w->rescue = rescue;
+	w->st = stat_of(w->slot, w->sg, rescue);
 	return w->st;
 }
 

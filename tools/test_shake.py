@@ -14,6 +14,7 @@ Modes (all by default), each a whole run of make systest's tests:
 Prints each mode's verdict and time; exit 1 if any failed.
 """
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -48,6 +49,8 @@ def run(build, mode, extra):
 
 
 def main():
+    # Killed, it still kills its hogs (the finally in run()).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = sys.argv[1:]
     extra = []
     if "--" in args:

@@ -120,6 +120,8 @@ struct block_trace_stats {
 				 * delivered): shown with it unknown */
 	__u64 bios_untracked;	/* BLOCK_TRACE_BIOS: bios of processes the
 				 * table had no room for */
+	__u64 rescued;		/* completions nested in the completion hook
+				 * that its second program took (not missed) */
 };
 
 void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st);

@@ -10,6 +10,12 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#if defined(__x86_64__)
+#define IS_X86_64 1
+#else
+#define IS_X86_64 0
+#endif
+
 /* Where a fact came from, for doctor. */
 enum kfact_source { KFACT_BTF, KFACT_VERSION, KFACT_UNKNOWN };
 
@@ -29,6 +35,14 @@ struct kfacts {
 	 * trace_call_bpf", Linux 6.7); by kernel version, as nothing in BTF
 	 * shows it. */
 	bool tp_misses_counted;
+	/* Where the preempt count is, which tells a program's interrupt
+	 * level (bpf/irqlevel.bpf.h): on x86-64, the per-CPU variable that
+	 * holds it ("__preempt_count", or "pcpu_hot" from Linux 6.2 to 6.14),
+	 * and its distance from this_cpu_off, read from BTF; NULL where BTF
+	 * lacks either or /proc/kallsyms does not name this_cpu_off
+	 * (CONFIG_KALLSYMS_ALL: the verifier finds its address there). */
+	const char *preempt_count;
+	long preempt_count_delta;
 };
 
 /* Read once from the kernel's BTF and release; later calls return the

@@ -309,6 +309,14 @@ static void check_kfacts(struct doctor *d)
 		   k->rdonly_cast ? "files read with direct loads (syscall hooks, check)" :
 		   "files read with probe reads: the syscall hooks cost more",
 		   "kfunc %s (Linux 6.2)", k->rdonly_cast ? "present" : "absent");
+	doctor_row(d, "nested completions", k->preempt_count ? ST_OK : ST_FALLBACK,
+		   k->preempt_count ?
+		   "a completion inside the completion hook is counted (stat, lat, top, serve)" :
+		   "a completion inside the completion hook is counted, but in its first and last instructions missed (and said)",
+		   "%s%s", k->preempt_count ? "preempt count read from " :
+		   IS_X86_64 ? "no per-CPU variables in /proc/kallsyms (CONFIG_KALLSYMS_ALL)" :
+		   "preempt count not read on this architecture",
+		   k->preempt_count ? k->preempt_count : "");
 	doctor_row(d, "tracepoint runs skipped", k->tp_misses_counted ? ST_OK : ST_FALLBACK,
 		   k->tp_misses_counted ?
 		   "top counts syscalls whose programs the kernel skipped (syscall_runs_skipped)" :

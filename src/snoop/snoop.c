@@ -202,6 +202,7 @@ static void summary(struct snoop *s, double secs)
 		json_f64(&j, "duration_s", secs, 3);
 		json_u64(&j, "lost", c.lost);
 		json_u64(&j, "missed", c.missed);
+		json_u64(&j, "rescued", c.rescued);
 		json_u64(&j, "untracked", c.untracked);
 		json_u64(&j, "unseen", c.unseen);
 		json_str(&j, "attach", block_trace_flavour(s->bt));

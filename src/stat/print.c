@@ -510,6 +510,7 @@ void stat_report(const struct stat_row *rows, int n, double secs, bool boot,
 			json_u64(&j, "issue_stamps_missing", lost.no_stamp);
 			json_u64(&j, "failures_not_by_status", lost.no_fail_key);
 			json_u64(&j, "failures_timed_as_successes", lost.no_fail_mark);
+			json_u64(&j, "completions_rescued", lost.rescued);
 			if (agg_trace_by_hwq(st))
 				json_u64(&j, "hwq_unknown_events", lost.no_hwq);
 		}

@@ -2,6 +2,7 @@
 /* The label sets of the aggregation's `label_counts`, summed over the
  * CPUs (trace/agg_labels.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -16,6 +17,7 @@ int agg_labels_read(int fd, const volatile struct iolens_dev_slot *slots,
 	struct iolens_label_count *cpus;
 	struct stat_label *v = NULL, *l;
 	void *prev = NULL;
+	bool twins = false;
 
 	if (ncpu < 0)
 		return ncpu;
@@ -28,7 +30,15 @@ int agg_labels_read(int fd, const volatile struct iolens_dev_slot *slots,
 		/* Sets are only ever added, never deleted. */
 		if (key.slot >= nslots || bpf_map_lookup_elem(fd, &key, cpus))
 			continue;
-		l = vec_add(&v, &n, sizeof(*l));
+		/* What a rescue program counted (bpf/agg.bpf.c's struct
+		 * first_mark) is its set's: rare, so the sets are searched
+		 * only once one such was seen. */
+		twins |= key.rescue;
+		key.rescue = 0;
+		l = twins ? vec_find(v, n, sizeof(*l), offsetof(struct stat_label, key),
+				     &key, sizeof(key)) : NULL;
+		if (!l)
+			l = vec_add(&v, &n, sizeof(*l));
 		if (!l) {
 			free(v);
 			free(cpus);

@@ -28,18 +28,12 @@
 #include "trace/agg_labels.h"
 #include "trace/agg_slots.h"
 
-#define NPROGS 7
+#define NPROGS 13
 
 const char *const agg_group_names[IOLENS_SG_NR] = {
 	[IOLENS_SG_READ] = "read", [IOLENS_SG_WRITE] = "write",
 	[IOLENS_SG_DISCARD] = "discard", [IOLENS_SG_FLUSH] = "flush",
 };
-
-#if defined(__x86_64__)
-#define IS_X86_64 1
-#else
-#define IS_X86_64 0
-#endif
 
 /* Splits by process and flags: entries of lat_hists, and of the owner map
  * that remembers each request's submitter until it completes. */
@@ -93,7 +87,7 @@ struct agg_trace {
 	size_t hstride;			/* of its values: 8-byte aligned */
 	struct slot_state *prev;
 	struct agg_dev *cur;
-	void *buf;			/* one lookup's per-CPU values */
+	void *buf;			/* two lookups' per-CPU values */
 	struct keyed_set *keyed;	/* lat_hists, when split */
 	struct fail_set *fails;		/* failures */
 	struct diskstat *ds0;		/* diskstats of every device at attach */
@@ -125,6 +119,7 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	struct iolens_stat_cfg *cfg = (struct iolens_stat_cfg *)&st->skel->rodata->cfg;
 	const struct kfacts *kf = kfacts_get();
 	int bit = kf->queue_flag_stats, k = 0, err;
+	bool lvl, done;
 
 	cfg->ndev = o->ndev;
 	for (int i = 0; i < o->ndev; i++)
@@ -164,8 +159,9 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	st->nslots = agg_slots_needed(o);
 	cfg->nslots = st->nslots;
 	err = bpf_map__set_max_entries(st->skel->maps.devs, st->nslots);
+	/* The second half: what the rescue programs count. */
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.stats,
-					      st->nslots * IOLENS_SG_NR);
+					      2 * st->nslots * IOLENS_SG_NR);
 	err = err ?: bpf_map__set_max_entries(st->skel->maps.other_ops,
 					      st->nslots * IOLENS_KOPS);
 	if (!err && o->by_hwq)
@@ -212,8 +208,20 @@ static int configure(struct agg_trace *st, const struct agg_trace_opts *o)
 	 * even when it does nothing. */
 	st->skel->rodata->have_rdonly_cast = kf->rdonly_cast;
 	st->skel->rodata->have_io_start = kf->io_start_done;
-	bpf_program__set_autoload(st->skel->progs.agg_done,
-				  !o->lat && kf->io_start_done);
+	/* Each completion hook and its second, by interrupt level where
+	 * the preempt count can be read, else by a busy mark (see
+	 * bpf/agg.bpf.c's struct first_mark). */
+	lvl = kf->preempt_count;
+	st->skel->rodata->preempt_count_delta = kf->preempt_count_delta;
+	done = !o->lat && kf->io_start_done;
+	bpf_program__set_autoload(st->skel->progs.agg_complete, !lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_complete_rescue, !lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_complete_lvl, lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_complete_rescue_lvl, lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_done, done && !lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_done_rescue, done && !lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_done_lvl, done && lvl);
+	bpf_program__set_autoload(st->skel->progs.agg_done_rescue_lvl, done && lvl);
 	bpf_program__set_autoload(st->skel->progs.agg_bio_queue, bio_wanted(o));
 	bpf_program__set_autoload(st->skel->progs.agg_bio_complete, bio_wanted(o));
 	bpf_program__set_autoload(st->skel->progs.agg_start, kf->io_start_done &&
@@ -240,7 +248,8 @@ static int alloc_state(struct agg_trace *st)
 {
 	st->prev = calloc(st->nslots, sizeof(*st->prev));
 	st->cur = calloc(st->nslots, sizeof(*st->cur));
-	st->buf = malloc(st->ncpu * sizeof(struct iolens_stat));
+	/* A key's values and its rescue twin's (see read_slot()). */
+	st->buf = malloc(2 * st->ncpu * sizeof(struct iolens_stat));
 	st->fails = fail_set_new();
 	if (!st->prev || !st->cur || !st->buf || !st->fails)
 		return -ENOMEM;
@@ -321,15 +330,23 @@ struct agg_trace *agg_trace_start(const char *cmd,
 		agg_trace_stop(st);
 		return NULL;
 	}
-	/* Completion first, so that no issue we count lacks its completion;
-	 * attach_ns (below) makes that exact. */
+	/* Completion first, so that no issue we count lacks its completion
+	 * (attach_ns, below, makes that exact); each second program right
+	 * after its first: a tracepoint runs its programs in the order they
+	 * were attached. */
 	progs[0] = st->skel->progs.agg_done;
-	progs[1] = st->skel->progs.agg_complete;
-	progs[2] = st->skel->progs.agg_requeue;
-	progs[3] = st->skel->progs.agg_issue;
-	progs[4] = st->skel->progs.agg_start;
-	progs[5] = st->skel->progs.agg_bio_complete;
-	progs[6] = st->skel->progs.agg_bio_queue;
+	progs[1] = st->skel->progs.agg_done_rescue;
+	progs[2] = st->skel->progs.agg_done_lvl;
+	progs[3] = st->skel->progs.agg_done_rescue_lvl;
+	progs[4] = st->skel->progs.agg_complete;
+	progs[5] = st->skel->progs.agg_complete_rescue;
+	progs[6] = st->skel->progs.agg_complete_lvl;
+	progs[7] = st->skel->progs.agg_complete_rescue_lvl;
+	progs[8] = st->skel->progs.agg_requeue;
+	progs[9] = st->skel->progs.agg_issue;
+	progs[10] = st->skel->progs.agg_start;
+	progs[11] = st->skel->progs.agg_bio_complete;
+	progs[12] = st->skel->progs.agg_bio_queue;
 	for (int i = 0; i < NPROGS; i++) {
 		struct bpf_link *l;
 
@@ -419,12 +436,18 @@ static int read_slot(struct agg_trace *st, int s)
 	if (slot_alloc(st, s))
 		return -ENOMEM;
 	d->dev = ds->dev;
+	/* Each key with its twin in the half the rescue programs count
+	 * into (bpf/agg.bpf.c's struct first_mark), summed as if from
+	 * twice the CPUs. */
 	for (__u32 g = 0; g < IOLENS_SG_NR; g++) {
 		__u32 key = s * IOLENS_SG_NR + g;
+		__u32 twin = key + st->nslots * IOLENS_SG_NR;
+		struct iolens_stat *v = st->buf;
 
-		if (bpf_map_lookup_elem(sfd, &key, st->buf))
+		if (bpf_map_lookup_elem(sfd, &key, v) ||
+		    bpf_map_lookup_elem(sfd, &twin, v + st->ncpu))
 			return -errno;
-		agg_stat_sum(&sum[g], st->buf, st->ncpu);
+		agg_stat_sum(&sum[g], v, 2 * st->ncpu);
 	}
 	if (!p->seen) {
 		struct dev_info info;

@@ -672,7 +672,6 @@ void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct iolens_counters *v;
-	__u64 rescued = 0;
 	__u32 zero = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -705,11 +704,11 @@ void block_trace_stats(struct block_trace *bt, struct block_trace_stats *st)
 			st->untracked += v[i].untracked;
 			st->unseen += v[i].unseen;
 			st->bios_untracked += v[i].bios_untracked;
-			rescued += v[i].rescued;
+			st->rescued += v[i].rescued;
 		}
 	}
 	free(v);
-	st->missed = st->missed > rescued ? st->missed - rescued : 0;
+	st->missed = st->missed > st->rescued ? st->missed - st->rescued : 0;
 }
 
 void block_trace_print_stats(FILE *f, const struct block_trace_stats *st)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <bpf/btf.h>
 #include "lib/kbtf.h"
@@ -40,6 +41,54 @@ static void rqf_from_version(struct kfacts *k)
 	}
 }
 
+/* Whether /proc/kallsyms names `sym`, a variable: only with
+ * CONFIG_KALLSYMS_ALL.  x86-64's per-CPU ones, offsets from 0, come first
+ * where they are; where none is, the whole file is read (56 ms). */
+static bool kallsyms_names(const char *sym)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[256], name[128], type;
+	unsigned long long addr;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &addr, &type, name) != 3)
+			break;
+		found = !strcmp(name, sym);
+	}
+	fclose(f);
+	return found;
+}
+
+/* See struct kfacts' preempt_count. */
+static void preempt_count_find(const struct btf *btf, struct kfacts *k)
+{
+	long base = kbtf_percpu_offset(btf, "this_cpu_off");
+	long at = kbtf_percpu_offset(btf, "__preempt_count");
+	long in_hot;
+
+	if (!IS_X86_64 || base < 0)
+		return;
+	k->preempt_count = "__preempt_count";
+	if (at < 0) {
+		k->preempt_count = "pcpu_hot";
+		at = kbtf_percpu_offset(btf, "pcpu_hot");
+		in_hot = kbtf_member_offset(btf, "pcpu_hot", "preempt_count");
+		if (at < 0 || in_hot < 0) {
+			k->preempt_count = NULL;
+			return;
+		}
+		at += in_hot;
+	}
+	if (!kallsyms_names("this_cpu_off")) {
+		k->preempt_count = NULL;
+		return;
+	}
+	k->preempt_count_delta = at - base;
+}
+
 const struct kfacts *kfacts_get(void)
 {
 	static struct kfacts k;
@@ -67,6 +116,7 @@ const struct kfacts *kfacts_get(void)
 		/* tp_btf programs attach by this typedef of the tracepoint. */
 		k.io_start_done = btf__find_by_name_kind(btf, "btf_trace_block_io_start",
 							 BTF_KIND_TYPEDEF) > 0;
+		preempt_count_find(btf, &k);
 		btf__free(btf);
 	}
 	if (k.rqf_source == KFACT_UNKNOWN)

@@ -278,14 +278,15 @@ def modprobe(*args):
 class NullBlk(Disk):
     """A null_blk device of its own (configfs), memory-backed so that
     reads return what was written; `attrs` are configfs's (submit_queues,
-    badblocks, zoned, zone_size, irqmode, completion_nsec, ...)."""
+    badblocks, zoned, zone_size, irqmode, completion_nsec, ...); `tag`
+    tells two apart."""
 
-    def __init__(self, size_mb=64, **attrs):
+    def __init__(self, size_mb=64, tag="", **attrs):
         modprobe("null_blk", "nr_devices=0")
         if not os.path.isdir("/sys/kernel/config/nullb"):
             subprocess.run(["mount", "-t", "configfs", "none", "/sys/kernel/config"],
                            check=True)
-        self.cfg = "/sys/kernel/config/nullb/" + OWN + "nullb"
+        self.cfg = "/sys/kernel/config/nullb/" + OWN + "nullb" + tag
         os.mkdir(self.cfg)
         try:
             for k, v in [("size", size_mb), ("memory_backed", 1)] + list(attrs.items()):
@@ -978,11 +979,21 @@ class Stat(Background):
 
     def stop_when_idle(self, lo):
         """Once `lo` is idle: its diskstats then, and every report up to
-        one more interval (which finds missed completions)."""
+        the first whose interval began after (settled())."""
         wait_idle(lo)
         ds = lo.diskstats()
-        time.sleep(0.6)
+        self.settled()
         return ds, self.stop()
+
+    def settled(self, timeout=15):
+        """Waits for two more reports: the second's interval began after
+        this call, with the disks idle, and so found every completion
+        missed (a disk counted in flight that the kernel says is idle)."""
+        n, end = len(self.reports()) + 2, time.time() + timeout
+        while len(self.reports()) < n:
+            assert time.time() < end, "stat wrote no report in %d s" % timeout
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            time.sleep(0.05)
 
     def stop(self):
         """Every report, after a Ctrl-C it must end on with 0."""
