@@ -11,6 +11,8 @@
 #include "bpf/agg.h"
 #include "trace/agg_fail.h"
 
+struct diskstat;
+
 /* Whether `f` filters anything. */
 static inline bool stat_proc_filter_set(const struct iolens_proc_filter *f)
 {
@@ -190,6 +192,20 @@ void agg_dev_zero(struct agg_dev *d);
 /* dst += src: counters, busy time, missed completions, io_ticks and
  * histograms. */
 void agg_dev_add(struct agg_dev *dst, const struct agg_dev *src);
+/* Differences of one histogram's 32-bit counts since the last read (prev,
+ * updated) into `out`, modulo 2^32 (see struct iolens_hist): a count taken
+ * back cancels the one it takes back, wherever it was made.  Returns how
+ * many values the interval holds. */
+__u64 agg_hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64 *out);
+/*
+ * d's counts as the kernel's diskstats deltas from `prev` to `now`: a
+ * bio-based disk's (its driver accounts each bio it takes, as it sees fit:
+ * dm and md once per bio they were given, zram per bio).  Not with a
+ * process filter: those counts are every process's, so the bios timed are
+ * counted instead.
+ */
+void agg_dev_kernel_counts(struct agg_dev *d, const struct diskstat *now,
+			   const struct diskstat *prev);
 /* The counters of CPUs summed (v: ncpu of them), and a - b. */
 void agg_stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
 		  int ncpu);

@@ -2,6 +2,7 @@
 /* A device's figures over an interval: sums and tests (trace/agg_trace.h). */
 #include <string.h>
 #include <stdlib.h>
+#include "lib/diskstats.h"
 #include "lib/hist.h"
 #include "lib/sanitize.h"
 #include "trace/agg_hwq.h"
@@ -16,6 +17,36 @@
  * missed completion ends no busy period, so it shows beyond that.
  */
 #define JIFFY_MAX_NS 10000000ULL
+
+/* Read in place, while the programs add to it: each count is read once,
+ * and what came after goes to the next interval. */
+__u64 agg_hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64 *out)
+{
+	__u64 n = 0;
+
+	for (__u32 b = 0; b < HIST_BUCKETS; b++) {
+		__u32 v = h->b[b];
+
+		out[b] = (__u32)(v - prev[b]);
+		prev[b] = v;
+		n += out[b];
+	}
+	return n;
+}
+
+void agg_dev_kernel_counts(struct agg_dev *d, const struct diskstat *now,
+			   const struct diskstat *prev)
+{
+	for (int g = 0; g < IOLENS_SG_NR; g++) {
+		struct iolens_stat *o = &d->op[g];
+
+		o->ios = now->ios[g] - prev->ios[g];
+		o->bytes = (now->sectors[g] - prev->sectors[g]) * 512;
+		o->merges = now->merges[g] - prev->merges[g];
+		o->timed = o->ios;
+		o->total_ns = (now->time_ms[g] - prev->time_ms[g]) * 1000000ULL;
+	}
+}
 
 void agg_stat_sum(struct iolens_stat *dst, const struct iolens_stat *v,
 		  int ncpu)

@@ -371,25 +371,6 @@ struct agg_trace *agg_trace_start(const char *cmd,
 	return st;
 }
 
-/* Differences of one histogram's 32-bit counts since the last read into
- * `out`, modulo 2^32 (see struct iolens_hist): a count taken back cancels
- * the one it takes back, wherever it was made.  Read in place, while the
- * programs add to it: each count is read once, and what came after goes
- * to the next interval.  Returns how many values the interval holds. */
-static __u64 hist_delta(const volatile struct iolens_hist *h, __u32 *prev, __u64 *out)
-{
-	__u64 n = 0;
-
-	for (__u32 b = 0; b < HIST_BUCKETS; b++) {
-		__u32 v = h->b[b];
-
-		out[b] = (__u32)(v - prev[b]);
-		prev[b] = v;
-		n += out[b];
-	}
-	return n;
-}
-
 /* The kernel's counters of `dev` when we attached: 0 for a disk made
  * since, whose every tick is ours. */
 static void stats_at_attach(const struct agg_trace *st, __u32 dev,
@@ -399,26 +380,6 @@ static void stats_at_attach(const struct agg_trace *st, __u32 dev,
 	for (int i = 0; i < st->nds0; i++)
 		if (st->ds0[i].dev == dev)
 			*out = st->ds0[i];
-}
-
-/*
- * A bio-based disk's counts are the kernel's (its driver accounts each
- * bio it takes, as it sees fit: dm and md once per bio they were given,
- * zram per bio): the diskstats deltas.  Not with a process filter: those
- * counts are every process's, so the bios we timed are counted instead.
- */
-static void kernel_counts(struct agg_dev *d, const struct diskstat *now,
-			  const struct diskstat *prev)
-{
-	for (int g = 0; g < IOLENS_SG_NR; g++) {
-		struct iolens_stat *o = &d->op[g];
-
-		o->ios = now->ios[g] - prev->ios[g];
-		o->bytes = (now->sectors[g] - prev->sectors[g]) * 512;
-		o->merges = now->merges[g] - prev->merges[g];
-		o->timed = o->ios;
-		o->total_ns = (now->time_ms[g] - prev->time_ms[g]) * 1000000ULL;
-	}
 }
 
 static int read_slot(struct agg_trace *st, int s)
@@ -526,7 +487,7 @@ static int read_slot(struct agg_trace *st, int s)
 				continue;
 			}
 			d->hist_n[g][kind] =
-				hist_delta((const volatile struct iolens_hist *)
+				agg_hist_delta((const volatile struct iolens_hist *)
 					   (st->hists + (key * st->nkinds + k) * st->hstride),
 					   p->raw + (g * st->nkinds + k) * (size_t)HIST_BUCKETS,
 					   d->hist[g][kind]);
@@ -534,7 +495,7 @@ static int read_slot(struct agg_trace *st, int s)
 	}
 	if (have_kernel) {
 		if (p->bio_based && !st->filtered)
-			kernel_counts(d, &kernel, &p->ds);
+			agg_dev_kernel_counts(d, &kernel, &p->ds);
 		p->ds = kernel;
 	}
 	return 0;
