@@ -42,7 +42,6 @@ struct proc_ent {
 	__u64 cgroup;
 	char comm[IOLENS_COMM_LEN];
 	unsigned int seen;	/* scan generation it was last in */
-	unsigned int born;	/* scan generation it first appeared in */
 	/* What it did since first seen (its threads' differences from scan
 	 * to scan and their last records, proctable.c), at this scan and at
 	 * the one before (zero when new). */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "lib/outfile.h"
 #include "lib/safepath.h"
-#include "lib/sanitize.h"
+#include "lib/log.h"
 
 /* A file that is there, of stat *st, is one the caller may write: see
  * lib/outfile.h. */
@@ -216,10 +216,8 @@ static int end(struct outfile *o, bool ok, char *why, size_t len)
 /* One line, as every command says a failure; the name as text. */
 static void say(const char *cmd, const char *path, const char *why)
 {
-	char shown[512];
-
 	fprintf(stderr, "iolens %s: cannot write %s: %s\n", cmd,
-		path ? san_text_buf(shown, sizeof(shown), path) : "standard output", why);
+		path ? log_name(path) : "standard output", why);
 }
 
 int outfile_begin(struct outfile *o, const char *cmd, const char *path,

@@ -20,7 +20,7 @@
 #include "lib/gzpar.h"
 #include "lib/outfile.h"
 #include "lib/safepath.h"
-#include "lib/sanitize.h"
+#include "lib/log.h"
 #include "lib/tracefile.h"
 #include "lib/tracerec.h"
 
@@ -134,12 +134,11 @@ struct trace_writer *trace_create(const char *path, const struct trace_header *h
 	 * hardly improves at higher levels for these records anyway. */
 	w->f = fd < 0 ? NULL : gzpar_fdopen(fd, 1, workers);
 	if (!w->f) {
-		char shown[512];
 		int e = errno;
 
 		/* errno stays: EPERM is a refusal (exit 2). */
 		set_err(err, errlen, "cannot create %s: %s",
-			san_text_buf(shown, sizeof(shown), path), fd < 0 ? why : strerror(e));
+			log_name(path), fd < 0 ? why : strerror(e));
 		free(w->path);
 		free(w);
 		errno = e;

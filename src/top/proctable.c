@@ -140,50 +140,44 @@ static int index_find(const struct index *x, const void *v, size_t stride, __u32
 	return -1;
 }
 
+/* The element of `id` in the array *pv of *n elements of `stride` bytes,
+ * each with its id first, indexed by x; appended zeroed with that id if
+ * new.  NULL if out of memory. */
+static void *index_get(struct index *x, void *pv, int *n, size_t *cap, size_t stride,
+		       __u32 id)
+{
+	char **v = pv, *e;
+	unsigned int s;
+	int i;
+
+	if (2 * (*n + 1) > x->n && index_build(x, *v, stride, *n, *n + 1))
+		return NULL;
+	i = index_find(x, *v, stride, id, &s);
+	if (i >= 0)
+		return *v + i * stride;
+	if (vec_grow(pv, cap, *n + 1, stride, 256))
+		return NULL;
+	e = *v + *n * stride;
+	memset(e, 0, stride);
+	memcpy(e, &id, sizeof(id));
+	x->slot[s] = (*n)++;
+	return e;
+}
+
+_Static_assert(offsetof(struct proc_ent, id) == 0 &&
+	       offsetof(struct thread_seen, tid) == 0, "index_get() reads ids first");
+
 /* The entry of `id`, created if new; NULL if out of memory. */
 static struct proc_ent *lookup(struct proctable *pt, __u32 id)
 {
-	unsigned int s;
-	struct proc_ent *e;
-	int i;
-
-	if (2 * (pt->n + 1) > pt->idx.n &&
-	    index_build(&pt->idx, pt->v, sizeof(*pt->v), pt->n, pt->n + 1))
-		return NULL;
-	i = index_find(&pt->idx, pt->v, sizeof(*pt->v), id, &s);
-	if (i >= 0)
-		return &pt->v[i];
-	if (vec_grow(&pt->v, &pt->cap, pt->n + 1, sizeof(*pt->v), 256))
-		return NULL;
-	e = &pt->v[pt->n];
-	memset(e, 0, sizeof(*e));
-	e->id = id;
-	e->born = pt->gen;
-	pt->idx.slot[s] = pt->n++;
-	return e;
+	return index_get(&pt->idx, &pt->v, &pt->n, &pt->cap, sizeof(*pt->v), id);
 }
 
 /* The thread of `tid`, created zeroed if new (seen 0); NULL if out of
  * memory. */
 static struct thread_seen *thread_lookup(struct proctable *pt, __u32 tid)
 {
-	struct thread_seen *t;
-	unsigned int s;
-	int i;
-
-	if (2 * (pt->nt + 1) > pt->tidx.n &&
-	    index_build(&pt->tidx, pt->t, sizeof(*pt->t), pt->nt, pt->nt + 1))
-		return NULL;
-	i = index_find(&pt->tidx, pt->t, sizeof(*pt->t), tid, &s);
-	if (i >= 0)
-		return &pt->t[i];
-	if (vec_grow(&pt->t, &pt->tcap, pt->nt + 1, sizeof(*pt->t), 256))
-		return NULL;
-	t = &pt->t[pt->nt];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	pt->tidx.slot[s] = pt->nt++;
-	return t;
+	return index_get(&pt->tidx, &pt->t, &pt->nt, &pt->tcap, sizeof(*pt->t), tid);
 }
 
 /* counters_add() takes a struct for an array of __u64 counters. */
@@ -328,7 +322,6 @@ void proctable_add(const struct iolens_task_rec *r, void *arg)
 			memset(&e->prev, 0, sizeof(e->prev));
 			e->overcount = false;
 			ent_release(e);
-			e->born = pt->gen;
 		}
 		e->start_ns = r->start_ns;
 		ent_name(e, r);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include "lib/outfile.h"
 #include "lib/safepath.h"
-#include "lib/sanitize.h"
+#include "lib/log.h"
 #include "top/top.h"
 
 #define RC_MAX	4096	/* the file is a few lines: more is not ours */
@@ -56,7 +56,7 @@ static int rc_owner(uid_t *uid)
  * 0 with *f NULL if there is none to read, -1 after saying why not. */
 static int rc_open(const char *path, FILE **f)
 {
-	char why[200], shown[256];
+	char why[200];
 	struct stat st;
 	uid_t owner;
 	int fd;
@@ -72,18 +72,18 @@ static int rc_open(const char *path, FILE **f)
 		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES)
 			return 0;
 		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
-			san_text_buf(shown, sizeof(shown), path), why);
+			log_name(path), why);
 		return -1;
 	}
 	if (fstat(fd, &st)) {
 		fprintf(stderr, "iolens top: cannot read %s: %s; default columns\n",
-			san_text_buf(shown, sizeof(shown), path), strerror(errno));
+			log_name(path), strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (st.st_uid != owner) {
 		fprintf(stderr, "iolens top: %s is owned by uid %u, not by the owner of %s; default columns\n",
-			path, (unsigned int)st.st_uid, rc_home());
+			log_name(path), (unsigned int)st.st_uid, log_name(rc_home()));
 		close(fd);
 		return -1;
 	}
@@ -96,7 +96,6 @@ static int rc_open(const char *path, FILE **f)
 int top_rc_load(struct top_opts *o)
 {
 	char path[4096], buf[RC_MAX + 1], bad[64], *line, *save;
-	char shown[256], badshown[SAN_TEXT_MAX(64)];
 	int cols[TOP_MAX_COLS], n, lineno = 0;
 	size_t len;
 	FILE *f;
@@ -110,7 +109,7 @@ int top_rc_load(struct top_opts *o)
 	fclose(f);
 	if (len > RC_MAX) {
 		fprintf(stderr, "iolens top: %s is over %d bytes, not a toprc; default columns\n",
-			san_text_buf(shown, sizeof(shown), path), RC_MAX);
+			log_name(path), RC_MAX);
 		return -1;
 	}
 	buf[len] = '\0';
@@ -122,8 +121,8 @@ int top_rc_load(struct top_opts *o)
 		if (n < 0) {
 			/* Another user's file, when root runs with its HOME. */
 			fprintf(stderr, "iolens top: %s:%d: unknown or repeated column '%s'; default columns\n",
-				san_text_buf(shown, sizeof(shown), path), lineno,
-				san_text_buf(badshown, sizeof(badshown), bad));
+				log_name(path), lineno,
+				log_name(bad));
 			return -1;
 		}
 		memcpy(o->cols, cols, n * sizeof(*cols));
