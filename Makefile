@@ -197,11 +197,11 @@ $(OUT)/fio-examples/VERSION: tools/fetch-fio-examples.sh | $(OUT)/.deps-test
 # (device-mapper, md): they run there, not here.
 systest: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
 	IOLENS=$(abspath $(OUT)/iolens) FIO_EXAMPLES=$(abspath $(OUT)/fio-examples) \
-		$(PYTHON) -m pytest -p no:cacheprovider -m "not matrix" tests/system
+		$(PYTHON) -m pytest -p no:cacheprovider --durations=25 -m "not matrix" tests/system
 
 # The system tests under adverse timing, a whole run per mode (a CPU hog on
-# every CPU, one CPU, a random order): tools/test_shake.py; SHAKE=MODE...
-# picks modes.
+# every CPU, one CPU, a random order, a slow disk): tools/test_shake.py;
+# SHAKE=MODE... picks modes.
 SHAKE		?=
 test-shake: $(OUT)/iolens $(OUT)/tests/task_probe $(OUT)/tests/faultfs $(OUT)/.deps-test $(OUT)/fio-examples/VERSION
 	$(PYTHON) tools/test_shake.py $(OUT) $(SHAKE)

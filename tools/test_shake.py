@@ -11,6 +11,9 @@ Modes (all by default), each a whole run of make systest's tests:
   pin      the tests and everything they start on one CPU (taskset)
   random   the modules, and the tests of each, in a random order
            (conftest.py's IOLENS_TEST_SHUFFLE; the seed is printed)
+  slow     every loop device the tests make over a faultfs file whose
+           reads and writes take 300 us more (IOLENS_TEST_SLOW_DISK): no
+           dm-delay here
 Prints each mode's verdict and time; exit 1 if any failed.
 """
 import os
@@ -20,7 +23,8 @@ import sys
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-MODES = ("hog", "pin", "random")
+MODES = ("hog", "pin", "random", "slow")
+SLOW_US = "300"
 HOG = "while True:\n    pass\n"
 
 
@@ -33,6 +37,8 @@ def run(build, mode, extra):
         env["IOLENS_TEST_SHUFFLE"] = str(int.from_bytes(os.urandom(4), "little"))
         print("test-shake: random order, IOLENS_TEST_SHUFFLE=%s" % env["IOLENS_TEST_SHUFFLE"],
               flush=True)
+    if mode == "slow":
+        env["IOLENS_TEST_SLOW_DISK"] = SLOW_US
     if mode == "pin":
         cmd = ["taskset", "-c", "0"] + cmd
     hogs = []

@@ -9,7 +9,10 @@
  * driver completes the request with (BLK_STS_IOERR); one that touches a
  * held range waits until released, the request in flight all that time.
  *
- *   faultfs MOUNTPOINT SIZE_MB
+ *   faultfs MOUNTPOINT SIZE_MB [DELAY_US]
+ *
+ * DELAY_US: every read and write of `disk` takes that long more (make
+ * test-shake's slow disk).
  *
  * The file `ctl` takes one command per write:
  *   fail START LEN    bytes [START, START + LEN) fail from now on
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char *disk;
 static size_t disk_size;
@@ -34,6 +38,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t released = PTHREAD_COND_INITIALIZER;
 static off_t fail_at, fail_len, hold_at, hold_len;
 static unsigned long failed, held, generation;
+static useconds_t delay_us;
 
 static int is_ctl(const char *path)
 {
@@ -94,10 +99,14 @@ static int overlaps(off_t off, size_t len, off_t at, off_t n)
 	return n && off < at + n && at < off + (off_t)len;
 }
 
-/* EIO where the range fails; a wait where it is held.  0: go on. */
+/* EIO where the range fails; a wait where it is held, and the delay.
+ * 0: go on. */
 static int fault(off_t off, size_t len)
 {
 	int rc = 0;
+
+	if (delay_us)
+		usleep(delay_us);
 
 	pthread_mutex_lock(&lock);
 	if (overlaps(off, len, fail_at, fail_len)) {
@@ -206,10 +215,12 @@ int main(int argc, char **argv)
 {
 	char *args[] = { argv[0], "-f", "-o", "default_permissions", argv[1], NULL };
 
-	if (argc != 3 || atol(argv[2]) <= 0) {
-		fprintf(stderr, "usage: faultfs MOUNTPOINT SIZE_MB\n");
+	if (argc < 3 || argc > 4 || atol(argv[2]) <= 0) {
+		fprintf(stderr, "usage: faultfs MOUNTPOINT SIZE_MB [DELAY_US]\n");
 		return 2;
 	}
+	if (argc == 4)
+		delay_us = atol(argv[3]);
 	disk_size = (size_t)atol(argv[2]) << 20;
 	disk = calloc(1, disk_size);
 	if (!disk) {

@@ -65,16 +65,73 @@ def losetup(backing, *args):
     raise RuntimeError("losetup: " + p.stderr.strip())
 
 
+# make test-shake's slow disk: every loop device a test makes is over a
+# faultfs file whose reads and writes take this many microseconds more.
+SLOW_DISK_US = int(os.environ.get("IOLENS_TEST_SLOW_DISK", "0"))
+
+
+class FaultFs:
+    """faultfs (faultfs.c) mounted on a folder of this session on tmpfs:
+    its file `disk` of size_mb, each read and write `delay_us` slower."""
+
+    def __init__(self, size_mb, delay_us=0):
+        self.mnt = tempfile.mkdtemp(prefix=OWN + "faultfs-", dir=TMPFS)
+        self.disk = os.path.join(self.mnt, "disk")
+        self.proc = subprocess.Popen([FAULTFS, self.mnt, str(size_mb), str(delay_us)],
+                                     stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(100):
+                if self.mounted() or self.proc.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert self.mounted(), "faultfs did not mount: %s" % (
+                self.proc.stderr.read() if self.proc.poll() is not None else "")
+        except BaseException:
+            self.close()
+            raise
+
+    def mounted(self):
+        return os.path.exists(os.path.join(self.mnt, "ctl"))
+
+    def ctl(self, command):
+        with open(os.path.join(self.mnt, "ctl"), "w") as f:
+            f.write(command)
+
+    def counts(self):
+        """{"failed": N, "held": N}: the reads and writes failed or held so
+        far."""
+        with open(os.path.join(self.mnt, "ctl")) as f:
+            return {k: int(v) for k, v in (line.split() for line in f)}
+
+    def close(self):
+        """Unmounts it; its loop device must be gone."""
+        if self.proc.poll() is None and self.mounted():
+            self.ctl("clear")
+        subprocess.run(["umount", self.mnt], check=False, capture_output=True)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.rmdir(self.mnt)
+
+
 class Loop:
     """A loop device over a file on tmpfs (or over `backing`, which it
-    leaves), direct I/O on where the kernel can."""
+    leaves; or faultfs `fs`'s disk, which it unmounts at close()), direct
+    I/O on where the kernel can; over a slow faultfs file with
+    IOLENS_TEST_SLOW_DISK."""
 
-    def __init__(self, size_mb=64, sector_size=512, backing=None):
-        self.own = backing is None
-        self.backing = backing
+    def __init__(self, size_mb=64, sector_size=512, backing=None, fs=None):
+        self.fs = fs
+        self.own = backing is None and fs is None
+        self.backing = fs.disk if fs else backing
         self.dev = None
         try:
-            if self.own:
+            if self.own and SLOW_DISK_US:
+                self.fs = FaultFs(size_mb, SLOW_DISK_US)
+                self.own, self.backing = False, self.fs.disk
+            elif self.own:
                 fd, self.backing = tempfile.mkstemp(prefix=OWN, dir=TMPFS)
                 os.ftruncate(fd, size_mb << 20)
                 os.close(fd)
@@ -98,9 +155,19 @@ class Loop:
     def close(self):
         if self.dev:
             subprocess.run(["losetup", "-d", self.dev], check=False)
+            # The kernel lets the backing file go once the device is idle
+            # (losetup -d returns before): faultfs unmounts only then.
+            if self.fs:
+                for _ in range(200):
+                    if not os.path.exists("/sys/block/%s/loop" % self.name):
+                        break
+                    time.sleep(0.05)
             self.dev = None
         if self.own and self.backing and os.path.exists(self.backing):
             os.unlink(self.backing)
+        if self.fs:
+            self.fs.close()
+            self.fs = None
 
     def diskstats(self):
         return diskstats(self.name)
@@ -142,49 +209,24 @@ def failing_reads(disk, n, at, err=errno.EIO):
 
 
 class FaultyDisk(Loop):
-    """A loop device over faultfs's disk (faultfs.c), a FUSE file system of
-    this session on tmpfs: the byte ranges the test names fail with EIO
-    (fail()) or stay in flight until released (hold(), release())."""
+    """A loop device over faultfs's disk: the byte ranges the test names
+    fail with EIO (fail()) or stay in flight until released (hold(),
+    release())."""
 
     def __init__(self, size_mb=16):
-        self.mnt = tempfile.mkdtemp(prefix=OWN + "faultfs-", dir=TMPFS)
-        self.proc = subprocess.Popen([FAULTFS, self.mnt, str(size_mb)],
-                                     stderr=subprocess.PIPE, text=True)
-        self.dev = None
-        self.own = False
-        try:
-            for _ in range(100):
-                if self.mounted() or self.proc.poll() is not None:
-                    break
-                time.sleep(0.05)
-            assert self.mounted(), "faultfs did not mount: %s" % (
-                self.proc.stderr.read() if self.proc.poll() is not None else "")
-            super().__init__(size_mb, backing=os.path.join(self.mnt, "disk"))
-        except BaseException:
-            self.close()
-            raise
-
-    def mounted(self):
-        return os.path.exists(os.path.join(self.mnt, "ctl"))
-
-    def _ctl(self, command):
-        with open(os.path.join(self.mnt, "ctl"), "w") as f:
-            f.write(command)
+        super().__init__(size_mb, fs=FaultFs(size_mb, SLOW_DISK_US))
 
     def fail(self, start, length):
-        self._ctl("fail %d %d" % (start, length))
+        self.fs.ctl("fail %d %d" % (start, length))
 
     def hold(self, start, length):
-        self._ctl("hold %d %d" % (start, length))
+        self.fs.ctl("hold %d %d" % (start, length))
 
     def release(self):
-        self._ctl("release")
+        self.fs.ctl("release")
 
     def counts(self):
-        """{"failed": N, "held": N}: the reads and writes faultfs failed or
-        held so far."""
-        with open(os.path.join(self.mnt, "ctl")) as f:
-            return {k: int(v) for k, v in (line.split() for line in f)}
+        return self.fs.counts()
 
     def failing_reads(self, n=20, at=1 << 20):
         """failing_reads() of n reads that faultfs fails from `at` on: it
@@ -215,18 +257,6 @@ class FaultyDisk(Loop):
         finally:
             self.release()
             wait_or_kill(reader, 10)
-
-    def close(self):
-        if self.proc.poll() is None and self.mounted():
-            self._ctl("clear")
-        super().close()
-        subprocess.run(["umount", self.mnt], check=False, capture_output=True)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        os.rmdir(self.mnt)
 
 
 # Disks of real drivers: only in the kernel matrix's guests (tests marked

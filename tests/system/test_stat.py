@@ -221,7 +221,8 @@ def test_stat_util_is_iostats(iolens, loop):
     mine = [d["util"] for r in map(json.loads, rest.splitlines())
             for d in r["devices"] if d["disk_device"] == loop.name]
     assert json.loads(first)["devices"] and len(theirs) == len(mine) == 3, (theirs, mine)
-    assert 10 < sum(theirs) / 3 < 95, theirs
+    # Busy, not saturated (a slow disk of make test-shake is 96% busy).
+    assert 10 < sum(theirs) / 3 < 99, theirs
     assert abs(sum(mine) / 3 - sum(theirs) / 3) <= 0.5, (mine, theirs)
 
 
