@@ -221,17 +221,38 @@ def test_top_json_equals_proc_io(iolens, reader, source):
 
 
 def test_top_batch_text(iolens, reader):
+    """Batch text frames, -n of them: the reader's row in the frames that
+    cover its reads.  It reads once top's first frame is out (attached), and
+    top has -n frames enough to end two after its last read."""
     r = reader(0.5)
-    p = subprocess.Popen([IOLENS, "top", "-b", "-o", "-d", "0.5", "-n", "3"],
+    p = subprocess.Popen([IOLENS, "top", "-b", "-o", "-d", "0.5", "-n", "200"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    r.start(b"c")
-    r.done()
-    out, err = p.communicate(timeout=15)
+    try:
+        lines = [line_of(p, p.stdout)]
+        r.start(b"c")
+        r.done()
+        seen = sum(1 for line in lines if line.startswith("iolens top - "))
+        want = seen + 2
+        while seen < want:
+            lines.append(line_of(p, p.stdout))
+            seen += lines[-1].startswith("iolens top - ")
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=15)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     assert p.returncode == 0, err
-    assert out.count("iolens top - ") == 3
+    out = "".join(lines) + out
     assert "Device" in out and "COMMAND" in out and "Total of" in out
     assert any(row_of(frame, r.p.pid) for frame in out.split("iolens top - ")), out
     assert "\x1b" not in out
+
+    # -n ends it after that many frames.
+    p = subprocess.run([IOLENS, "top", "-b", "-d", "0.2", "-n", "3"], capture_output=True,
+                       text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count("iolens top - ") == 3
 
 
 @pytest.mark.fast
