@@ -28,8 +28,8 @@ const volatile __s64 preempt_count_delta = 0;
 extern const unsigned long this_cpu_off __ksym __weak;
 #endif
 
-/* include/linux/preempt.h's masks, the same since NMI_BITS grew to 4
- * (Linux 5.11); 5.10's one NMI bit is the lowest of these. */
+/* include/linux/preempt.h's masks; NMI_MASK as wide as it has been (its
+ * bits start at 20 in every kernel, one of them or four). */
 #define KERNEL_SOFTIRQ_OFFSET	0x00000100
 #define KERNEL_HARDIRQ_MASK	0x000f0000
 #define KERNEL_NMI_MASK		0x00f00000
